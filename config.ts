@@ -1,0 +1,21 @@
+/**
+ * Configuration: {@linkcode HttpClientConfigBuilder}, the frozen
+ * {@linkcode HttpClientConfig} it builds, and {@linkcode TokenData}.
+ *
+ * @example Build a configuration
+ * ```ts
+ * import { HttpClientConfigBuilder } from "@fetchline/fetchline/config";
+ * import assert from "node:assert/strict";
+ *
+ * const config = new HttpClientConfigBuilder().withTimeout(10).build();
+ * assert.equal(config.timeout, 10);
+ * assert.equal(config.maxRedirects, 20);
+ * ```
+ *
+ * @module
+ */
+
+export { HttpClientConfigBuilder } from "./src/config/client_config.ts";
+export type { HttpClientConfig, PoolOptions } from "./src/config/client_config.ts";
+export { TokenData } from "./src/config/token_data.ts";
+export type { TokenDataInit } from "./src/config/token_data.ts";

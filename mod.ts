@@ -1,0 +1,36 @@
+/**
+ * fetchline: an HTTP client for Deno and Node with immutable requests and
+ * responses, a per-client connection pool, timeouts that cover the whole
+ * exchange, and redirects followed by the client itself.
+ *
+ * @example Send a request
+ * ```ts
+ * import { createClient } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   (request) => Response.json({ query: new URL(request.url).search }),
+ * );
+ * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+ * const response = await client.get("/items", { params: { page: 2, tag: ["a", "b"] } });
+ * assert.deepEqual(response.json(), { query: "?page=2&tag=a&tag=b" });
+ * ```
+ *
+ * @module
+ */
+
+export * from "./models.ts";
+export * from "./config.ts";
+export * from "./interfaces.ts";
+export * from "./utils.ts";
+export { createClient, HttpClient } from "./src/client/http_client.ts";
+export type { CallOptions, RequestOptions } from "./src/client/http_client.ts";
+export {
+  AuthenticationException,
+  ConnectionException,
+  HttpClientException,
+  ResponseParseException,
+  TimeoutException,
+} from "./src/errors.ts";
+export type { HttpClientExceptionOptions, ResponseParseExceptionOptions } from "./src/errors.ts";

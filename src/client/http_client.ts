@@ -1,0 +1,272 @@
+import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config.ts";
+import type { FetchLike, HttpClientConfig } from "../config/client_config.ts";
+import { HttpClientException } from "../errors.ts";
+import { HttpRequest, mergeHeaders } from "../models/request.ts";
+import type { HttpRequestInit } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import { redactUrl } from "../models/_redact.ts";
+import { createPool } from "../runtime.ts";
+import type { Pool } from "../runtime.ts";
+import { sendRequest } from "./send.ts";
+import { resolveUrl } from "./url.ts";
+
+/** Options of one call besides the request itself. */
+export interface CallOptions {
+  /** Aborts the call; it then fails with an {@linkcode HttpClientException}. */
+  signal?: AbortSignal;
+}
+
+/** The options of a convenience call: the request's fields and a signal. */
+export interface RequestOptions extends HttpRequestInit, CallOptions {}
+
+/**
+ * An HTTP client with a connection pool, created on the first request and
+ * released by {@linkcode HttpClient.close} (or `using` / `await using`).
+ * Every received status resolves to an {@linkcode HttpResponse}; failures
+ * reject with {@linkcode HttpClientException} or a subclass.
+ *
+ * @example Send requests to a local server
+ * ```ts
+ * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   async (request) => Response.json({ method: request.method, body: await request.text() }),
+ * );
+ * const config = new HttpClientConfigBuilder()
+ *   .withBaseUrl(`http://127.0.0.1:${server.addr.port}/api`)
+ *   .withTimeout(5)
+ *   .build();
+ * await using client = new HttpClient(config);
+ * const response = await client.post("/users", { jsonData: { name: "Ada" } });
+ * assert.ok(response.isSuccess);
+ * assert.deepEqual(response.json(), { method: "POST", body: '{"name": "Ada"}' });
+ * ```
+ */
+export class HttpClient {
+  /** The frozen configuration. */
+  readonly config: HttpClientConfig;
+  #pool: Pool | undefined;
+  readonly #closer = new AbortController();
+  readonly #inFlight = new Set<Promise<unknown>>();
+
+  /**
+   * Creates a client; no connection is made until the first request.
+   *
+   * @param config A configuration from {@linkcode HttpClientConfigBuilder}.
+   */
+  constructor(config: HttpClientConfig = DEFAULT_CONFIG) {
+    this.config = config;
+  }
+
+  /** True once {@linkcode HttpClient.close} has been called. */
+  get closed(): boolean {
+    return this.#closer.signal.aborted;
+  }
+
+  /**
+   * Sends a request: resolves its URL against the base URL, merges the
+   * default headers, follows redirects, reads the whole body.
+   *
+   * @param request The request.
+   * @param options A signal to abort the call.
+   * @returns The response, for any received status.
+   * @throws {HttpClientException} When the client is closed, the URL cannot
+   * be resolved, or the exchange fails ({@linkcode TimeoutException},
+   * {@linkcode ConnectionException}).
+   */
+  request(request: HttpRequest, options: CallOptions = {}): Promise<HttpResponse> {
+    if (!(request instanceof HttpRequest)) {
+      return Promise.reject(new TypeError("Invalid request: expected an HttpRequest"));
+    }
+    let prepared: HttpRequest;
+    try {
+      prepared = this.#prepare(request);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const call = sendRequest(prepared, {
+      fetch: this.#transport(),
+      timeout: this.config.timeout,
+      maxRedirects: this.config.maxRedirects,
+      closed: this.#closer.signal,
+      signal: options.signal,
+    });
+    this.#inFlight.add(call);
+    const forget = () => this.#inFlight.delete(call);
+    call.then(forget, forget);
+    return call;
+  }
+
+  /**
+   * Sends a GET request.
+   *
+   * @param url A relative or absolute URL.
+   * @param options Params, headers, timeout, signal.
+   * @returns The response.
+   */
+  get(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
+    return this.#call("GET", url, options);
+  }
+
+  /**
+   * Sends a POST request.
+   *
+   * @param url A relative or absolute URL.
+   * @param options A body (`jsonData`, `data`, `files`) and the other fields.
+   * @returns The response.
+   */
+  post(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
+    return this.#call("POST", url, options);
+  }
+
+  /**
+   * Sends a PUT request.
+   *
+   * @param url A relative or absolute URL.
+   * @param options A body and the other fields.
+   * @returns The response.
+   */
+  put(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
+    return this.#call("PUT", url, options);
+  }
+
+  /**
+   * Sends a PATCH request.
+   *
+   * @param url A relative or absolute URL.
+   * @param options A body and the other fields.
+   * @returns The response.
+   */
+  patch(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
+    return this.#call("PATCH", url, options);
+  }
+
+  /**
+   * Sends a DELETE request.
+   *
+   * @param url A relative or absolute URL.
+   * @param options Params, headers, an optional body, timeout, signal.
+   * @returns The response.
+   */
+  delete(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
+    return this.#call("DELETE", url, options);
+  }
+
+  /**
+   * Sends a HEAD request; the response has an empty body.
+   *
+   * @param url A relative or absolute URL.
+   * @param options Params, headers, timeout, signal.
+   * @returns The response.
+   */
+  head(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
+    return this.#call("HEAD", url, options);
+  }
+
+  /**
+   * Sends an OPTIONS request.
+   *
+   * @param url A relative or absolute URL.
+   * @param options Params, headers, timeout, signal.
+   * @returns The response.
+   */
+  options(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
+    return this.#call("OPTIONS", url, options);
+  }
+
+  /**
+   * Releases the connection pool. Requests in flight fail with
+   * {@linkcode HttpClientException}; later calls fail with "Client is closed".
+   * Calling it again does nothing.
+   */
+  close(): void {
+    if (this.closed) return;
+    this.#closer.abort(new DOMException("Client is closed", "AbortError"));
+    this.#pool?.close();
+    this.#pool = undefined;
+  }
+
+  /** Closes the client at the end of a `using` block. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  /** Lets requests in flight finish, then closes, at the end of an `await using` block. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await Promise.allSettled(this.#inFlight);
+    this.close();
+  }
+
+  #call(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
+    const { signal, ...init } = options;
+    let request: HttpRequest;
+    try {
+      request = new HttpRequest(method, url, init);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.request(request, signal === undefined ? {} : { signal });
+  }
+
+  #transport(): FetchLike {
+    if (this.config.fetch !== undefined) return this.config.fetch;
+    this.#pool ??= createPool(this.config.pool);
+    return this.#pool.fetch;
+  }
+
+  /** Lifecycle step 1: an absolute http(s) URL, user-info moved to `auth`, default headers merged. */
+  #prepare(request: HttpRequest): HttpRequest {
+    const fail = (reason: string) =>
+      new HttpClientException(`${reason}: ${request.method} ${redactUrl(request.url)}`, {
+        request,
+      });
+    if (this.closed) throw fail("Client is closed");
+    const absolute = resolveUrl(this.config.baseUrl, request.url);
+    if (absolute === undefined) throw fail("Cannot resolve a relative URL without a base URL");
+    const url = URL.parse(absolute);
+    if (url === null) throw fail("Invalid URL");
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw fail(`Unsupported URL scheme ${JSON.stringify(url.protocol)}`);
+    }
+    let auth = request.auth;
+    let target = absolute;
+    if (url.username !== "" || url.password !== "") {
+      auth ??= [decodeURIComponent(url.username), decodeURIComponent(url.password)];
+      url.username = "";
+      url.password = "";
+      target = url.href;
+    }
+    const defaults = this.config.headers;
+    const headers = Object.keys(defaults).length === 0
+      ? request.headers
+      : mergeHeaders(defaults, request.headers ?? {});
+    if (target === request.url && headers === request.headers && auth === request.auth) {
+      return request;
+    }
+    return request.with({ url: target, headers, auth });
+  }
+}
+
+/**
+ * Creates a client with the default configuration and an optional base URL.
+ *
+ * @param baseUrl The base URL relative request URLs are resolved against.
+ * @returns The client.
+ *
+ * @example Create a client and close it with `using`
+ * ```ts
+ * import { createClient } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * using client = createClient("http://127.0.0.1:8080/api/");
+ * assert.equal(client.config.baseUrl, "http://127.0.0.1:8080/api/");
+ * assert.equal(client.config.timeout, 30);
+ * ```
+ */
+export function createClient(baseUrl?: string | URL): HttpClient {
+  const builder = new HttpClientConfigBuilder();
+  if (baseUrl !== undefined) builder.withBaseUrl(baseUrl);
+  return new HttpClient(builder.build());
+}

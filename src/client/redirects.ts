@@ -1,0 +1,88 @@
+import { HttpClientException } from "../errors.ts";
+import type { HttpRequest } from "../models/request.ts";
+import { redactUrl } from "../models/_redact.ts";
+import { appendParams } from "./url.ts";
+
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** Headers that never follow a redirect to another origin or from https to http. */
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+  "authorization",
+  "cookie",
+  "proxy-authorization",
+]);
+
+/** The last response of a call and the URL it came from. */
+export interface FinalResponse {
+  readonly response: Response;
+  readonly url: string;
+}
+
+/**
+ * Sends `request` with `send` and follows redirects itself, up to
+ * `maxRedirects` hops (0: the 3xx response is returned). 301, 302 and 303
+ * turn into GET without a body (HEAD stays HEAD); 307 and 308 keep the
+ * method and body. A hop to another origin, or from https to http, drops
+ * the credential headers and `auth`. More hops than allowed is an
+ * HttpClientException.
+ */
+export async function followRedirects(
+  request: HttpRequest,
+  maxRedirects: number,
+  send: (hop: HttpRequest) => Promise<Response>,
+): Promise<FinalResponse> {
+  let hop = request;
+  let url = appendParams(request.url, request.params);
+  for (let count = 0;; count++) {
+    const response = await send(hop);
+    const location = response.headers.get("location");
+    if (!REDIRECT_STATUSES.has(response.status) || location === null || maxRedirects === 0) {
+      return { response, url };
+    }
+    await response.body?.cancel();
+    if (count === maxRedirects) {
+      throw new HttpClientException(
+        `Too many redirects (more than ${maxRedirects}): ${request.method} ${
+          redactUrl(request.url)
+        }`,
+        { request },
+      );
+    }
+    const next = nextUrl(request, url, location);
+    hop = redirectRequest(hop, response.status, new URL(url), next);
+    url = next.href;
+  }
+}
+
+function nextUrl(request: HttpRequest, from: string, location: string): URL {
+  const next = URL.parse(location, from);
+  if (next === null || (next.protocol !== "http:" && next.protocol !== "https:")) {
+    throw new HttpClientException(
+      `Redirect to an invalid or unsupported URL ${
+        JSON.stringify(redactUrl(location))
+      }: ${request.method} ${redactUrl(request.url)}`,
+      { request },
+    );
+  }
+  return next;
+}
+
+function redirectRequest(hop: HttpRequest, status: number, from: URL, to: URL): HttpRequest {
+  const toGet = status <= 303 && hop.method !== "HEAD";
+  const leavesOrigin = from.origin !== to.origin ||
+    (from.protocol === "https:" && to.protocol === "http:");
+  const dropped = (name: string): boolean => {
+    const lower = name.toLowerCase();
+    return (leavesOrigin && CREDENTIAL_HEADERS.has(lower)) ||
+      (toGet && (lower === "content-type" || lower === "content-length"));
+  };
+  const headers = hop.headers &&
+    Object.fromEntries(Object.entries(hop.headers).filter(([name]) => !dropped(name)));
+  return hop.with({
+    url: to.href,
+    params: undefined,
+    headers,
+    ...(toGet ? { method: "GET", data: undefined, jsonData: undefined, files: undefined } : {}),
+    ...(leavesOrigin ? { auth: undefined } : {}),
+  });
+}

@@ -1,0 +1,96 @@
+import type { FetchLike } from "../config/client_config.ts";
+import { ConnectionException, HttpClientException, TimeoutException } from "../errors.ts";
+import type { HttpRequest } from "../models/request.ts";
+import { HttpResponse } from "../models/response.ts";
+import { redactUrl } from "../models/_redact.ts";
+import { followRedirects } from "./redirects.ts";
+import { fetchOnce } from "./transport.ts";
+
+/** What one exchange needs besides the request. */
+export interface SendOptions {
+  /** The transport. */
+  readonly fetch: FetchLike;
+  /** The timeout in seconds when the request has none. */
+  readonly timeout: number;
+  /** How many redirects to follow. */
+  readonly maxRedirects: number;
+  /** Aborted when the client closes. */
+  readonly closed: AbortSignal;
+  /** The caller's signal, if any. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Performs one exchange of a prepared request (absolute URL, headers
+ * merged): sends it, follows redirects, reads the whole body, all within
+ * the timeout. Failures become the library's exceptions: a timeout is a
+ * {@linkcode TimeoutException}, a refused, reset or cut connection a
+ * {@linkcode ConnectionException}, a close or an abort an
+ * {@linkcode HttpClientException}.
+ */
+export async function sendRequest(
+  request: HttpRequest,
+  options: SendOptions,
+): Promise<HttpResponse> {
+  const start = performance.now();
+  const seconds = request.timeout ?? options.timeout;
+  const timer = new AbortController();
+  const id = setTimeout(() => timer.abort(), seconds * 1000);
+  const signals = [timer.signal, options.closed];
+  if (options.signal !== undefined) signals.push(options.signal);
+  const signal = AbortSignal.any(signals);
+  try {
+    const { response, url } = await followRedirects(
+      request,
+      options.maxRedirects,
+      (hop) => fetchOnce(hop, options.fetch, signal),
+    );
+    const content = new Uint8Array(await response.arrayBuffer());
+    return new HttpResponse({
+      statusCode: response.status,
+      headers: response.headers,
+      content,
+      elapsedMs: performance.now() - start,
+      url,
+      request,
+    });
+  } catch (error) {
+    throw toClientError(error, request, seconds, timer.signal, options);
+  } finally {
+    clearTimeout(id);
+  }
+}
+
+function toClientError(
+  error: unknown,
+  request: HttpRequest,
+  seconds: number,
+  timeout: AbortSignal,
+  options: SendOptions,
+): HttpClientException {
+  if (error instanceof HttpClientException) return error;
+  const target = `${request.method} ${redactUrl(request.url)}`;
+  if (timeout.aborted) {
+    return new TimeoutException(`Request timed out after ${seconds} s: ${target}`, {
+      request,
+      cause: error,
+    });
+  }
+  if (options.closed.aborted) {
+    return new HttpClientException(`Client was closed during the request: ${target}`, {
+      request,
+      cause: error,
+    });
+  }
+  if (options.signal?.aborted) {
+    return new HttpClientException(`Request was aborted: ${target}`, {
+      request,
+      cause: options.signal.reason,
+    });
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ConnectionException(`Connection failed: ${target} (${reason})`, {
+    request,
+    cause: error,
+  });
+}

@@ -1,0 +1,48 @@
+import type { QueryValue } from "../models/request.ts";
+
+const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * Joins `url` to `baseUrl` (SPEC.md rules 4 and 5): an absolute URL is kept
+ * as it is; with a base, `/path`, `path` and `/path/` all give `<base>/path`,
+ * with no doubled and no trailing slash, whatever the base ends with.
+ *
+ * @returns The absolute URL, or `undefined` when `url` is relative and
+ * there is no base.
+ */
+export function resolveUrl(baseUrl: string | undefined, url: string): string | undefined {
+  if (ABSOLUTE.test(url)) return url;
+  if (baseUrl === undefined) return undefined;
+  const split = url.search(/[?#]/);
+  const path = (split === -1 ? url : url.slice(0, split)).replace(/^\/+|\/+$/g, "");
+  const rest = split === -1 ? "" : url.slice(split);
+  const base = baseUrl.replace(/\/+$/, "");
+  return path === "" ? base + rest : `${base}/${path}${rest}`;
+}
+
+/**
+ * Encodes query parameters in insertion order: arrays repeat the key,
+ * `null` and `undefined` are left out, other values are `String()`ed.
+ */
+export function encodeParams(params: Readonly<Record<string, QueryValue>>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    for (const item of Array.isArray(value) ? value : [value]) {
+      if (item !== null && item !== undefined) search.append(key, String(item));
+    }
+  }
+  return search.toString();
+}
+
+/** `url` with the encoded `params` appended to its query (before any fragment). */
+export function appendParams(
+  url: string,
+  params: Readonly<Record<string, QueryValue>> | undefined,
+): string {
+  const query = params === undefined ? "" : encodeParams(params);
+  if (query === "") return url;
+  const hash = url.indexOf("#");
+  const [head, fragment] = hash === -1 ? [url, ""] : [url.slice(0, hash), url.slice(hash)];
+  const separator = !head.includes("?") ? "?" : head.endsWith("?") || head.endsWith("&") ? "" : "&";
+  return head + separator + query + fragment;
+}

@@ -1,0 +1,126 @@
+import { defineRedactedInspect, MASK } from "../models/_redact.ts";
+
+/** The fields of a {@linkcode TokenData}. */
+export interface TokenDataInit {
+  /** The token itself. */
+  accessToken: string;
+  /** The scheme, such as `Bearer` (the default). */
+  tokenType?: string | undefined;
+  /** When it expires: epoch milliseconds or a Date. */
+  expiresAt?: number | Date | undefined;
+  /** Seconds from now until it expires (used when `expiresAt` is not given). */
+  expiresIn?: number | undefined;
+  /** A refresh token, when the issuer gave one. */
+  refreshToken?: string | undefined;
+  /** The granted scope. */
+  scope?: string | undefined;
+}
+
+/**
+ * An immutable access token with its expiry. `toString()` and
+ * `console.log()` mask the token and the refresh token.
+ *
+ * @example Check expiry with a skew
+ * ```ts
+ * import { TokenData } from "@fetchline/fetchline/config";
+ * import assert from "node:assert/strict";
+ *
+ * const token = new TokenData({ accessToken: "abc", expiresIn: 60 });
+ * assert.equal(token.tokenType, "Bearer");
+ * assert.equal(token.isExpired(), false);
+ * assert.equal(token.isExpired(Date.now(), 90), true);
+ * assert.equal(String(token).includes("abc"), false);
+ * ```
+ */
+export class TokenData {
+  /** The token itself. */
+  readonly accessToken: string;
+  /** The scheme, such as `Bearer`. */
+  readonly tokenType: string;
+  /** Expiry in epoch milliseconds; `undefined` means it never expires. */
+  readonly expiresAt?: number;
+  /** The refresh token, when given. */
+  readonly refreshToken?: string;
+  /** The granted scope, when given. */
+  readonly scope?: string;
+
+  /**
+   * Creates a token. An empty or non-string `accessToken` is a TypeError.
+   *
+   * @param init The token, its type and expiry.
+   */
+  constructor(init: TokenDataInit) {
+    if (typeof init.accessToken !== "string" || init.accessToken === "") {
+      throw new TypeError("Invalid accessToken: expected a non-empty string");
+    }
+    this.accessToken = init.accessToken;
+    this.tokenType = init.tokenType ?? "Bearer";
+    const expiresAt = init.expiresAt instanceof Date ? init.expiresAt.getTime() : init.expiresAt;
+    if (expiresAt !== undefined) {
+      this.expiresAt = checkFinite("expiresAt", expiresAt);
+    } else if (init.expiresIn !== undefined) {
+      this.expiresAt = Date.now() + checkFinite("expiresIn", init.expiresIn) * 1000;
+    }
+    if (init.refreshToken !== undefined) this.refreshToken = init.refreshToken;
+    if (init.scope !== undefined) this.scope = init.scope;
+    Object.freeze(this);
+  }
+
+  /**
+   * Reads an RFC 6749 token response (`access_token`, `token_type`,
+   * `expires_in`, `refresh_token`, `scope`).
+   *
+   * @param json The parsed JSON body of a token endpoint.
+   * @returns The token.
+   * @throws {TypeError} When `access_token` is missing or not a string.
+   */
+  static fromOAuth2(json: unknown): TokenData {
+    const body = (typeof json === "object" && json !== null ? json : {}) as Record<string, unknown>;
+    const expiresIn = Number(body.expires_in);
+    return new TokenData({
+      accessToken: body.access_token as string,
+      tokenType: typeof body.token_type === "string" ? body.token_type : "Bearer",
+      ...(body.expires_in !== undefined && Number.isFinite(expiresIn) ? { expiresIn } : {}),
+      ...(typeof body.refresh_token === "string" ? { refreshToken: body.refresh_token } : {}),
+      ...(typeof body.scope === "string" ? { scope: body.scope } : {}),
+    });
+  }
+
+  /**
+   * Tells whether the token has expired, or will within `skewSeconds`.
+   *
+   * @param now The current time in epoch milliseconds.
+   * @param skewSeconds How early to treat the token as expired.
+   * @returns True when expired; a token without expiry never is.
+   */
+  isExpired(now: number = Date.now(), skewSeconds = 0): boolean {
+    return this.expiresAt !== undefined && now + skewSeconds * 1000 >= this.expiresAt;
+  }
+
+  /**
+   * A description with the token masked.
+   *
+   * @returns The description.
+   */
+  toString(): string {
+    const expiry = this.expiresAt === undefined
+      ? "no expiry"
+      : new Date(this.expiresAt).toISOString();
+    return `TokenData(${this.tokenType} ${MASK}, ${expiry})`;
+  }
+}
+
+defineRedactedInspect(TokenData, (token) => ({
+  accessToken: MASK,
+  tokenType: token.tokenType,
+  expiresAt: token.expiresAt,
+  refreshToken: token.refreshToken === undefined ? undefined : MASK,
+  scope: token.scope,
+}));
+
+function checkFinite(field: string, value: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    throw new TypeError(`Invalid ${field}: expected a finite number`);
+  }
+  return value;
+}

@@ -1,0 +1,143 @@
+/**
+ * The exception classes a request can fail with. Every failure of the
+ * library itself is an {@linkcode HttpClientException} or a subclass; an error
+ * thrown by a user's hook passes through unchanged.
+ *
+ * @module
+ */
+
+import type { HttpRequest } from "./models/request.ts";
+import type { HttpResponse } from "./models/response.ts";
+
+/** Options shared by every exception of the library. */
+export interface HttpClientExceptionOptions {
+  /** The request that failed, when there is one. */
+  request?: HttpRequest | undefined;
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * The base failure of a request. Catch it for request failures in general.
+ *
+ * The message names the method and the URL (never a credential); `request`
+ * and `cause` carry the details.
+ *
+ * @example Catch any failure of a request
+ * ```ts
+ * import { HttpClientException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new HttpClientException("GET http://127.0.0.1/: failed");
+ * assert.ok(error instanceof Error);
+ * assert.equal(String(error), "HttpClientException: GET http://127.0.0.1/: failed");
+ * ```
+ */
+export class HttpClientException extends Error {
+  /** The request that failed, when there is one. */
+  readonly request?: HttpRequest;
+
+  /**
+   * Creates an exception.
+   *
+   * @param message What went wrong, naming the method and URL.
+   * @param options The failed request and the underlying error.
+   */
+  constructor(message: string, options: HttpClientExceptionOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    if (options.request !== undefined) this.request = options.request;
+  }
+}
+
+/**
+ * A request did not complete within its timeout; the timeout covers the
+ * whole exchange, redirects and the response body included.
+ *
+ * @example Tell a timeout from other failures
+ * ```ts
+ * import { HttpClientException, TimeoutException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new TimeoutException("Request timed out after 5 s: GET http://127.0.0.1/");
+ * assert.ok(error instanceof HttpClientException);
+ * assert.equal(error.name, "TimeoutException");
+ * ```
+ */
+export class TimeoutException extends HttpClientException {}
+
+/**
+ * The connection could not be made, or was lost before the whole response
+ * arrived (refused, reset, dropped, truncated body).
+ *
+ * @example Tell a connection failure from other failures
+ * ```ts
+ * import { ConnectionException, HttpClientException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new ConnectionException("Connection failed: GET http://127.0.0.1:9/");
+ * assert.ok(error instanceof HttpClientException);
+ * ```
+ */
+export class ConnectionException extends HttpClientException {}
+
+/**
+ * Credentials could not be obtained (for example a token endpoint failed).
+ * The message names the step and the status, never the secret.
+ *
+ * @example Tell an authentication failure from other failures
+ * ```ts
+ * import { AuthenticationException, HttpClientException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new AuthenticationException("Token step 'login' failed: status 500");
+ * assert.ok(error instanceof HttpClientException);
+ * ```
+ */
+export class AuthenticationException extends HttpClientException {}
+
+/** Options of a {@linkcode ResponseParseException}. */
+export interface ResponseParseExceptionOptions extends HttpClientExceptionOptions {
+  /** The response whose body could not be parsed. */
+  response: HttpResponse;
+}
+
+/**
+ * {@linkcode HttpResponse.json} was called and the body is not valid JSON.
+ * The response is kept on the exception, so nothing is lost.
+ *
+ * @example Read the body that failed to parse
+ * ```ts
+ * import { HttpRequest, HttpResponse, ResponseParseException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const response = new HttpResponse({
+ *   statusCode: 200,
+ *   headers: {},
+ *   content: new TextEncoder().encode("not json"),
+ *   elapsedMs: 1,
+ *   url: "http://127.0.0.1/",
+ *   request: new HttpRequest("GET", "http://127.0.0.1/"),
+ * });
+ * assert.throws(() => response.json(), (error: unknown) => {
+ *   assert.ok(error instanceof ResponseParseException);
+ *   assert.equal(error.response.text, "not json");
+ *   return true;
+ * });
+ * ```
+ */
+export class ResponseParseException extends HttpClientException {
+  /** The response whose body could not be parsed. */
+  readonly response: HttpResponse;
+
+  /**
+   * Creates an exception.
+   *
+   * @param message What went wrong.
+   * @param options The response, and the parser's error as `cause`.
+   */
+  constructor(message: string, options: ResponseParseExceptionOptions) {
+    super(message, { request: options.response.request, cause: options.cause });
+    this.response = options.response;
+  }
+}

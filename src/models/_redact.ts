@@ -1,0 +1,58 @@
+// What the library shows of a value: credentials are masked in every
+// message, log line, toString() and console.log() view.
+
+/** Header names whose values are always masked, lower-case. */
+export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "set-cookie",
+  "x-api-key",
+]);
+
+/** The mask written in place of a secret. */
+export const MASK = "***";
+
+/**
+ * A copy of `headers` with the values of sensitive names masked; `extra`
+ * holds further lower-case names.
+ */
+export function maskHeaders(
+  headers: Readonly<Record<string, string>>,
+  extra: ReadonlySet<string> = new Set(),
+): Record<string, string> {
+  const masked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    masked[name] = SENSITIVE_HEADERS.has(lower) || extra.has(lower) ? MASK : value;
+  }
+  return masked;
+}
+
+/** The URL with the password of its user-info part masked. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i, `$1${MASK}@`);
+}
+
+type Inspect = (value: unknown, options?: unknown) => string;
+
+/**
+ * Makes Deno's and Node's `console.log()` show `view(instance)` (a redacted
+ * plain object) instead of the instance's fields. Defined on the prototype,
+ * so it stays out of the public types.
+ */
+export function defineRedactedInspect<T extends object>(
+  target: { prototype: T; name: string },
+  view: (instance: T) => Record<string, unknown>,
+): void {
+  Object.defineProperty(target.prototype, Symbol.for("Deno.customInspect"), {
+    value(this: T, inspect: Inspect, options: unknown): string {
+      return `${target.name} ${inspect(view(this), options)}`;
+    },
+  });
+  Object.defineProperty(target.prototype, Symbol.for("nodejs.util.inspect.custom"), {
+    value(this: T, _depth: number, options: unknown, inspect: Inspect): string {
+      return `${target.name} ${inspect(view(this), options)}`;
+    },
+  });
+}

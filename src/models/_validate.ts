@@ -1,0 +1,82 @@
+// Checks shared by the request model, the client configuration and toCurl,
+// so the same bad input gets the same TypeError wherever it enters.
+
+/** RFC 9110 token characters: the only ones allowed in a header name. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Throws a TypeError naming the header when `name` is not an HTTP token or
+ * `value` is not a string HTTP can carry (no CR, LF or NUL, nothing above
+ * U+00FF). The value itself is never quoted: it may be a credential.
+ */
+export function validateHeader(field: string, name: string, value: unknown): void {
+  if (!TOKEN.test(name)) {
+    throw new TypeError(`Invalid header name in ${field}: ${JSON.stringify(name)}`);
+  }
+  if (typeof value !== "string") {
+    throw new TypeError(
+      `Invalid value for header "${name}" in ${field}: expected a string, got ${
+        describeType(value)
+      }`,
+    );
+  }
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 0x0d || code === 0x0a || code === 0x00 || code > 0xff) {
+      throw new TypeError(
+        `Invalid value for header "${name}" in ${field}: character ${
+          codeName(code)
+        } at index ${i} is not allowed`,
+      );
+    }
+  }
+}
+
+/** Validates every entry of a header record (own enumerable keys). */
+export function validateHeaders(field: string, headers: unknown): Record<string, string> {
+  if (!isPlainRecord(headers)) {
+    throw new TypeError(`Invalid ${field}: expected an object of header names to strings`);
+  }
+  for (const [name, value] of Object.entries(headers)) validateHeader(field, name, value);
+  return headers as Record<string, string>;
+}
+
+/** A timeout in seconds: a finite number above zero. */
+export function validateTimeout(field: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new TypeError(
+      `Invalid ${field}: expected a finite number of seconds above 0, got ${describeValue(value)}`,
+    );
+  }
+  return value;
+}
+
+/** True for `{}`-style objects (not arrays, Maps, class instances with other prototypes). */
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/** The type of a value as a message should name it. */
+export function describeType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return (value as object).constructor?.name ?? "an object";
+  return typeof value;
+}
+
+/** A short, secret-free picture of a non-string value for a message. */
+function describeValue(value: unknown): string {
+  if (typeof value === "number" || typeof value === "boolean" || value == null) {
+    return String(value);
+  }
+  return describeType(value);
+}
+
+function codeName(code: number): string {
+  if (code === 0x0d) return "CR";
+  if (code === 0x0a) return "LF";
+  if (code === 0x00) return "NUL";
+  return `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+}

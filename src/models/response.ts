@@ -1,0 +1,188 @@
+import { ResponseParseException } from "../errors.ts";
+import type { HttpRequest } from "./request.ts";
+import { defineRedactedInspect, maskHeaders, redactUrl } from "./_redact.ts";
+
+/** The fields of an {@linkcode HttpResponse}. */
+export interface HttpResponseInit {
+  /** The HTTP status code. */
+  statusCode: number;
+  /** Response headers: a record or a `Headers`; stored with lower-case names. */
+  headers: Readonly<Record<string, string>> | Headers;
+  /** The raw body. */
+  content: Uint8Array;
+  /** How long the exchange took, in milliseconds. */
+  elapsedMs: number;
+  /** The final URL, after redirects. */
+  url: string;
+  /** The request as sent (after hooks, with an absolute URL). */
+  request: HttpRequest;
+  /** The body's encoding, overriding the Content-Type charset. */
+  encoding?: string | undefined;
+}
+
+/**
+ * An immutable HTTP response. It is returned for every received status:
+ * check {@linkcode HttpResponse.isSuccess} and its siblings, or
+ * `statusCode`.
+ *
+ * @example Read a response
+ * ```ts
+ * import { HttpRequest, HttpResponse } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const response = new HttpResponse({
+ *   statusCode: 404,
+ *   headers: { "Content-Type": "application/json" },
+ *   content: new TextEncoder().encode('{"error": "not found"}'),
+ *   elapsedMs: 3.2,
+ *   url: "http://127.0.0.1/users/9",
+ *   request: new HttpRequest("GET", "http://127.0.0.1/users/9"),
+ * });
+ * assert.ok(response.isClientError);
+ * assert.equal(response.header("content-type"), "application/json");
+ * assert.deepEqual(response.json(), { error: "not found" });
+ * ```
+ */
+export class HttpResponse {
+  /** The HTTP status code. */
+  readonly statusCode: number;
+  /** Response headers, lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The raw body. */
+  readonly content: Uint8Array;
+  /** How long the exchange took, in milliseconds. */
+  readonly elapsedMs: number;
+  /** The final URL, after redirects. */
+  readonly url: string;
+  /** The request as sent. */
+  readonly request: HttpRequest;
+  /** The encoding given, if any. */
+  readonly encoding?: string;
+
+  /**
+   * Creates a response.
+   *
+   * @param init The status, headers, body, timing, URL and request.
+   */
+  constructor(init: HttpResponseInit) {
+    this.statusCode = init.statusCode;
+    this.headers = Object.freeze(lowerCaseHeaders(init.headers));
+    this.content = init.content;
+    this.elapsedMs = init.elapsedMs;
+    this.url = init.url;
+    this.request = init.request;
+    if (init.encoding !== undefined) this.encoding = init.encoding;
+    Object.freeze(this);
+  }
+
+  /**
+   * The body decoded with `encoding`, else the Content-Type's charset, else
+   * UTF-8 (an unknown label falls back to UTF-8).
+   */
+  get text(): string {
+    const label = this.encoding ?? charsetOf(this.headers["content-type"]) ?? "utf-8";
+    let decoder: TextDecoder;
+    try {
+      decoder = new TextDecoder(label);
+    } catch {
+      decoder = new TextDecoder();
+    }
+    return decoder.decode(this.content);
+  }
+
+  /** True when the status is 200–299. */
+  get isSuccess(): boolean {
+    return this.statusCode >= 200 && this.statusCode <= 299;
+  }
+
+  /** True when the status is 400–499. */
+  get isClientError(): boolean {
+    return this.statusCode >= 400 && this.statusCode <= 499;
+  }
+
+  /** True when the status is 500–599. */
+  get isServerError(): boolean {
+    return this.statusCode >= 500 && this.statusCode <= 599;
+  }
+
+  /**
+   * Reads one header without regard to case.
+   *
+   * @param name The header name.
+   * @returns Its value, or `undefined` when absent.
+   */
+  header(name: string): string | undefined {
+    return this.headers[name.toLowerCase()];
+  }
+
+  /**
+   * Parses the body as JSON.
+   *
+   * @typeParam T The type the caller expects (not checked).
+   * @returns The parsed value.
+   * @throws {ResponseParseException} When the body is not valid JSON; the
+   * exception carries this response.
+   */
+  json<T = unknown>(): T {
+    try {
+      return JSON.parse(this.text) as T;
+    } catch (cause) {
+      throw new ResponseParseException(
+        `Response body is not valid JSON: ${this.request.method} ${
+          redactUrl(this.url)
+        } (status ${this.statusCode})`,
+        { response: this, cause },
+      );
+    }
+  }
+
+  /**
+   * Parses the body as JSON, or returns `undefined` when it is not JSON.
+   *
+   * @typeParam T The type the caller expects (not checked).
+   * @returns The parsed value or `undefined`.
+   */
+  jsonOrUndefined<T = unknown>(): T | undefined {
+    try {
+      return JSON.parse(this.text) as T;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * A one-line description: `HttpResponse(200 GET https://…)`.
+   *
+   * @returns The description.
+   */
+  toString(): string {
+    return `HttpResponse(${this.statusCode} ${this.request.method} ${redactUrl(this.url)})`;
+  }
+}
+
+defineRedactedInspect(HttpResponse, (response) => ({
+  statusCode: response.statusCode,
+  url: redactUrl(response.url),
+  headers: maskHeaders(response.headers),
+  content: response.content,
+  elapsedMs: response.elapsedMs,
+  request: response.request,
+  encoding: response.encoding,
+}));
+
+function lowerCaseHeaders(
+  headers: Readonly<Record<string, string>> | Headers,
+): Record<string, string> {
+  const lower: Record<string, string> = {};
+  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
+  for (const [name, value] of entries) {
+    const key = name.toLowerCase();
+    lower[key] = key in lower ? `${lower[key]}, ${value}` : value;
+  }
+  return lower;
+}
+
+function charsetOf(contentType: string | undefined): string | undefined {
+  const match = contentType?.match(/;\s*charset\s*=\s*"?([^";\s]+)"?/i);
+  return match?.[1];
+}
