@@ -1,7 +1,9 @@
 /**
- * The contracts a user implements to extend the client: for now the
- * transport, {@linkcode FetchLike}; the hook interfaces join it with the
- * request lifecycle.
+ * The contracts a user implements to extend the client: the hooks of the
+ * request lifecycle ({@linkcode RequestHookInterface},
+ * {@linkcode ResponseHookInterface}, {@linkcode ErrorHookInterface}), the
+ * {@linkcode Logger} the logging hooks write to, and the transport,
+ * {@linkcode FetchLike}.
  *
  * @example Hand the client an in-memory transport
  * ```ts
@@ -16,3 +18,9 @@
  */
 
 export type { FetchLike } from "./src/config/client_config.ts";
+export type {
+  ErrorHookInterface,
+  Logger,
+  RequestHookInterface,
+  ResponseHookInterface,
+} from "./src/hooks/hook_interfaces.ts";

@@ -27,6 +27,19 @@ export * from "./utils.ts";
 export { createClient, HttpClient } from "./src/client/http_client.ts";
 export type { CallOptions, RequestOptions } from "./src/client/http_client.ts";
 export {
+  LoggingErrorHook,
+  LoggingRequestHook,
+  LoggingResponseHook,
+} from "./src/hooks/logging_hooks.ts";
+export type {
+  LoggingErrorHookOptions,
+  LoggingRequestHookOptions,
+  LoggingResponseHookOptions,
+} from "./src/hooks/logging_hooks.ts";
+export { CorrelationIdHook } from "./src/hooks/correlation_id_hook.ts";
+export type { CorrelationIdHookOptions } from "./src/hooks/correlation_id_hook.ts";
+export { RateLimitResponseHook } from "./src/hooks/rate_limit_response_hook.ts";
+export {
   AuthenticationException,
   ConnectionException,
   HttpClientException,

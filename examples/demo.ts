@@ -6,6 +6,7 @@
  */
 
 import {
+  CorrelationIdHook,
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
@@ -20,6 +21,7 @@ function startDemoServer() {
     [2, { id: 2, name: "Grace", role: "editor" }],
     [3, { id: 3, name: "Linus", role: "editor" }],
   ]);
+  let flakyCalls = 0;
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
     async (request) => {
@@ -43,6 +45,12 @@ function startDemoServer() {
       if (route === "POST /api/upload") {
         const file = (await request.formData()).get("document") as File;
         return Response.json({ name: file.name, bytes: file.size });
+      }
+      if (route === "GET /api/flaky") {
+        flakyCalls++;
+        return flakyCalls <= 2
+          ? Response.json({ error: "overloaded" }, { status: 503 })
+          : Response.json({ ok: true, after: flakyCalls });
       }
       if (route === "GET /api/slow") {
         await new Promise<void>((resolve) => {
@@ -119,5 +127,24 @@ try {
       `instanceof HttpClientException: ${error instanceof HttpClientException}`,
   );
 }
+
+show(
+  "Logging on, and a flaky endpoint that fails twice then succeeds",
+  "the client retries by itself (idempotent methods; 408, 429, 5xx, timeouts, lost connections):",
+);
+const logged = new HttpClient(
+  new HttpClientConfigBuilder()
+    .withBaseUrl(baseUrl)
+    .withTimeout(5)
+    .withRetry({ backoff: 0.05 }) // short waits for the demo; the default base is 0.5 s
+    .withRequestHook(new CorrelationIdHook())
+    .withLogging({ logHeaders: true, sensitiveKeys: ["X-Session"] })
+    .build(),
+);
+const flaky = await logged.get("/flaky", {
+  headers: { Authorization: "Bearer demo-secret-token", "X-Session": "s-123" },
+});
+logged.close();
+console.log(`  → ${flaky.statusCode} ${flaky.text} (secrets above are masked as ***)`);
 
 console.log("\nDone: every request above went over a real socket to 127.0.0.1.");

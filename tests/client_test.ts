@@ -9,29 +9,24 @@ import {
   TimeoutException,
 } from "../mod.ts";
 import { formDataOf, startFixtureServer } from "./fixture_server.ts";
+import { rejectsWith } from "./helpers.ts";
+
+/**
+ * A client that makes one attempt per call: these tests are about a single
+ * exchange; retries have their own tests in retry_test.ts.
+ */
+function singleAttemptClient(baseUrl?: string): HttpClient {
+  const builder = new HttpClientConfigBuilder().withRetry({ maxRetries: 0 });
+  if (baseUrl !== undefined) builder.withBaseUrl(baseUrl);
+  return new HttpClient(builder.build());
+}
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-
-async function rejectsWith(
-  promise: Promise<unknown>,
-  type: new (...args: never[]) => Error,
-  message: RegExp,
-): Promise<Error> {
-  let caught: unknown;
-  await assert.rejects(promise, (error: unknown) => {
-    caught = error;
-    return true;
-  });
-  assert.ok(caught instanceof type, `expected ${type.name}, got ${caught}`);
-  assert.equal((caught as Error).constructor, type);
-  assert.match((caught as Error).message, message);
-  return caught as Error;
-}
 
 Deno.test("HttpClient joins relative URLs to the base URL with the spec's slash rules", async () => {
   await using server = startFixtureServer();
   for (const base of [`${server.url}/api`, `${server.url}/api/`]) {
-    await using client = createClient(base);
+    await using client = singleAttemptClient(base);
     for (const path of ["/users", "users", "/users/", "users/"]) {
       const response = await client.get(path);
       assert.equal(server.last().path, "/api/users", `${base} + ${path}`);
@@ -45,7 +40,7 @@ Deno.test("HttpClient joins relative URLs to the base URL with the spec's slash 
 
 Deno.test("HttpClient sends an absolute URL as it is, ignoring the base URL", async () => {
   await using server = startFixtureServer();
-  await using client = createClient("http://127.0.0.1:9/ignored");
+  await using client = singleAttemptClient("http://127.0.0.1:9/ignored");
   const response = await client.get(`${server.url}/elsewhere/`);
   assert.equal(server.last().path, "/elsewhere/");
   assert.equal(response.url, `${server.url}/elsewhere/`);
@@ -53,7 +48,7 @@ Deno.test("HttpClient sends an absolute URL as it is, ignoring the base URL", as
 
 Deno.test("HttpClient.get() encodes params in insertion order, repeating array keys", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await client.get("/search", {
     params: {
       q: "a b&c",
@@ -86,7 +81,7 @@ Deno.test("HttpClient sends per-call headers merged over the client's default he
 
 Deno.test("HttpClient.post() sends jsonData as JSON in the shared serializer's style", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   const response = await client.post("/echo", { jsonData: { name: "Zoë", ids: [1, 2] } });
   const recorded = server.last();
   assert.equal(recorded.method, "POST");
@@ -97,7 +92,7 @@ Deno.test("HttpClient.post() sends jsonData as JSON in the shared serializer's s
 
 Deno.test("HttpClient keeps a Content-Type the request sets for JSON", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await client.put("/echo", {
     jsonData: [1],
     headers: { "content-type": "application/merge-patch+json" },
@@ -107,7 +102,7 @@ Deno.test("HttpClient keeps a Content-Type the request sets for JSON", async () 
 
 Deno.test("HttpClient.post() sends data form-encoded", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await client.post("/form", { data: { user: "a b", n: 3, ok: false, sym: "&=" } });
   const recorded = server.last();
   assert.equal(recorded.headers["content-type"], "application/x-www-form-urlencoded");
@@ -116,7 +111,7 @@ Deno.test("HttpClient.post() sends data form-encoded", async () => {
 
 Deno.test("HttpClient.post() sends files as multipart: Blob, File, bytes and a path on disk", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   const path = await Deno.makeTempFile({ suffix: ".txt" });
   try {
     await Deno.writeTextFile(path, "from disk");
@@ -151,7 +146,7 @@ Deno.test("HttpClient.post() sends files as multipart: Blob, File, bytes and a p
 
 Deno.test("HttpClient fails a file path that does not exist with HttpClientException naming it", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await rejectsWith(
     client.post("/upload", { files: { doc: "/no/such/file.txt" } }),
     HttpClientException,
@@ -162,7 +157,7 @@ Deno.test("HttpClient fails a file path that does not exist with HttpClientExcep
 
 Deno.test("HttpClient returns an HttpResponse for every received status", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   for (const status of [200, 201, 204, 299, 400, 401, 404, 418, 499, 500, 502, 503, 599]) {
     const response = await client.get(`/status/${status}`);
     assert.equal(response.statusCode, status);
@@ -174,7 +169,7 @@ Deno.test("HttpClient returns an HttpResponse for every received status", async 
 
 Deno.test("HttpClient has put, patch, delete, head and options methods", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await client.put("/r", { jsonData: { a: 1 } });
   await client.patch("/r", { jsonData: { b: 2 } });
   await client.delete("/r", { params: { soft: true } });
@@ -194,7 +189,7 @@ Deno.test("HttpClient has put, patch, delete, head and options methods", async (
 
 Deno.test("HttpClient.request() sends an explicitly built HttpRequest", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   const request = new HttpRequest("POST", "/explicit", {
     jsonData: { x: 1 },
     params: { v: 2 },
@@ -211,7 +206,7 @@ Deno.test("HttpClient.request() sends an explicitly built HttpRequest", async ()
 
 Deno.test("HttpClient sends auth as HTTP Basic and takes credentials from the URL", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await client.get("/basic", { auth: ["Zoë", "pä:ss"] });
   const expected = `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode("Zoë:pä:ss")))}`;
   assert.equal(server.last().headers["authorization"], expected);
@@ -223,7 +218,9 @@ Deno.test("HttpClient sends auth as HTTP Basic and takes credentials from the UR
 
 Deno.test("HttpClient raises TimeoutException after the client's timeout", async () => {
   await using server = startFixtureServer();
-  const config = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(0.1).build();
+  const config = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(0.1).withRetry({
+    maxRetries: 0,
+  }).build();
   await using client = new HttpClient(config);
   const error = await rejectsWith(
     client.get("/delay/3000"),
@@ -241,7 +238,7 @@ Deno.test("HttpClient lets a per-call timeout override the client's, both ways",
   await using patient = new HttpClient(slowClient);
   const response = await patient.get("/delay/200", { timeout: 5 });
   assert.equal(response.statusCode, 200);
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await rejectsWith(client.get("/delay/3000", { timeout: 0.1 }), TimeoutException, /0\.1 s/);
 });
 
@@ -258,7 +255,7 @@ Deno.test("HttpClient's timeout covers the response body", async () => {
     });
     return new Response(body);
   });
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await rejectsWith(client.get("/slow-body", { timeout: 0.2 }), TimeoutException, /slow-body/);
 });
 
@@ -266,7 +263,7 @@ Deno.test("HttpClient raises ConnectionException when the connection is refused"
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = listener.addr.port;
   listener.close();
-  await using client = createClient(`http://127.0.0.1:${port}`);
+  await using client = singleAttemptClient(`http://127.0.0.1:${port}`);
   await rejectsWith(
     client.get("/x"),
     ConnectionException,
@@ -276,20 +273,20 @@ Deno.test("HttpClient raises ConnectionException when the connection is refused"
 
 Deno.test("HttpClient raises ConnectionException when the server drops the connection", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.dropUrl);
+  await using client = singleAttemptClient(server.dropUrl);
   await rejectsWith(client.get("/dropped"), ConnectionException, /GET .*\/dropped/);
   assert.equal(server.last().path, "/dropped");
 });
 
 Deno.test("HttpClient raises ConnectionException on a truncated body", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await rejectsWith(client.get("/truncate"), ConnectionException, /GET .*\/truncate/);
 });
 
 Deno.test("HttpClient follows 301, 302 and 303 as GET without a body", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   for (const status of [301, 302, 303]) {
     const response = await client.post(`/redirect/${status}`, {
       params: { to: "/landed" },
@@ -311,7 +308,7 @@ Deno.test("HttpClient follows 301, 302 and 303 as GET without a body", async () 
 
 Deno.test("HttpClient follows 307 and 308 keeping the method and body", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   for (const status of [307, 308]) {
     const response = await client.put(`/redirect/${status}`, {
       params: { to: "/kept" },
@@ -330,7 +327,7 @@ Deno.test("HttpClient follows 307 and 308 keeping the method and body", async ()
 
 Deno.test("HttpClient follows up to 20 redirects and fails past the limit", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   const response = await client.get("/redirect-chain/20");
   assert.equal(response.statusCode, 200);
   assert.equal(response.url, `${server.url}/redirect-chain/0`);
@@ -356,7 +353,7 @@ Deno.test("HttpClient returns the 3xx response when redirects are off", async ()
 Deno.test("HttpClient drops credentials on a redirect to another origin", async () => {
   await using first = startFixtureServer();
   await using second = startFixtureServer();
-  await using client = createClient(first.url);
+  await using client = singleAttemptClient(first.url);
   await client.get("/redirect/302", {
     params: { to: `${second.url}/other` },
     headers: {
@@ -389,7 +386,7 @@ Deno.test("HttpClient creates one pool lazily and reuses its connections", async
     return original(options);
   };
   try {
-    await using client = createClient(server.url);
+    await using client = singleAttemptClient(server.url);
     assert.equal(created, 0);
     for (let i = 0; i < 3; i++) await client.get(`/n/${i}`);
     assert.equal(created, 1);
@@ -402,7 +399,7 @@ Deno.test("HttpClient creates one pool lazily and reuses its connections", async
 
 Deno.test("HttpClient.close() releases the pool and later calls fail clearly", async () => {
   await using server = startFixtureServer();
-  const client = createClient(server.url);
+  const client = singleAttemptClient(server.url);
   await client.get("/before");
   client.close();
   client.close();
@@ -413,7 +410,7 @@ Deno.test("HttpClient.close() releases the pool and later calls fail clearly", a
 
 Deno.test("HttpClient.close() fails requests in flight with HttpClientException", async () => {
   await using server = startFixtureServer();
-  const client = createClient(server.url);
+  const client = singleAttemptClient(server.url);
   const pending = client.get("/delay/3000");
   await new Promise((resolve) => setTimeout(resolve, 50));
   client.close();
@@ -424,14 +421,14 @@ Deno.test("HttpClient closes at the end of a using block, and await using lets r
   await using server = startFixtureServer();
   let kept: HttpClient;
   {
-    using client = createClient(server.url);
+    using client = singleAttemptClient(server.url);
     kept = client;
     await client.get("/inside");
   }
   assert.ok(kept.closed);
   let pending: Promise<unknown>;
   {
-    await using client = createClient(server.url);
+    await using client = singleAttemptClient(server.url);
     kept = client;
     pending = client.get("/delay/100");
   }
@@ -441,7 +438,7 @@ Deno.test("HttpClient closes at the end of a using block, and await using lets r
 
 Deno.test("HttpClient aborts a call on the caller's signal", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   const controller = new AbortController();
   const pending = client.get("/delay/3000", { signal: controller.signal });
   setTimeout(() => controller.abort(new Error("user gave up")), 30);
@@ -450,7 +447,7 @@ Deno.test("HttpClient aborts a call on the caller's signal", async () => {
 });
 
 Deno.test("HttpClient refuses unresolvable and unsupported URLs with HttpClientException", async () => {
-  await using client = createClient();
+  await using client = singleAttemptClient();
   await rejectsWith(
     client.get("/relative"),
     HttpClientException,
@@ -475,7 +472,7 @@ Deno.test("HttpClient refuses unresolvable and unsupported URLs with HttpClientE
 
 Deno.test("HttpClient refuses bad request input with TypeError before sending", async () => {
   await using server = startFixtureServer();
-  await using client = createClient(server.url);
+  await using client = singleAttemptClient(server.url);
   await assert.rejects(client.get("/x", { timeout: -1 }), TypeError);
   await assert.rejects(client.post("/x", { jsonData: { n: NaN } }), /jsonData\.n/);
   await assert.rejects(client.request({} as HttpRequest), TypeError);
@@ -486,7 +483,7 @@ Deno.test("HttpClient errors never contain the credentials of a URL", async () =
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = listener.addr.port;
   listener.close();
-  await using client = createClient();
+  await using client = singleAttemptClient();
   const error = await rejectsWith(
     client.get(`http://admin:hunter2@127.0.0.1:${port}/x`),
     ConnectionException,
@@ -509,4 +506,14 @@ Deno.test("HttpClient uses a custom transport given with withFetch", async () =>
   const response = await client.get("/x");
   assert.deepEqual(response.json(), { fake: true });
   assert.equal(seen[0]?.url, "http://in-memory.test/x");
+});
+
+Deno.test("createClient() builds a client with the defaults and the base URL", async () => {
+  await using server = startFixtureServer();
+  await using client = createClient(server.url);
+  assert.equal(client.config.baseUrl, server.url);
+  assert.equal(client.config.timeout, 30);
+  assert.equal(client.config.maxRedirects, 20);
+  assert.equal(client.config.retry.maxRetries, 2);
+  assert.equal((await client.get("/plain")).statusCode, 200);
 });

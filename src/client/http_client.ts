@@ -7,7 +7,8 @@ import type { HttpResponse } from "../models/response.ts";
 import { redactUrl } from "../models/_redact.ts";
 import { createPool } from "../runtime.ts";
 import type { Pool } from "../runtime.ts";
-import { sendRequest } from "./send.ts";
+import { executeCall } from "./lifecycle.ts";
+import { needsIdempotencyKey } from "./retry.ts";
 import { resolveUrl } from "./url.ts";
 
 /** Options of one call besides the request itself. */
@@ -86,12 +87,17 @@ export class HttpClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    const call = sendRequest(prepared, {
+    const { config } = this;
+    const call = executeCall(prepared, {
       fetch: this.#transport(),
-      timeout: this.config.timeout,
-      maxRedirects: this.config.maxRedirects,
+      timeout: config.timeout,
+      maxRedirects: config.maxRedirects,
       closed: this.#closer.signal,
       signal: options.signal,
+      requestHooks: config.requestHooks,
+      responseHooks: config.responseHooks,
+      errorHooks: config.errorHooks,
+      retry: config.retry,
     });
     this.#inFlight.add(call);
     const forget = () => this.#inFlight.delete(call);
@@ -216,7 +222,11 @@ export class HttpClient {
     return this.#pool.fetch;
   }
 
-  /** Lifecycle step 1: an absolute http(s) URL, user-info moved to `auth`, default headers merged. */
+  /**
+   * Lifecycle step 1: an absolute http(s) URL, user-info moved to `auth`,
+   * default headers merged, and an `Idempotency-Key` for a POST or PATCH the
+   * retry policy opted in (unless the request has one).
+   */
   #prepare(request: HttpRequest): HttpRequest {
     const fail = (reason: string) =>
       new HttpClientException(`${reason}: ${request.method} ${redactUrl(request.url)}`, {
@@ -239,9 +249,15 @@ export class HttpClient {
       target = url.href;
     }
     const defaults = this.config.headers;
-    const headers = Object.keys(defaults).length === 0
+    let headers = Object.keys(defaults).length === 0
       ? request.headers
       : mergeHeaders(defaults, request.headers ?? {});
+    if (
+      needsIdempotencyKey(this.config.retry, request.method) &&
+      !Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "idempotency-key")
+    ) {
+      headers = { ...headers, "Idempotency-Key": crypto.randomUUID() };
+    }
     if (target === request.url && headers === request.headers && auth === request.auth) {
       return request;
     }

@@ -76,10 +76,29 @@ function toClientError(
       cause: error,
     });
   }
+  const aborted = abortedCallError(request, options, error);
+  if (aborted !== undefined) return aborted;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ConnectionException(`Connection failed: ${target} (${reason})`, {
+    request,
+    cause: error,
+  });
+}
+
+/**
+ * The exception for a call the client's close or the caller's signal ended,
+ * or `undefined` when neither has aborted.
+ */
+export function abortedCallError(
+  request: HttpRequest,
+  options: Pick<SendOptions, "closed" | "signal">,
+  cause?: unknown,
+): HttpClientException | undefined {
+  const target = `${request.method} ${redactUrl(request.url)}`;
   if (options.closed.aborted) {
     return new HttpClientException(`Client was closed during the request: ${target}`, {
       request,
-      cause: error,
+      cause,
     });
   }
   if (options.signal?.aborted) {
@@ -88,9 +107,5 @@ function toClientError(
       cause: options.signal.reason,
     });
   }
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ConnectionException(`Connection failed: ${target} (${reason})`, {
-    request,
-    cause: error,
-  });
+  return undefined;
 }

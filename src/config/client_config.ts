@@ -6,6 +6,19 @@ import {
 } from "../models/_validate.ts";
 import { mergeHeaders } from "../models/request.ts";
 import { redactUrl } from "../models/_redact.ts";
+import type {
+  ErrorHookInterface,
+  Logger,
+  RequestHookInterface,
+  ResponseHookInterface,
+} from "../hooks/hook_interfaces.ts";
+import {
+  LoggingErrorHook,
+  LoggingRequestHook,
+  LoggingResponseHook,
+} from "../hooks/logging_hooks.ts";
+import { DEFAULT_RETRY, retryPolicy } from "../client/retry.ts";
+import type { RetryOptions, RetryPolicy } from "../client/retry.ts";
 
 /**
  * A `fetch`-compatible function: the one transport seam, for tests and for
@@ -44,13 +57,37 @@ export interface HttpClientConfig {
   readonly pool?: Readonly<PoolOptions>;
   /** A custom transport used instead of the pooled `fetch`. */
   readonly fetch?: FetchLike;
+  /** Request hooks, in registration order. */
+  readonly requestHooks: readonly RequestHookInterface[];
+  /** Response hooks, in registration order. */
+  readonly responseHooks: readonly ResponseHookInterface[];
+  /** Error hooks, in registration order. */
+  readonly errorHooks: readonly ErrorHookInterface[];
+  /** The retry policy. */
+  readonly retry: RetryPolicy;
 }
 
-/** The defaults: timeout 30 s, 20 redirects, no base URL, no default headers. */
+/** Options of {@linkcode HttpClientConfigBuilder.withLogging}. */
+export interface LoggingOptions {
+  /** Log request and response headers (sensitive ones masked). Default false. */
+  logHeaders?: boolean | undefined;
+  /** Log request bodies, and the bodies of failed responses. Default false. */
+  logBody?: boolean | undefined;
+  /** Further header names to mask, in any letter case. */
+  sensitiveKeys?: Iterable<string> | undefined;
+  /** Where to write. Default `console`. */
+  logger?: Logger | undefined;
+}
+
+/** The defaults: timeout 30 s, 2 retries, 20 redirects, no base URL, headers or hooks. */
 export const DEFAULT_CONFIG: HttpClientConfig = Object.freeze({
   timeout: 30,
   headers: Object.freeze({}),
   maxRedirects: 20,
+  requestHooks: Object.freeze([]),
+  responseHooks: Object.freeze([]),
+  errorHooks: Object.freeze([]),
+  retry: DEFAULT_RETRY,
 });
 
 /**
@@ -157,12 +194,85 @@ export class HttpClientConfigBuilder {
   }
 
   /**
+   * Appends a request hook; request hooks run in registration order.
+   *
+   * @param hook An object with `beforeRequest(request, context)`.
+   * @returns This builder.
+   */
+  withRequestHook(hook: RequestHookInterface): this {
+    this.#config.requestHooks = [
+      ...this.#config.requestHooks,
+      checkHook("request", hook, "beforeRequest"),
+    ];
+    return this;
+  }
+
+  /**
+   * Appends a response hook; response hooks run in registration order.
+   *
+   * @param hook An object with `afterResponse(response, context)`.
+   * @returns This builder.
+   */
+  withResponseHook(hook: ResponseHookInterface): this {
+    this.#config.responseHooks = [
+      ...this.#config.responseHooks,
+      checkHook("response", hook, "afterResponse"),
+    ];
+    return this;
+  }
+
+  /**
+   * Appends an error hook; error hooks run in registration order.
+   *
+   * @param hook An object with `onError(error, context)`.
+   * @returns This builder.
+   */
+  withErrorHook(hook: ErrorHookInterface): this {
+    this.#config.errorHooks = [...this.#config.errorHooks, checkHook("error", hook, "onError")];
+    return this;
+  }
+
+  /**
+   * Adds {@linkcode LoggingRequestHook}, {@linkcode LoggingResponseHook} and
+   * {@linkcode LoggingErrorHook} together, sharing the options.
+   *
+   * @param options What to log and where.
+   * @returns This builder.
+   */
+  withLogging(options: LoggingOptions = {}): this {
+    return this.withRequestHook(new LoggingRequestHook(options))
+      .withResponseHook(new LoggingResponseHook(options))
+      .withErrorHook(new LoggingErrorHook(options));
+  }
+
+  /**
+   * Sets the retry policy; fields not given keep their current values (the
+   * defaults: 2 retries of GET, HEAD, OPTIONS, PUT and DELETE on connection
+   * failures, timeouts and 408, 429, 500, 502, 503, 504, with exponential
+   * backoff and full jitter from 0.5 s capped at 30 s, honouring
+   * `Retry-After` up to 60 s). A negative count or backoff is a RangeError.
+   *
+   * @param options The retry settings.
+   * @returns This builder.
+   */
+  withRetry(options: RetryOptions): this {
+    this.#config.retry = retryPolicy(options, this.#config.retry);
+    return this;
+  }
+
+  /**
    * Returns the frozen configuration.
    *
    * @returns The configuration.
    */
   build(): HttpClientConfig {
-    return Object.freeze({ ...this.#config });
+    const config = this.#config;
+    return Object.freeze({
+      ...config,
+      requestHooks: Object.freeze([...config.requestHooks]),
+      responseHooks: Object.freeze([...config.responseHooks]),
+      errorHooks: Object.freeze([...config.errorHooks]),
+    });
   }
 }
 
@@ -179,4 +289,13 @@ function checkBaseUrl(baseUrl: unknown): string {
     );
   }
   return String(baseUrl);
+}
+
+function checkHook<T extends object>(kind: string, hook: T, method: string): T {
+  if (typeof (hook as Record<string, unknown> | null)?.[method] !== "function") {
+    throw new TypeError(
+      `Invalid ${kind} hook: expected an object with ${method}(), got ${describeType(hook)}`,
+    );
+  }
+  return hook;
 }

@@ -1,0 +1,67 @@
+import type {
+  ErrorHookInterface,
+  RequestHookInterface,
+  ResponseHookInterface,
+} from "../hooks/hook_interfaces.ts";
+import type { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import { RequestContext } from "../models/request_context.ts";
+import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
+import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
+import type { RetryPolicy } from "./retry.ts";
+import { abortedCallError, sendRequest } from "./send.ts";
+import type { SendOptions } from "./send.ts";
+
+/** Everything one call needs besides its request. */
+export interface LifecycleOptions extends SendOptions {
+  readonly requestHooks: readonly RequestHookInterface[];
+  readonly responseHooks: readonly ResponseHookInterface[];
+  readonly errorHooks: readonly ErrorHookInterface[];
+  readonly retry: RetryPolicy;
+}
+
+/**
+ * Runs one call through the lifecycle (API.md): per attempt, the request
+ * hooks, the exchange, the response hooks; on an exception the error hooks;
+ * then the retry decision. One {@linkcode RequestContext} serves every
+ * attempt. Each attempt starts the hooks from the prepared request.
+ */
+export async function executeCall(
+  prepared: HttpRequest,
+  options: LifecycleOptions,
+): Promise<HttpResponse> {
+  const { retry } = options;
+  const context = new RequestContext(prepared, { maxRetries: retry.maxRetries });
+  for (;;) {
+    let delay: number | undefined;
+    try {
+      context.request = prepared;
+      context.request = await runRequestHooks(options.requestHooks, prepared, context);
+      const received = await sendRequest(context.request, options);
+      const response = await runResponseHooks(options.responseHooks, received, context);
+      delay = context.attempt < retry.maxRetries
+        ? retryDelayForResponse(retry, response, context.attempt)
+        : undefined;
+      if (delay === undefined) return response;
+    } catch (error) {
+      await runErrorHooks(options.errorHooks, error, context);
+      delay = context.attempt < retry.maxRetries
+        ? retryDelayForError(retry, error, context.request.method, context.attempt)
+        : undefined;
+      if (delay === undefined) throw error;
+    }
+    await wait(delay, context.request, options);
+    context.incrementAttempt();
+  }
+}
+
+async function wait(ms: number, request: HttpRequest, options: LifecycleOptions): Promise<void> {
+  const signal = options.signal === undefined
+    ? options.closed
+    : AbortSignal.any([options.closed, options.signal]);
+  try {
+    await options.retry.sleep(ms, signal);
+  } catch (error) {
+    throw abortedCallError(request, options, error) ?? error;
+  }
+}

@@ -1,0 +1,115 @@
+import type { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import type { RequestContext } from "../models/request_context.ts";
+
+/**
+ * A hook that runs before each attempt of a call, in registration order;
+ * each receives the request the previous one returned and returns the
+ * request to send (itself or a changed copy). It may be async.
+ *
+ * @example Add a header to every request
+ * ```ts
+ * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import type { RequestHookInterface } from "@fetchline/fetchline/interfaces";
+ *
+ * const stamp: RequestHookInterface = {
+ *   beforeRequest: (request) => request.withHeaders({ "X-Client": "fetchline" }),
+ * };
+ * const config = new HttpClientConfigBuilder().withRequestHook(stamp).build();
+ * ```
+ */
+export interface RequestHookInterface {
+  /**
+   * Returns the request to send.
+   *
+   * @param request The request so far.
+   * @param context The call's shared context.
+   * @returns The request to send, or a promise of it.
+   */
+  beforeRequest(request: HttpRequest, context: RequestContext): HttpRequest | Promise<HttpRequest>;
+}
+
+/**
+ * A hook that runs on every received response, in registration order; each
+ * receives the response the previous one returned. It may be async.
+ *
+ * @example Count server errors
+ * ```ts
+ * import type { ResponseHookInterface } from "@fetchline/fetchline/interfaces";
+ *
+ * let serverErrors = 0;
+ * const counter: ResponseHookInterface = {
+ *   afterResponse(response) {
+ *     if (response.isServerError) serverErrors++;
+ *     return response;
+ *   },
+ * };
+ * ```
+ */
+export interface ResponseHookInterface {
+  /**
+   * Returns the response to hand on.
+   *
+   * @param response The response so far.
+   * @param context The call's shared context.
+   * @returns The response, or a promise of it.
+   */
+  afterResponse(
+    response: HttpResponse,
+    context: RequestContext,
+  ): HttpResponse | Promise<HttpResponse>;
+}
+
+/**
+ * A hook that sees every exception of a call, in registration order,
+ * before the retry decision. It cannot replace the exception.
+ *
+ * @example Report connection failures
+ * ```ts
+ * import { ConnectionException } from "@fetchline/fetchline";
+ * import type { ErrorHookInterface } from "@fetchline/fetchline/interfaces";
+ *
+ * const reporter: ErrorHookInterface = {
+ *   onError(error, context) {
+ *     if (error instanceof ConnectionException) console.log(`attempt ${context.attempt} failed`);
+ *   },
+ * };
+ * ```
+ */
+export interface ErrorHookInterface {
+  /**
+   * Observes an exception.
+   *
+   * @param error What was thrown.
+   * @param context The call's shared context.
+   */
+  onError(error: unknown, context: RequestContext): void | Promise<void>;
+}
+
+/**
+ * Where the logging hooks write: `console`, a LogTape or pino logger, or any
+ * object with these four methods.
+ *
+ * @example Collect log lines
+ * ```ts
+ * import type { Logger } from "@fetchline/fetchline/interfaces";
+ *
+ * const lines: string[] = [];
+ * const logger: Logger = {
+ *   debug: (message) => lines.push(message),
+ *   info: (message) => lines.push(message),
+ *   warn: (message) => lines.push(message),
+ *   error: (message) => lines.push(message),
+ * };
+ * ```
+ */
+export interface Logger {
+  /** Logs a debug line. */
+  debug(message: string): void;
+  /** Logs an info line. */
+  info(message: string): void;
+  /** Logs a warning line. */
+  warn(message: string): void;
+  /** Logs an error line. */
+  error(message: string): void;
+}

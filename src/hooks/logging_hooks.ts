@@ -1,0 +1,249 @@
+import type {
+  ErrorHookInterface,
+  Logger,
+  RequestHookInterface,
+  ResponseHookInterface,
+} from "./hook_interfaces.ts";
+import type { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import type { RequestContext } from "../models/request_context.ts";
+import { maskHeaders } from "../models/_redact.ts";
+import { encodeForm } from "../client/body.ts";
+import { appendParams } from "../client/url.ts";
+
+/** Options of {@linkcode LoggingRequestHook}. */
+export interface LoggingRequestHookOptions {
+  /** Log the request headers (sensitive ones masked). Default false. */
+  logHeaders?: boolean | undefined;
+  /** Log the request body. Default false. */
+  logBody?: boolean | undefined;
+  /**
+   * Further header names to mask, in any letter case; `authorization`,
+   * `proxy-authorization`, `cookie`, `set-cookie` and `x-api-key` always are.
+   */
+  sensitiveKeys?: Iterable<string> | undefined;
+  /** Where to write. Default `console`. */
+  logger?: Logger | undefined;
+}
+
+/** Options of {@linkcode LoggingResponseHook}. */
+export interface LoggingResponseHookOptions extends LoggingRequestHookOptions {}
+
+/** Options of {@linkcode LoggingErrorHook}. */
+export interface LoggingErrorHookOptions {
+  /** Where to write. Default `console`. */
+  logger?: Logger | undefined;
+}
+
+/** The request ID of a call, or `unknown` when no logging request hook gave one. */
+function requestIdOf(context: RequestContext): string {
+  const id = context.metadata.requestId;
+  return typeof id === "string" ? id : "unknown";
+}
+
+/** The settings the request and response hooks share, with defaults applied. */
+interface LoggingSettings {
+  readonly logHeaders: boolean;
+  readonly logBody: boolean;
+  readonly sensitive: ReadonlySet<string>;
+  readonly logger: Logger;
+}
+
+function settingsOf(options: LoggingRequestHookOptions): LoggingSettings {
+  return {
+    logHeaders: options.logHeaders ?? false,
+    logBody: options.logBody ?? false,
+    sensitive: new Set([...(options.sensitiveKeys ?? [])].map((name) => name.toLowerCase())),
+    logger: options.logger ?? console,
+  };
+}
+
+/** The URL's path and query, params included. */
+function pathOf(request: HttpRequest): string {
+  const url = URL.parse(appendParams(request.url, request.params), "http://relative.invalid");
+  return url === null ? request.url : url.pathname + url.search;
+}
+
+function bodyOf(request: HttpRequest): string | undefined {
+  if (request.jsonText !== undefined) return request.jsonText;
+  if (request.files !== undefined) {
+    return `multipart/form-data (${
+      [...Object.keys(request.data ?? {}), ...Object.keys(request.files)].join(", ")
+    })`;
+  }
+  return request.data === undefined ? undefined : encodeForm(request.data);
+}
+
+/**
+ * Logs each attempt as `[<requestId>] HTTP <METHOD> <path>`, then, when
+ * asked, `[<requestId>] Headers: <JSON>` and `[<requestId>] Body: <body>`, all
+ * at `info`. It gives each call one request ID (8 lower-case hex
+ * characters, kept across retries) as `metadata.requestId`, and stores the
+ * attempt's start as `metadata.startTime` (`performance.now()`).
+ *
+ * @example Log requests to a collector
+ * ```ts
+ * import { HttpRequest, LoggingRequestHook, RequestContext } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const log = (line: string) => void lines.push(line);
+ * const hook = new LoggingRequestHook({
+ *   logHeaders: true,
+ *   logger: { debug: log, info: log, warn: log, error: log },
+ * });
+ * const request = new HttpRequest("GET", "http://127.0.0.1/items?page=2", {
+ *   headers: { Authorization: "Bearer secret" },
+ * });
+ * await hook.beforeRequest(request, new RequestContext(request));
+ * assert.match(lines[0]!, /^\[[0-9a-f]{8}\] HTTP GET \/items\?page=2$/);
+ * assert.match(lines[1]!, /Headers: \{"Authorization":"\*\*\*"\}$/);
+ * ```
+ */
+export class LoggingRequestHook implements RequestHookInterface {
+  readonly #settings: LoggingSettings;
+
+  /**
+   * Creates the hook.
+   *
+   * @param options What to log and where.
+   */
+  constructor(options: LoggingRequestHookOptions = {}) {
+    this.#settings = settingsOf(options);
+  }
+
+  /**
+   * Logs the request and returns it unchanged.
+   *
+   * @param request The request.
+   * @param context The call's context.
+   * @returns The same request.
+   */
+  beforeRequest(request: HttpRequest, context: RequestContext): HttpRequest {
+    const { logHeaders, logBody, sensitive, logger } = this.#settings;
+    const id = (context.metadata.requestId ??= crypto.randomUUID().slice(0, 8)) as string;
+    context.metadata.startTime = performance.now();
+    logger.info(`[${id}] HTTP ${request.method} ${pathOf(request)}`);
+    if (logHeaders) {
+      logger.info(
+        `[${id}] Headers: ${JSON.stringify(maskHeaders(request.headers ?? {}, sensitive))}`,
+      );
+    }
+    const body = logBody ? bodyOf(request) : undefined;
+    if (body !== undefined) logger.info(`[${id}] Body: ${body}`);
+    return request;
+  }
+}
+
+/**
+ * Logs each response as `[<requestId>] Response: <status> (<ms>ms)` (`info`,
+ * or `warn` for 4xx and 5xx), then, when asked, `[<requestId>] Response
+ * Headers: <JSON>` and, for a failed response only, `[<requestId>] Response
+ * Body: <text>`.
+ *
+ * @example Log a response without the request hook
+ * ```ts
+ * import { HttpRequest, HttpResponse, LoggingResponseHook, RequestContext } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const log = (line: string) => void lines.push(line);
+ * const hook = new LoggingResponseHook({ logger: { debug: log, info: log, warn: log, error: log } });
+ * const request = new HttpRequest("GET", "http://127.0.0.1/");
+ * const response = new HttpResponse({
+ *   statusCode: 200, headers: {}, content: new Uint8Array(), elapsedMs: 3.14159,
+ *   url: request.url, request,
+ * });
+ * await hook.afterResponse(response, new RequestContext(request));
+ * assert.deepEqual(lines, ["[unknown] Response: 200 (3.14ms)"]);
+ * ```
+ */
+export class LoggingResponseHook implements ResponseHookInterface {
+  readonly #settings: LoggingSettings;
+
+  /**
+   * Creates the hook.
+   *
+   * @param options What to log and where.
+   */
+  constructor(options: LoggingResponseHookOptions = {}) {
+    this.#settings = settingsOf(options);
+  }
+
+  /**
+   * Logs the response and returns it unchanged.
+   *
+   * @param response The response.
+   * @param context The call's context.
+   * @returns The same response.
+   */
+  afterResponse(response: HttpResponse, context: RequestContext): HttpResponse {
+    const { logHeaders, logBody, sensitive, logger } = this.#settings;
+    const id = requestIdOf(context);
+    const failed = response.statusCode >= 400;
+    const line = `[${id}] Response: ${response.statusCode} (${response.elapsedMs.toFixed(2)}ms)`;
+    if (failed) logger.warn(line);
+    else logger.info(line);
+    if (logHeaders) {
+      logger.info(
+        `[${id}] Response Headers: ${JSON.stringify(maskHeaders(response.headers, sensitive))}`,
+      );
+    }
+    if (logBody && failed) logger.info(`[${id}] Response Body: ${response.text}`);
+    return response;
+  }
+}
+
+/**
+ * Logs each exception as `[<requestId>] Request failed (attempt <n>/<m>):
+ * <Type>: <message>` at `error`, where n is `attempt + 1` and m is
+ * `maxRetries + 1`. The library's messages name the method and URL and
+ * never a credential.
+ *
+ * @example Log a failure
+ * ```ts
+ * import { HttpRequest, LoggingErrorHook, RequestContext, TimeoutException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const log = (line: string) => void lines.push(line);
+ * const hook = new LoggingErrorHook({ logger: { debug: log, info: log, warn: log, error: log } });
+ * const context = new RequestContext(new HttpRequest("GET", "/"), {
+ *   maxRetries: 2,
+ *   metadata: { requestId: "0badcafe" },
+ * });
+ * await hook.onError(new TimeoutException("Request timed out after 1 s: GET /"), context);
+ * assert.deepEqual(lines, [
+ *   "[0badcafe] Request failed (attempt 1/3): TimeoutException: Request timed out after 1 s: GET /",
+ * ]);
+ * ```
+ */
+export class LoggingErrorHook implements ErrorHookInterface {
+  readonly #logger: Logger;
+
+  /**
+   * Creates the hook.
+   *
+   * @param options Where to log.
+   */
+  constructor(options: LoggingErrorHookOptions = {}) {
+    this.#logger = options.logger ?? console;
+  }
+
+  /**
+   * Logs the exception.
+   *
+   * @param error What was thrown.
+   * @param context The call's context.
+   */
+  onError(error: unknown, context: RequestContext): void {
+    const described = error instanceof Error
+      ? `${error.name}: ${error.message}`
+      : `Error: ${String(error)}`;
+    this.#logger.error(
+      `[${requestIdOf(context)}] Request failed (attempt ${context.attempt + 1}/${
+        context.maxRetries + 1
+      }): ${described}`,
+    );
+  }
+}
