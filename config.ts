@@ -16,7 +16,12 @@
  */
 
 export { HttpClientConfigBuilder } from "./src/config/client_config.ts";
-export type { HttpClientConfig, LoggingOptions, PoolOptions } from "./src/config/client_config.ts";
+export type {
+  HttpClientConfig,
+  LoggingOptions,
+  PoolOptions,
+  TokenAuthOptions,
+} from "./src/config/client_config.ts";
 export type { RetryOptions, RetryPolicy } from "./src/client/retry.ts";
 export { TokenData } from "./src/config/token_data.ts";
 export type { TokenDataInit } from "./src/config/token_data.ts";

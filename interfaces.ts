@@ -2,8 +2,10 @@
  * The contracts a user implements to extend the client: the hooks of the
  * request lifecycle ({@linkcode RequestHookInterface},
  * {@linkcode ResponseHookInterface}, {@linkcode ErrorHookInterface}), the
- * {@linkcode Logger} the logging hooks write to, and the transport,
- * {@linkcode FetchLike}.
+ * {@linkcode Logger} the logging hooks write to, authentication
+ * ({@linkcode AuthHookInterface}, {@linkcode AuthRetryStrategyInterface},
+ * {@linkcode TokenManagerInterface} and the abstract {@linkcode BaseAuthHook}),
+ * and the transport, {@linkcode FetchLike}.
  *
  * @example Hand the client an in-memory transport
  * ```ts
@@ -24,3 +26,10 @@ export type {
   RequestHookInterface,
   ResponseHookInterface,
 } from "./src/hooks/hook_interfaces.ts";
+export type {
+  AuthHookInterface,
+  AuthRetryStrategyInterface,
+  TokenManagerInterface,
+} from "./src/auth/auth_interfaces.ts";
+export { BaseAuthHook } from "./src/auth/base_auth_hook.ts";
+export type { BaseAuthHookOptions } from "./src/auth/base_auth_hook.ts";

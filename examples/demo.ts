@@ -6,11 +6,13 @@
  */
 
 import {
+  clientCredentialsStep,
   CorrelationIdHook,
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
   TimeoutException,
+  TokenManager,
 } from "../mod.ts";
 
 /** Starts the embedded API: users, a login form, an upload, a slow endpoint. */
@@ -22,6 +24,8 @@ function startDemoServer() {
     [3, { id: 3, name: "Linus", role: "editor" }],
   ]);
   let flakyCalls = 0;
+  let tokensIssued = 0;
+  const liveTokens = new Map<string, number>(); // token → server-side expiry (ms)
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen() {} },
     async (request) => {
@@ -51,6 +55,26 @@ function startDemoServer() {
         return flakyCalls <= 2
           ? Response.json({ error: "overloaded" }, { status: 503 })
           : Response.json({ ok: true, after: flakyCalls });
+      }
+      if (route === "POST /oauth/token") {
+        const expected = `Basic ${btoa("demo-app:demo-client-secret")}`;
+        if (request.headers.get("authorization") !== expected) {
+          return Response.json({ error: "invalid_client" }, { status: 401 });
+        }
+        const token = `demo-token-${++tokensIssued}`;
+        console.log(`  [server] issued token #${tokensIssued}`);
+        liveTokens.set(token, Date.now() + 300); // the server lets it live 0.3 s…
+        // …but announces an hour, as servers that revoke tokens early do.
+        return Response.json({ access_token: token, token_type: "Bearer", expires_in: 3600 });
+      }
+      if (route === "GET /api/account") {
+        const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
+        const expiry = liveTokens.get(token);
+        if (expiry === undefined || Date.now() > expiry) {
+          console.log("  [server] GET /api/account → 401: the token has expired");
+          return Response.json({ error: "token expired" }, { status: 401 });
+        }
+        return Response.json({ account: "ada", tokensIssued });
       }
       if (route === "GET /api/slow") {
         await new Promise<void>((resolve) => {
@@ -146,5 +170,38 @@ const flaky = await logged.get("/flaky", {
 });
 logged.close();
 console.log(`  → ${flaky.statusCode} ${flaky.text} (secrets above are masked as ***)`);
+
+show(
+  "Token auth that refreshes itself (OAuth 2.0 client credentials)",
+  "the token endpoint issues short-lived tokens; the API answers 401 once one has expired:",
+);
+const secured = new HttpClient(
+  new HttpClientConfigBuilder()
+    .withBaseUrl(baseUrl)
+    .withTokenAuth({
+      tokenManager: new TokenManager([
+        clientCredentialsStep({
+          tokenUrl: `http://127.0.0.1:${server.port}/oauth/token`,
+          clientId: "demo-app",
+          clientSecret: "demo-client-secret",
+        }),
+      ]),
+    })
+    .withResponseHook({
+      afterResponse(response) {
+        console.log(
+          `  ${response.request.method} ${new URL(response.url).pathname} → ${response.statusCode}`,
+        );
+        return response;
+      },
+    })
+    .build(),
+);
+const first = await secured.get("/account");
+console.log(`  first call: ${first.text}`);
+await new Promise((resolve) => setTimeout(resolve, 400));
+const second = await secured.get("/account");
+console.log(`  after the token expired (a 401, a refresh, a resend): ${second.text}`);
+secured.close();
 
 console.log("\nDone: every request above went over a real socket to 127.0.0.1.");

@@ -78,7 +78,7 @@ export function startFixtureServer(): FixtureServer {
       };
       requests.push(recorded);
       const route = routes.get(url.pathname);
-      if (route !== undefined) return await route(request, recorded);
+      if (route !== undefined) return await route(replayable(request, recorded), recorded);
       return await answer(request, url, recorded);
     },
   );
@@ -104,6 +104,16 @@ export function startFixtureServer(): FixtureServer {
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** A copy of `request` whose body (already read for the record) can be read again. */
+function replayable(request: Request, recorded: RecordedRequest): Request {
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: hasBody ? recorded.body as Uint8Array<ArrayBuffer> : null,
+  });
 }
 
 async function answer(request: Request, url: URL, recorded: RecordedRequest): Promise<Response> {

@@ -51,6 +51,7 @@ export class HttpClient {
   #pool: Pool | undefined;
   readonly #closer = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #authOrigins: ReadonlySet<string> | undefined;
 
   /**
    * Creates a client; no connection is made until the first request.
@@ -59,6 +60,8 @@ export class HttpClient {
    */
   constructor(config: HttpClientConfig = DEFAULT_CONFIG) {
     this.config = config;
+    this.#authOrigins = config.authOrigins ??
+      (config.baseUrl === undefined ? undefined : new Set([new URL(config.baseUrl).origin]));
   }
 
   /** True once {@linkcode HttpClient.close} has been called. */
@@ -98,6 +101,8 @@ export class HttpClient {
       responseHooks: config.responseHooks,
       errorHooks: config.errorHooks,
       retry: config.retry,
+      authHook: config.authHook,
+      authOrigins: this.#authOrigins,
     });
     this.#inFlight.add(call);
     const forget = () => this.#inFlight.delete(call);

@@ -9,11 +9,13 @@ import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
-import { abortedCallError, sendRequest } from "./send.ts";
+import { abortedCallError } from "./send.ts";
+import { sendAuthenticated } from "./auth_flow.ts";
+import type { AuthOptions } from "./auth_flow.ts";
 import type { SendOptions } from "./send.ts";
 
 /** Everything one call needs besides its request. */
-export interface LifecycleOptions extends SendOptions {
+export interface LifecycleOptions extends SendOptions, AuthOptions {
   readonly requestHooks: readonly RequestHookInterface[];
   readonly responseHooks: readonly ResponseHookInterface[];
   readonly errorHooks: readonly ErrorHookInterface[];
@@ -22,7 +24,8 @@ export interface LifecycleOptions extends SendOptions {
 
 /**
  * Runs one call through the lifecycle (API.md): per attempt, the request
- * hooks, the exchange, the response hooks; on an exception the error hooks;
+ * hooks, the auth hook and the exchange (with auth refreshes), the response
+ * hooks; on an exception the error hooks;
  * then the retry decision. One {@linkcode RequestContext} serves every
  * attempt. Each attempt starts the hooks from the prepared request.
  */
@@ -36,8 +39,9 @@ export async function executeCall(
     let delay: number | undefined;
     try {
       context.request = prepared;
-      context.request = await runRequestHooks(options.requestHooks, prepared, context);
-      const received = await sendRequest(context.request, options);
+      const hooked = await runRequestHooks(options.requestHooks, prepared, context);
+      context.request = hooked;
+      const received = await sendAuthenticated(hooked, context, options);
       const response = await runResponseHooks(options.responseHooks, received, context);
       delay = context.attempt < retry.maxRetries
         ? retryDelayForResponse(retry, response, context.attempt)

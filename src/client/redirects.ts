@@ -12,6 +12,14 @@ const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
   "proxy-authorization",
 ]);
 
+/** What a redirect must know of the auth hook. */
+export interface RedirectAuth {
+  /** Lower-case names of the headers the auth hook added: dropped when a hop leaves the origin. */
+  readonly headers: ReadonlySet<string>;
+  /** Applies the auth hook to a hop that left the origin, where it is allowed. */
+  reapply(hop: HttpRequest): Promise<HttpRequest>;
+}
+
 /** The last response of a call and the URL it came from. */
 export interface FinalResponse {
   readonly response: Response;
@@ -23,13 +31,15 @@ export interface FinalResponse {
  * `maxRedirects` hops (0: the 3xx response is returned). 301, 302 and 303
  * turn into GET without a body (HEAD stays HEAD); 307 and 308 keep the
  * method and body. A hop to another origin, or from https to http, drops
- * the credential headers and `auth`. More hops than allowed is an
+ * the credential headers, the headers the auth hook added and `auth`, and
+ * applies the auth hook again where `auth` allows. More hops than allowed is an
  * HttpClientException.
  */
 export async function followRedirects(
   request: HttpRequest,
   maxRedirects: number,
   send: (hop: HttpRequest) => Promise<Response>,
+  auth?: RedirectAuth,
 ): Promise<FinalResponse> {
   let hop = request;
   let url = appendParams(request.url, request.params);
@@ -49,7 +59,11 @@ export async function followRedirects(
       );
     }
     const next = nextUrl(request, url, location);
-    hop = redirectRequest(hop, response.status, new URL(url), next);
+    const from = new URL(url);
+    const leavesOrigin = from.origin !== next.origin ||
+      (from.protocol === "https:" && next.protocol === "http:");
+    hop = redirectRequest(hop, response.status, next, leavesOrigin, auth?.headers);
+    if (leavesOrigin && auth !== undefined) hop = await auth.reapply(hop);
     url = next.href;
   }
 }
@@ -67,13 +81,17 @@ function nextUrl(request: HttpRequest, from: string, location: string): URL {
   return next;
 }
 
-function redirectRequest(hop: HttpRequest, status: number, from: URL, to: URL): HttpRequest {
+function redirectRequest(
+  hop: HttpRequest,
+  status: number,
+  to: URL,
+  leavesOrigin: boolean,
+  authHeaders: ReadonlySet<string> = new Set(),
+): HttpRequest {
   const toGet = status <= 303 && hop.method !== "HEAD";
-  const leavesOrigin = from.origin !== to.origin ||
-    (from.protocol === "https:" && to.protocol === "http:");
   const dropped = (name: string): boolean => {
     const lower = name.toLowerCase();
-    return (leavesOrigin && CREDENTIAL_HEADERS.has(lower)) ||
+    return (leavesOrigin && (CREDENTIAL_HEADERS.has(lower) || authHeaders.has(lower))) ||
       (toGet && (lower === "content-type" || lower === "content-length"));
   };
   const headers = hop.headers &&

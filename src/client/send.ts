@@ -4,6 +4,7 @@ import type { HttpRequest } from "../models/request.ts";
 import { HttpResponse } from "../models/response.ts";
 import { redactUrl } from "../models/_redact.ts";
 import { followRedirects } from "./redirects.ts";
+import type { RedirectAuth } from "./redirects.ts";
 import { fetchOnce } from "./transport.ts";
 
 /** What one exchange needs besides the request. */
@@ -31,6 +32,7 @@ export interface SendOptions {
 export async function sendRequest(
   request: HttpRequest,
   options: SendOptions,
+  auth?: RedirectAuth,
 ): Promise<HttpResponse> {
   const start = performance.now();
   const seconds = request.timeout ?? options.timeout;
@@ -44,6 +46,7 @@ export async function sendRequest(
       request,
       options.maxRedirects,
       (hop) => fetchOnce(hop, options.fetch, signal),
+      auth,
     );
     const content = new Uint8Array(await response.arrayBuffer());
     return new HttpResponse({

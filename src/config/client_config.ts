@@ -19,6 +19,10 @@ import {
 } from "../hooks/logging_hooks.ts";
 import { DEFAULT_RETRY, retryPolicy } from "../client/retry.ts";
 import type { RetryOptions, RetryPolicy } from "../client/retry.ts";
+import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
+import { TokenAuthHook } from "../auth/token_auth_hook.ts";
+import type { TokenAuthHookOptions } from "../auth/token_auth_hook.ts";
+import type { TokenManagerInterface } from "../auth/auth_interfaces.ts";
 
 /**
  * A `fetch`-compatible function: the one transport seam, for tests and for
@@ -65,6 +69,19 @@ export interface HttpClientConfig {
   readonly errorHooks: readonly ErrorHookInterface[];
   /** The retry policy. */
   readonly retry: RetryPolicy;
+  /** The authentication hook. */
+  readonly authHook?: AuthHookInterface;
+  /**
+   * The origins the auth hook runs for. Not set: the base URL's origin, or
+   * any origin when there is no base URL.
+   */
+  readonly authOrigins?: ReadonlySet<string>;
+}
+
+/** Options of {@linkcode HttpClientConfigBuilder.withTokenAuth}. */
+export interface TokenAuthOptions extends TokenAuthHookOptions {
+  /** Gets and refreshes the tokens. */
+  tokenManager: TokenManagerInterface;
 }
 
 /** Options of {@linkcode HttpClientConfigBuilder.withLogging}. */
@@ -257,6 +274,68 @@ export class HttpClientConfigBuilder {
    */
   withRetry(options: RetryOptions): this {
     this.#config.retry = retryPolicy(options, this.#config.retry);
+    return this;
+  }
+
+  /**
+   * Sets the authentication hook, which runs after the request hooks on the
+   * requests it should authenticate, for the allowed origins.
+   *
+   * @param hook An {@linkcode AuthHookInterface}.
+   * @returns This builder.
+   */
+  withAuthHook(hook: AuthHookInterface): this {
+    for (
+      const member of [
+        "beforeRequest",
+        "shouldAuthenticate",
+        "isAuthError",
+        "refreshAuth",
+        "invalidateAuth",
+      ]
+    ) {
+      checkHook("auth", hook, member);
+    }
+    if (typeof hook.retryStrategy?.shouldRetry !== "function") {
+      throw new TypeError("Invalid auth hook: expected a retryStrategy with shouldRetry()");
+    }
+    this.#config.authHook = hook;
+    return this;
+  }
+
+  /**
+   * Sets a {@linkcode TokenAuthHook} over `tokenManager` as the auth hook.
+   *
+   * @param options The token manager and the hook's options.
+   * @returns This builder.
+   */
+  withTokenAuth(options: TokenAuthOptions): this {
+    const { tokenManager, ...hookOptions } = options;
+    return this.withAuthHook(new TokenAuthHook(tokenManager, hookOptions));
+  }
+
+  /**
+   * Sets the origins the auth hook runs for (default: the base URL's origin).
+   * On a redirect to any other origin, or from https to http, credentials are
+   * dropped.
+   *
+   * @param origins Absolute URLs or origins, such as `https://api.example.com`.
+   * @returns This builder.
+   */
+  withAuthOrigins(origins: Iterable<string | URL>): this {
+    const set = new Set<string>();
+    for (const origin of origins) {
+      const parsed = URL.parse(String(origin));
+      if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+        throw new TypeError(
+          `Invalid authOrigins: ${
+            JSON.stringify(redactUrl(String(origin)))
+          } is not an http(s) origin`,
+        );
+      }
+      set.add(parsed.origin);
+    }
+    this.#config.authOrigins = set;
     return this;
   }
 

@@ -1,0 +1,74 @@
+import { BaseAuthHook, carriesCredentials, requireText } from "./base_auth_hook.ts";
+import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
+import { TokenData } from "../config/token_data.ts";
+import type { HttpRequest } from "../models/request.ts";
+import { validateHeader } from "../models/_validate.ts";
+
+/** Options of {@linkcode ApiKeyAuthHook}. */
+export interface ApiKeyAuthHookOptions extends BaseAuthHookOptions {
+  /** The header the key goes in. Default `X-API-Key`. */
+  headerName?: string | undefined;
+}
+
+/**
+ * Sends an API key in a header (default `X-API-Key`). An empty key is a
+ * TypeError. `getToken()` returns the key with `tokenType` `ApiKey`.
+ *
+ * @example Send an API key
+ * ```ts
+ * import { ApiKeyAuthHook, HttpRequest } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const hook = new ApiKeyAuthHook("key-123", { headerName: "X-Key" });
+ * const request = new HttpRequest("GET", "/data");
+ * const sent = await hook.beforeRequest(request);
+ * assert.equal(sent.headers?.["X-Key"], "key-123");
+ * ```
+ */
+export class ApiKeyAuthHook extends BaseAuthHook {
+  /** The header the key goes in. */
+  readonly headerName: string;
+  readonly #apiKey: string;
+
+  /**
+   * Creates the hook.
+   *
+   * @param apiKey The key; a non-empty string.
+   * @param options Header name, retry strategy, exclusions.
+   */
+  constructor(apiKey: string, options: ApiKeyAuthHookOptions = {}) {
+    super(options);
+    this.#apiKey = requireText("apiKey", apiKey);
+    this.headerName = options.headerName ?? "X-API-Key";
+    validateHeader("apiKey", this.headerName, apiKey);
+  }
+
+  /**
+   * Adds the key, unless the request carries it (or `auth`) already.
+   *
+   * @param request The request.
+   * @returns The authenticated request.
+   */
+  beforeRequest(request: HttpRequest): HttpRequest {
+    if (carriesCredentials(request, this.headerName)) return request;
+    return request.withHeaders({ [this.headerName]: this.#apiKey });
+  }
+
+  /**
+   * The key as a token.
+   *
+   * @returns A TokenData with `tokenType` `ApiKey`.
+   */
+  getToken(): Promise<TokenData> {
+    return Promise.resolve(new TokenData({ accessToken: this.#apiKey, tokenType: "ApiKey" }));
+  }
+
+  /**
+   * A description with the key masked.
+   *
+   * @returns The description.
+   */
+  override toString(): string {
+    return `ApiKeyAuthHook(${this.headerName}: ***)`;
+  }
+}

@@ -1,0 +1,81 @@
+import { carriesCredentials } from "./base_auth_hook.ts";
+import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
+import { AuthenticationException } from "../errors.ts";
+import type { HttpRequest } from "../models/request.ts";
+import { validateHeader } from "../models/_validate.ts";
+import { redactUrl } from "../models/_redact.ts";
+
+/** Options of {@linkcode AuthorizationHook}. */
+export interface AuthorizationHookOptions {
+  /** The header the token goes in. Default `Authorization`. */
+  headerName?: string | undefined;
+  /** The scheme written before the token. Default `Bearer`; `""` writes the token alone. */
+  prefix?: string | undefined;
+}
+
+/**
+ * A request hook (register it with `withRequestHook`) that writes the token
+ * a provider returns, as `<prefix> <token>`, into a header, unless the
+ * request carries credentials already. The provider is asked on every
+ * attempt; an empty token fails the call with
+ * {@linkcode AuthenticationException}.
+ *
+ * @example Use a token from elsewhere
+ * ```ts
+ * import { AuthorizationHook, HttpRequest } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const hook = new AuthorizationHook(() => "t-42");
+ * const request = new HttpRequest("GET", "/me");
+ * const sent = await hook.beforeRequest(request);
+ * assert.equal(sent.headers?.Authorization, "Bearer t-42");
+ * ```
+ */
+export class AuthorizationHook implements RequestHookInterface {
+  /** The header the token goes in. */
+  readonly headerName: string;
+  /** The scheme written before the token. */
+  readonly prefix: string;
+  readonly #tokenProvider: () => string | Promise<string>;
+
+  /**
+   * Creates the hook.
+   *
+   * @param tokenProvider Returns the current token.
+   * @param options The header name and prefix.
+   */
+  constructor(
+    tokenProvider: () => string | Promise<string>,
+    options: AuthorizationHookOptions = {},
+  ) {
+    if (typeof tokenProvider !== "function") {
+      throw new TypeError("Invalid tokenProvider: expected a function");
+    }
+    this.#tokenProvider = tokenProvider;
+    this.headerName = options.headerName ?? "Authorization";
+    this.prefix = options.prefix ?? "Bearer";
+    validateHeader("headerName", this.headerName, this.prefix);
+  }
+
+  /**
+   * Adds the token.
+   *
+   * @param request The request.
+   * @returns The request with the header.
+   */
+  async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
+    if (carriesCredentials(request, this.headerName)) return request;
+    const token = await this.#tokenProvider();
+    if (typeof token !== "string" || token === "") {
+      throw new AuthenticationException(
+        `The token provider returned no token: ${request.method} ${redactUrl(request.url)}`,
+        {
+          request,
+        },
+      );
+    }
+    return request.withHeaders({
+      [this.headerName]: this.prefix === "" ? token : `${this.prefix} ${token}`,
+    });
+  }
+}

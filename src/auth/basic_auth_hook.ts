@@ -1,0 +1,73 @@
+import { BaseAuthHook, carriesCredentials, requireText } from "./base_auth_hook.ts";
+import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
+import { TokenData } from "../config/token_data.ts";
+import { basicAuthorization } from "../client/credentials.ts";
+import type { HttpRequest } from "../models/request.ts";
+
+/**
+ * HTTP Basic authentication: `Authorization: Basic base64(utf8("user:pass"))`.
+ * An empty username, or one with `:`, is a TypeError. `getToken()` returns
+ * the encoded credentials with `tokenType` `Basic`.
+ *
+ * @example Send Basic credentials
+ * ```ts
+ * import { BasicAuthHook, HttpRequest } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const hook = new BasicAuthHook("ada", "s3cret");
+ * const request = new HttpRequest("GET", "/me");
+ * const sent = await hook.beforeRequest(request);
+ * assert.equal(sent.headers?.Authorization, `Basic ${btoa("ada:s3cret")}`);
+ * ```
+ */
+export class BasicAuthHook extends BaseAuthHook {
+  /** The username. */
+  readonly username: string;
+  readonly #header: string;
+
+  /**
+   * Creates the hook.
+   *
+   * @param username A non-empty username without `:`.
+   * @param password The password.
+   * @param options Retry strategy, exclusions.
+   */
+  constructor(username: string, password: string, options: BaseAuthHookOptions = {}) {
+    super(options);
+    this.username = requireText("username", username);
+    if (username.includes(":")) throw new TypeError("Invalid username: it must not contain ':'");
+    if (typeof password !== "string") throw new TypeError("Invalid password: expected a string");
+    this.#header = basicAuthorization(username, password);
+  }
+
+  /**
+   * Adds the credentials, unless the request carries some already.
+   *
+   * @param request The request.
+   * @returns The authenticated request.
+   */
+  beforeRequest(request: HttpRequest): HttpRequest {
+    if (carriesCredentials(request, "Authorization")) return request;
+    return request.withHeaders({ Authorization: this.#header });
+  }
+
+  /**
+   * The encoded credentials as a token.
+   *
+   * @returns A TokenData with `tokenType` `Basic`.
+   */
+  getToken(): Promise<TokenData> {
+    return Promise.resolve(
+      new TokenData({ accessToken: this.#header.slice(6), tokenType: "Basic" }),
+    );
+  }
+
+  /**
+   * A description with the password masked.
+   *
+   * @returns The description.
+   */
+  override toString(): string {
+    return `BasicAuthHook(${this.username}:***)`;
+  }
+}

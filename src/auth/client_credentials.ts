@@ -1,0 +1,96 @@
+import type { TokenFetchStep } from "./token_manager.ts";
+import { requireText } from "./base_auth_hook.ts";
+import { HttpClient } from "../client/http_client.ts";
+import { HttpClientConfigBuilder } from "../config/client_config.ts";
+import { TokenData } from "../config/token_data.ts";
+import { AuthenticationException } from "../errors.ts";
+
+/** Options of {@linkcode clientCredentialsStep}. */
+export interface ClientCredentialsOptions {
+  /** The token endpoint, an absolute http: or https: URL. */
+  tokenUrl: string;
+  /** The client identifier. */
+  clientId: string;
+  /** The client secret. */
+  clientSecret: string;
+  /** The scope to request, space-separated. */
+  scope?: string | undefined;
+  /** The step's name in the pipeline. Default `client_credentials`. */
+  name?: string | undefined;
+  /**
+   * Where the client credentials go: `header` (HTTP Basic, the default, as
+   * RFC 6749 §2.3.1 recommends) or `body` (`client_id` and `client_secret`
+   * form fields).
+   */
+  credentialsIn?: "header" | "body" | undefined;
+  /** The token request's timeout in seconds. Default 30. */
+  timeout?: number | undefined;
+}
+
+/**
+ * A token fetch step for the OAuth 2.0 client-credentials grant (RFC 6749
+ * §4.4), sent with this library's own client and read with
+ * {@linkcode TokenData.fromOAuth2}. A failure is an
+ * {@linkcode AuthenticationException} naming the step and the status (and
+ * the OAuth `error` code when given), never the secret.
+ *
+ * @example Authenticate with client credentials
+ * ```ts
+ * import { clientCredentialsStep, HttpClientConfigBuilder, TokenManager } from "@fetchline/fetchline";
+ *
+ * const manager = new TokenManager([
+ *   clientCredentialsStep({
+ *     tokenUrl: "http://127.0.0.1:8080/oauth/token",
+ *     clientId: "my-app",
+ *     clientSecret: "s3cret",
+ *     scope: "read write",
+ *   }),
+ * ]);
+ * const config = new HttpClientConfigBuilder()
+ *   .withBaseUrl("http://127.0.0.1:8080/api")
+ *   .withTokenAuth({ tokenManager: manager })
+ *   .build();
+ * ```
+ */
+export function clientCredentialsStep(options: ClientCredentialsOptions): TokenFetchStep {
+  const clientId = requireText("clientId", options.clientId);
+  const clientSecret = requireText("clientSecret", options.clientSecret);
+  const name = options.name ?? "client_credentials";
+  const inBody = options.credentialsIn === "body";
+  const builder = new HttpClientConfigBuilder().withBaseUrl(options.tokenUrl).withRetry({
+    maxRetries: 0,
+  });
+  if (options.timeout !== undefined) builder.withTimeout(options.timeout);
+  const config = builder.build();
+  const fail = (reason: string) =>
+    new AuthenticationException(`Token step '${name}' failed: ${reason}`);
+  return {
+    name,
+    async fetch() {
+      await using client = new HttpClient(config);
+      const response = await client.post("", {
+        data: {
+          grant_type: "client_credentials",
+          ...(options.scope === undefined ? {} : { scope: options.scope }),
+          ...(inBody ? { client_id: clientId, client_secret: clientSecret } : {}),
+        },
+        headers: { Accept: "application/json" },
+        ...(inBody ? {} : { auth: [clientId, clientSecret] as const }),
+      });
+      const body = response.jsonOrUndefined<Record<string, unknown>>();
+      if (!response.isSuccess) {
+        const code = typeof body?.error === "string" && /^[\w.-]{1,64}$/.test(body.error)
+          ? ` (${body.error})`
+          : "";
+        throw fail(`status ${response.statusCode}${code}`);
+      }
+      if (typeof body !== "object" || body === null) {
+        throw fail(`the response is not JSON (status ${response.statusCode})`);
+      }
+      if (typeof body.access_token !== "string" || body.access_token === "") {
+        throw fail(`the response has no access_token (status ${response.statusCode})`);
+      }
+      return TokenData.fromOAuth2(body);
+    },
+  };
+}

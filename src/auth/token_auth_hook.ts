@@ -1,0 +1,123 @@
+import type { TokenManagerInterface } from "./auth_interfaces.ts";
+import { BaseAuthHook, carriesCredentials, headerOf } from "./base_auth_hook.ts";
+import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
+import type { TokenData } from "../config/token_data.ts";
+import type { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import { validateHeader } from "../models/_validate.ts";
+
+/** Options of {@linkcode TokenAuthHook}. */
+export interface TokenAuthHookOptions extends BaseAuthHookOptions {
+  /** The header the token goes in. Default `Authorization`. */
+  authHeaderName?: string | undefined;
+  /** The scheme written before the token. Default `Bearer`; `""` writes the token alone. */
+  authHeaderPrefix?: string | undefined;
+}
+
+/**
+ * Token authentication that refreshes itself: sends `<prefix> <token>` in
+ * the named header, gets a fresh token when the cached one has expired, and
+ * after a 401 invalidates, refreshes and resends as its retry strategy
+ * allows. Concurrent calls that all receive a 401 for the same token cause
+ * one refresh: a call whose token another call has already replaced just
+ * resends with the new one.
+ *
+ * @example Authenticate with a token manager
+ * ```ts
+ * import { HttpClientConfigBuilder, TokenAuthHook, TokenManager } from "@fetchline/fetchline";
+ * import { TokenData } from "@fetchline/fetchline/config";
+ *
+ * const manager = new TokenManager([
+ *   { name: "static", fetch: () => Promise.resolve(new TokenData({ accessToken: "t-1", expiresIn: 3600 })) },
+ * ]);
+ * const config = new HttpClientConfigBuilder()
+ *   .withBaseUrl("http://127.0.0.1:8080")
+ *   .withAuthHook(new TokenAuthHook(manager))
+ *   .build();
+ * ```
+ */
+export class TokenAuthHook extends BaseAuthHook {
+  /** The token manager. */
+  readonly tokenManager: TokenManagerInterface;
+  /** The header the token goes in. */
+  readonly authHeaderName: string;
+  /** The scheme written before the token. */
+  readonly authHeaderPrefix: string;
+  #current: TokenData | undefined;
+
+  /**
+   * Creates the hook.
+   *
+   * @param tokenManager Gets and refreshes the tokens.
+   * @param options Header name and prefix, retry strategy, exclusions.
+   */
+  constructor(tokenManager: TokenManagerInterface, options: TokenAuthHookOptions = {}) {
+    super(options);
+    if (
+      typeof tokenManager?.getToken !== "function" ||
+      typeof tokenManager.refreshToken !== "function"
+    ) {
+      throw new TypeError("Invalid tokenManager: expected a TokenManagerInterface");
+    }
+    this.tokenManager = tokenManager;
+    this.authHeaderName = options.authHeaderName ?? "Authorization";
+    this.authHeaderPrefix = options.authHeaderPrefix ?? "Bearer";
+    validateHeader("authHeaderName", this.authHeaderName, this.authHeaderPrefix);
+  }
+
+  /**
+   * Adds the current token, unless the request carries credentials already.
+   *
+   * @param request The request.
+   * @returns The authenticated request.
+   */
+  async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
+    if (carriesCredentials(request, this.authHeaderName)) return request;
+    this.#current = await this.tokenManager.getToken();
+    return request.withHeaders({ [this.authHeaderName]: this.#valueOf(this.#current) });
+  }
+
+  /**
+   * Returns a valid token from the manager.
+   *
+   * @returns The token.
+   */
+  getToken(): Promise<TokenData> {
+    return this.tokenManager.getToken();
+  }
+
+  /**
+   * Discards the cached token, unless `failed` was sent with a token that
+   * has already been replaced.
+   *
+   * @param failed The response that failed.
+   */
+  override invalidateAuth(failed?: HttpResponse): void {
+    if (!this.#isStale(failed)) this.tokenManager.invalidateToken();
+  }
+
+  /**
+   * Fetches a new token (or joins the refresh in progress); a `failed`
+   * response sent with a token already replaced needs no refresh.
+   *
+   * @param failed The response that failed.
+   * @returns True: the request is to be resent.
+   */
+  override async refreshAuth(failed?: HttpResponse): Promise<boolean> {
+    if (this.#isStale(failed)) return true;
+    this.#current = await this.tokenManager.refreshToken();
+    return true;
+  }
+
+  #valueOf(token: TokenData): string {
+    return this.authHeaderPrefix === ""
+      ? token.accessToken
+      : `${this.authHeaderPrefix} ${token.accessToken}`;
+  }
+
+  /** True when `failed` carried a token other than the current one. */
+  #isStale(failed: HttpResponse | undefined): boolean {
+    if (failed === undefined || this.#current === undefined) return false;
+    return headerOf(failed.request, this.authHeaderName) !== this.#valueOf(this.#current);
+  }
+}

@@ -1,0 +1,159 @@
+import type { TokenManagerInterface } from "./auth_interfaces.ts";
+import type { TokenData } from "../config/token_data.ts";
+import { AuthenticationException } from "../errors.ts";
+import { FetchContext } from "../models/fetch_context.ts";
+
+/** One step of a token fetch: its token is stored in the context under `name`. */
+export interface TokenFetchStep {
+  /** The step's name, unique in the pipeline. */
+  readonly name: string;
+  /**
+   * Fetches the step's token; earlier steps' tokens are in `context`.
+   *
+   * @param context The fetch's shared context.
+   * @returns The token.
+   */
+  fetch(context: FetchContext): Promise<TokenData>;
+}
+
+/** Options of {@linkcode TokenManager}. */
+export interface TokenManagerOptions {
+  /** Treat a token as expired this many seconds early. Default 30. */
+  refreshSkewSeconds?: number | undefined;
+}
+
+/**
+ * Gets tokens through an ordered pipeline of steps (for example: log in,
+ * then exchange the login token for an API token). Each step's token is
+ * stored under its name; a step whose token is still valid is skipped; the
+ * last step's token is the one used. Concurrent calls share one run of the
+ * pipeline (single flight), so 100 requests meeting an expired token cause
+ * one fetch. A failing step raises {@linkcode AuthenticationException}
+ * naming the step, with the cause.
+ *
+ * @example A two-step pipeline
+ * ```ts
+ * import { TokenManager } from "@fetchline/fetchline";
+ * import { TokenData } from "@fetchline/fetchline/config";
+ * import assert from "node:assert/strict";
+ *
+ * let fetches = 0;
+ * const manager = new TokenManager([
+ *   { name: "login", fetch: () => Promise.resolve(new TokenData({ accessToken: "id-1" })) },
+ *   {
+ *     name: "api",
+ *     fetch: (context) => {
+ *       fetches++;
+ *       return Promise.resolve(new TokenData({ accessToken: `api-for-${context.getTokenValue("login")}` }));
+ *     },
+ *   },
+ * ]);
+ * const [a, b] = await Promise.all([manager.getToken(), manager.getToken()]);
+ * assert.equal(a.accessToken, "api-for-id-1");
+ * assert.equal(a, b);
+ * assert.equal(fetches, 1);
+ * ```
+ */
+export class TokenManager implements TokenManagerInterface {
+  /** The tokens of every step so far. */
+  readonly context: FetchContext = new FetchContext();
+  readonly #steps: readonly TokenFetchStep[];
+  readonly #skewSeconds: number;
+  #running: Promise<TokenData> | undefined;
+
+  /**
+   * Creates the manager.
+   *
+   * @param steps The ordered steps; at least one.
+   * @param options The refresh skew.
+   */
+  constructor(steps: readonly TokenFetchStep[], options: TokenManagerOptions = {}) {
+    if (!Array.isArray(steps) || steps.length === 0) {
+      throw new TypeError("Invalid steps: expected at least one token fetch step");
+    }
+    for (const step of steps) {
+      if (typeof step?.name !== "string" || step.name === "" || typeof step.fetch !== "function") {
+        throw new TypeError(
+          "Invalid steps: each step needs a non-empty name and a fetch(context) function",
+        );
+      }
+    }
+    const skew = options.refreshSkewSeconds ?? 30;
+    if (typeof skew !== "number" || !(skew >= 0) || skew === Infinity) {
+      throw new RangeError(
+        `Invalid refreshSkewSeconds: expected a finite number, 0 or more, got ${skew}`,
+      );
+    }
+    this.#steps = [...steps];
+    this.#skewSeconds = skew;
+  }
+
+  /**
+   * Returns the last step's token while it is valid; otherwise runs the
+   * pipeline (or joins the run in progress).
+   *
+   * @returns The token.
+   */
+  getToken(): Promise<TokenData> {
+    if (this.#running !== undefined) return this.#running;
+    const current = this.context.getToken(this.#last);
+    if (current !== undefined && this.#isValid(current)) return Promise.resolve(current);
+    return this.#run(false);
+  }
+
+  /**
+   * Fetches a new last-step token (earlier steps only when expired), or
+   * joins the run in progress.
+   *
+   * @returns The new token.
+   */
+  refreshToken(): Promise<TokenData> {
+    return this.#running ?? this.#run(true);
+  }
+
+  /** Discards the last step's token, unless a run is replacing it now. */
+  invalidateToken(): void {
+    if (this.#running === undefined) this.context.tokens.delete(this.#last);
+  }
+
+  get #last(): string {
+    return this.#steps.at(-1)!.name;
+  }
+
+  #isValid(token: TokenData): boolean {
+    return !token.isExpired(Date.now(), this.#skewSeconds);
+  }
+
+  #run(forceLast: boolean): Promise<TokenData> {
+    const run = (async () => {
+      let token: TokenData | undefined;
+      for (const [index, step] of this.#steps.entries()) {
+        const known = this.context.getToken(step.name);
+        const isLast = index === this.#steps.length - 1;
+        if (known !== undefined && this.#isValid(known) && !(isLast && forceLast)) {
+          token = known;
+          continue;
+        }
+        token = await fetchStep(step, this.context);
+        this.context.addToken(step.name, token);
+      }
+      return token!;
+    })();
+    this.#running = run;
+    const clear = () => {
+      if (this.#running === run) this.#running = undefined;
+    };
+    run.then(clear, clear);
+    return run;
+  }
+}
+
+async function fetchStep(step: TokenFetchStep, context: FetchContext): Promise<TokenData> {
+  try {
+    return await step.fetch(context);
+  } catch (cause) {
+    if (cause instanceof AuthenticationException) throw cause;
+    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : "it threw";
+    throw new AuthenticationException(`Token step '${step.name}' failed: ${reason}`, { cause });
+  }
+}
