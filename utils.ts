@@ -1,6 +1,8 @@
 /**
- * Utilities: {@linkcode serializeJson}, the one JSON serializer whose text
- * the client sends.
+ * Utilities: {@linkcode toCurl}, which renders a request as a cURL command
+ * that replays it byte for byte, {@linkcode shellQuote}, and
+ * {@linkcode serializeJson}, the one JSON serializer whose text the client
+ * sends and toCurl renders.
  *
  * @example Serialize a body as the client sends it
  * ```ts
@@ -14,3 +16,4 @@
  */
 
 export { serializeJson } from "./src/json/serialize_json.ts";
+export { shellQuote, toCurl } from "./src/curl/to_curl.ts";

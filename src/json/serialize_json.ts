@@ -1,7 +1,7 @@
 // The one JSON serializer of the library: the client sends its output and
 // toCurl renders it, so a replayed cURL command sends the same bytes.
 
-/** Thrown inside the serializer; collects the path while it unwinds. */
+/** Thrown by the check; collects the path while it unwinds. */
 class JsonPathError {
   readonly path: string[] = [];
   constructor(readonly reason: string) {}
@@ -18,19 +18,50 @@ class JsonPathError {
  * @param value The value to serialize.
  * @param field The name the error messages start the path with.
  * @returns The JSON text.
+ *
+ * @example Serialize a body as the client sends it
+ * ```ts
+ * import { serializeJson } from "@fetchline/fetchline/utils";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(serializeJson({ a: [1, 2], b: "ü" }), '{"a": [1, 2], "b": "ü"}');
+ * assert.throws(() => serializeJson({ a: [NaN] }), /jsonData\.a\[0\]: NaN/);
+ * ```
  */
 export function serializeJson(value: unknown, field = "jsonData"): string {
   try {
-    const text = write(value, "", new Set());
-    if (text === undefined) throw new JsonPathError("undefined is not JSON-serializable");
-    return text;
+    check(value, "", new Set());
   } catch (error) {
     if (!(error instanceof JsonPathError)) throw error;
     throw new TypeError(`Invalid ${field}${error.path.join("")}: ${error.reason}`);
   }
+  // With an indent, every raw newline JSON.stringify writes is structural
+  // (newlines inside strings are escaped), so collapsing each newline and its
+  // indent gives exactly the `, ` and `: ` separators, at native speed.
+  const text = JSON.stringify(value, null, 1);
+  if (text === undefined) {
+    throw new TypeError(`Invalid ${field}: undefined is not JSON-serializable`);
+  }
+  return collapseIndent(text);
 }
 
-function write(value: unknown, key: string, ancestors: Set<object>): string | undefined {
+/** Removes each newline and the indent after it, keeping one space after a `,`. */
+function collapseIndent(text: string): string {
+  let out = "";
+  let from = 0;
+  for (;;) {
+    const newline = text.indexOf("\n", from);
+    if (newline === -1) return out + text.slice(from);
+    out += text.charCodeAt(newline - 1) === 0x2c
+      ? text.slice(from, newline) + " "
+      : text.slice(from, newline);
+    from = newline + 1;
+    while (text.charCodeAt(from) === 0x20) from++;
+  }
+}
+
+/** Walks `value` as JSON.stringify would, throwing where it would lose or refuse data. */
+function check(value: unknown, key: string, ancestors: Set<object>): void {
   if (
     typeof value === "object" && value !== null &&
     typeof (value as { toJSON?: unknown }).toJSON === "function"
@@ -39,23 +70,21 @@ function write(value: unknown, key: string, ancestors: Set<object>): string | un
   }
   switch (typeof value) {
     case "string":
-      return JSON.stringify(value);
+    case "boolean":
+    case "undefined":
+      return;
     case "number":
       if (!Number.isFinite(value)) throw new JsonPathError(`${value} is not JSON-serializable`);
-      return String(value);
-    case "boolean":
-      return value ? "true" : "false";
-    case "undefined":
-      return undefined;
+      return;
     case "bigint":
       throw new JsonPathError("BigInt is not JSON-serializable; convert it to a string or number");
     case "function":
     case "symbol":
       throw new JsonPathError(`a ${typeof value} is not JSON-serializable`);
   }
-  if (value === null) return "null";
+  if (value === null) return;
   if (value instanceof Number || value instanceof String || value instanceof Boolean) {
-    return write(value.valueOf(), key, ancestors);
+    return check(value.valueOf(), key, ancestors);
   }
   if (value instanceof Map || value instanceof Set) {
     throw new JsonPathError(
@@ -65,44 +94,35 @@ function write(value: unknown, key: string, ancestors: Set<object>): string | un
   const object = value as object;
   if (ancestors.has(object)) throw new JsonPathError("circular reference");
   ancestors.add(object);
-  const text = Array.isArray(object)
-    ? writeArray(object, ancestors)
-    : writeObject(object, ancestors);
+  if (Array.isArray(object)) {
+    for (let i = 0; i < object.length; i++) checkMember(object[i], i, ancestors);
+  } else {
+    const keys = Object.keys(object);
+    for (let i = 0; i < keys.length; i++) {
+      const name = keys[i]!;
+      checkMember((object as Record<string, unknown>)[name], name, ancestors);
+    }
+  }
   ancestors.delete(object);
-  return text;
 }
 
-function writeArray(array: readonly unknown[], ancestors: Set<object>): string {
-  let text = "[";
-  for (let i = 0; i < array.length; i++) {
-    let item: string | undefined;
-    try {
-      item = write(array[i], String(i), ancestors);
-    } catch (error) {
-      if (error instanceof JsonPathError) error.path.unshift(`[${i}]`);
-      throw error;
+/** Checks one member; strings, booleans, null and undefined need no visit. */
+function checkMember(
+  member: unknown,
+  key: string | number,
+  ancestors: Set<object>,
+): void {
+  const type = typeof member;
+  if (member === null || type === "string" || type === "boolean" || type === "undefined") return;
+  if (type === "number" && Number.isFinite(member)) return;
+  try {
+    check(member, String(key), ancestors);
+  } catch (error) {
+    if (error instanceof JsonPathError) {
+      error.path.unshift(typeof key === "number" ? `[${key}]` : pathSegment(key));
     }
-    text += (i === 0 ? "" : ", ") + (item ?? "null");
+    throw error;
   }
-  return text + "]";
-}
-
-function writeObject(object: object, ancestors: Set<object>): string {
-  let text = "{";
-  let first = true;
-  for (const key of Object.keys(object)) {
-    let item: string | undefined;
-    try {
-      item = write((object as Record<string, unknown>)[key], key, ancestors);
-    } catch (error) {
-      if (error instanceof JsonPathError) error.path.unshift(pathSegment(key));
-      throw error;
-    }
-    if (item === undefined) continue;
-    text += (first ? "" : ", ") + JSON.stringify(key) + ": " + item;
-    first = false;
-  }
-  return text + "}";
 }
 
 function pathSegment(key: string): string {

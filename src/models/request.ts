@@ -3,6 +3,7 @@ import type { HttpMethod } from "./http_method.ts";
 import { defineRedactedInspect, MASK, maskHeaders, redactUrl } from "./_redact.ts";
 import { describeType, isPlainRecord, validateHeaders, validateTimeout } from "./_validate.ts";
 import { serializeJson } from "../json/serialize_json.ts";
+import { toCurl } from "../curl/to_curl.ts";
 
 /** Set by `with()` just before it constructs a copy; read once by the constructor. */
 let reusedJson: { value: unknown; text: string } | undefined;
@@ -188,6 +189,17 @@ export class HttpRequest implements HttpRequestFields {
       timeout: this.timeout,
       auth: this.auth,
     };
+  }
+
+  /**
+   * Renders this request as a cURL command; the same string as
+   * {@linkcode toCurl}`(request)` from `utils.ts`, with its rules and
+   * limitations. The command holds the request's credentials, as asked.
+   *
+   * @returns The command.
+   */
+  toCurl(): string {
+    return toCurl(this);
   }
 
   /**

@@ -1,0 +1,136 @@
+import type { HttpRequest } from "../models/request.ts";
+import { validateHeaders } from "../models/_validate.ts";
+import { encodeForm } from "../client/body.ts";
+import { appendParams } from "../client/url.ts";
+
+const SEPARATOR = " \\\n  ";
+const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * Renders a request as a cURL command that replays it: the same method,
+ * URL, headers and body bytes the client sends (the JSON text comes from the
+ * client's own serializer).
+ *
+ * Layout: `curl -X '<METHOD>'`, then the headers (`-H 'Name: value'`, and
+ * `Content-Type: application/json` once after them for a JSON body unless
+ * one is set), `-u 'user:pass'`, the body (`--data '<JSON>'`, `--data
+ * 'k=v&k2=v2'` for a form, `-F 'field=@path'` per file with the form
+ * fields as `--form-string 'k=v'`), `--max-time <seconds>` and the quoted URL
+ * with its params last, joined by a backslash, a newline and two spaces.
+ *
+ * Safety: every value is single-quoted, a `'` written as `'"'"'`, so no value
+ * can break out into the shell. curl's own syntax cannot reinterpret one
+ * either: form fields beside files use `--form-string` (never read as
+ * `@file` or `<file`), a file path with `;`, `,`, `"` or `\` is
+ * double-quoted inside `-F`, an empty header value is written `-H 'Name;'`
+ * (`-H 'Name:'` would remove the header), a URL with `[ ] { }` gets
+ * `--globoff` after the method, and HEAD gets `--head` so curl does not wait
+ * for a body. An absolute URL is written in the normalised form the client
+ * sends; a relative one as given.
+ *
+ * Limitations: file contents are not included (a path is shown, and a Blob,
+ * File or Uint8Array without a path is shown by its file name, which curl
+ * would read from the working directory); header values with characters
+ * above U+007F are sent by `fetch` as Latin-1 bytes but by curl as UTF-8;
+ * session cookies and TLS settings are not included; a value holding NUL
+ * cannot be passed to a shell and is refused.
+ *
+ * @param request The request.
+ * @returns The command.
+ * @throws {TypeError} For a header HTTP forbids (CR, LF, NUL), naming it, or
+ * a value holding NUL.
+ *
+ * @example Render a JSON request
+ * ```ts
+ * import { HttpRequest } from "@fetchline/fetchline";
+ * import { toCurl } from "@fetchline/fetchline/utils";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new HttpRequest("POST", "https://api.example.com/users", {
+ *   jsonData: { name: "O'Brien" },
+ *   timeout: 30,
+ * });
+ * assert.equal(
+ *   toCurl(request),
+ *   [
+ *     "curl -X 'POST'",
+ *     "-H 'Content-Type: application/json'",
+ *     `--data '{"name": "O'"'"'Brien"}'`,
+ *     "--max-time 30.0",
+ *     "'https://api.example.com/users'",
+ *   ].join(" \\\n  "),
+ * );
+ * assert.equal(request.toCurl(), toCurl(request));
+ * ```
+ */
+export function toCurl(request: HttpRequest): string {
+  const url = urlOf(request);
+  const args = [`curl -X ${shellQuote(request.method)}`];
+  if (/[[\]{}]/.test(url)) args.push("--globoff");
+  if (request.method === "HEAD") args.push("--head");
+  const headers = validateHeaders("headers", request.headers ?? {});
+  for (const [name, value] of Object.entries(headers)) args.push(headerArg(name, value));
+  const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
+  if (request.jsonText !== undefined && !hasContentType) {
+    args.push(headerArg("Content-Type", "application/json"));
+  }
+  if (request.auth !== undefined) {
+    args.push(`-u ${shellQuote(`${request.auth[0]}:${request.auth[1]}`)}`);
+  }
+  args.push(...bodyArgs(request));
+  if (request.timeout !== undefined) args.push(`--max-time ${seconds(request.timeout)}`);
+  args.push(shellQuote(url));
+  return args.join(SEPARATOR);
+}
+
+/**
+ * Quotes `value` for a POSIX shell: single quotes, with each `'` written
+ * as `'"'"'`. A NUL cannot be passed to a shell and is refused.
+ *
+ * @param value The text to quote.
+ * @returns The quoted word.
+ */
+export function shellQuote(value: string): string {
+  if (value.includes("\0")) {
+    throw new TypeError("Cannot render a value holding NUL as a shell argument");
+  }
+  return `'${value.replaceAll("'", `'"'"'`)}'`;
+}
+
+function headerArg(name: string, value: string): string {
+  const trimmed = value.replace(/^[ \t]+|[ \t]+$/g, "");
+  return `-H ${shellQuote(trimmed === "" ? `${name};` : `${name}: ${trimmed}`)}`;
+}
+
+function bodyArgs(request: HttpRequest): string[] {
+  if (request.jsonText !== undefined) return [`--data ${shellQuote(request.jsonText)}`];
+  if (request.files === undefined) {
+    return request.data === undefined ? [] : [`--data ${shellQuote(encodeForm(request.data))}`];
+  }
+  const args = Object.entries(request.data ?? {}).map(([key, value]) =>
+    `--form-string ${shellQuote(`${key}=${String(value)}`)}`
+  );
+  for (const [field, value] of Object.entries(request.files)) {
+    const name = typeof value === "string" ? value : value instanceof File ? value.name : field;
+    args.push(`-F ${shellQuote(`${field}=@${formFileName(name)}`)}`);
+  }
+  return args;
+}
+
+/** A file name as `-F` reads it: double-quoted when `;`, `,`, `"` or `\` would be parsed. */
+function formFileName(name: string): string {
+  return /[;,"\\]/.test(name) ? `"${name.replace(/["\\]/g, "\\$&")}"` : name;
+}
+
+function urlOf(request: HttpRequest): string {
+  const url = appendParams(request.url, request.params);
+  if (!ABSOLUTE.test(url)) return url;
+  const parsed = URL.parse(url);
+  if (parsed === null) return url;
+  parsed.hash = "";
+  return parsed.href;
+}
+
+function seconds(value: number): string {
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
+}
