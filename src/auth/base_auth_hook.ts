@@ -2,6 +2,7 @@ import type { AuthHookInterface, AuthRetryStrategyInterface } from "./auth_inter
 import { SimpleAuthRetryStrategy } from "./retry_strategies.ts";
 import { pathExclusion } from "./_path_match.ts";
 import type { TokenData } from "../config/token_data.ts";
+import { headerValue } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
@@ -109,16 +110,7 @@ export abstract class BaseAuthHook implements AuthHookInterface {
 
 /** True when `request` already carries credentials: its `auth`, or the header `name` in any case. */
 export function carriesCredentials(request: HttpRequest, name: string): boolean {
-  if (request.auth !== undefined) return true;
-  const lower = name.toLowerCase();
-  return Object.keys(request.headers ?? {}).some((key) => key.toLowerCase() === lower);
-}
-
-/** The value of header `name` of `request`, in any case. */
-export function headerOf(request: HttpRequest, name: string): string | undefined {
-  const lower = name.toLowerCase();
-  const entry = Object.entries(request.headers ?? {}).find(([key]) => key.toLowerCase() === lower);
-  return entry?.[1];
+  return request.auth !== undefined || headerValue(request.headers, name) !== undefined;
 }
 
 /** Throws a TypeError naming `field` unless `value` is a non-empty string. */

@@ -1,7 +1,8 @@
 import type { TokenManagerInterface } from "./auth_interfaces.ts";
-import { BaseAuthHook, carriesCredentials, headerOf } from "./base_auth_hook.ts";
+import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import type { TokenData } from "../config/token_data.ts";
+import { headerValue } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { validateHeader } from "../models/_validate.ts";
@@ -118,6 +119,7 @@ export class TokenAuthHook extends BaseAuthHook {
   /** True when `failed` carried a token other than the current one. */
   #isStale(failed: HttpResponse | undefined): boolean {
     if (failed === undefined || this.#current === undefined) return false;
-    return headerOf(failed.request, this.authHeaderName) !== this.#valueOf(this.#current);
+    return headerValue(failed.request.headers, this.authHeaderName) !==
+      this.#valueOf(this.#current);
   }
 }

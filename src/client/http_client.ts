@@ -1,7 +1,7 @@
 import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config.ts";
 import type { FetchLike, HttpClientConfig } from "../config/client_config.ts";
 import { HttpClientException } from "../errors.ts";
-import { HttpRequest, mergeHeaders } from "../models/request.ts";
+import { headerValue, HttpRequest, mergeHeaders } from "../models/request.ts";
 import type { HttpRequestInit } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { redactUrl } from "../models/_redact.ts";
@@ -259,7 +259,7 @@ export class HttpClient {
       : mergeHeaders(defaults, request.headers ?? {});
     if (
       needsIdempotencyKey(this.config.retry, request.method) &&
-      !Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "idempotency-key")
+      headerValue(headers, "Idempotency-Key") === undefined
     ) {
       headers = { ...headers, "Idempotency-Key": crypto.randomUUID() };
     }

@@ -2,6 +2,11 @@ import type { QueryValue } from "../models/request.ts";
 
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
 
+/** True when `url` starts with a scheme (`https:`, `ftp:` …), so no base applies. */
+export function isAbsoluteUrl(url: string): boolean {
+  return ABSOLUTE.test(url);
+}
+
 /**
  * Joins `url` to `baseUrl` (SPEC.md rules 4 and 5): an absolute URL is kept
  * as it is; with a base, `/path`, `path` and `/path/` all give `<base>/path`,
@@ -11,7 +16,7 @@ const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
  * there is no base.
  */
 export function resolveUrl(baseUrl: string | undefined, url: string): string | undefined {
-  if (ABSOLUTE.test(url)) return url;
+  if (isAbsoluteUrl(url)) return url;
   if (baseUrl === undefined) return undefined;
   const split = url.search(/[?#]/);
   const path = (split === -1 ? url : url.slice(0, split)).replace(/^\/+|\/+$/g, "");

@@ -1,10 +1,10 @@
 import type { HttpRequest } from "../models/request.ts";
 import { validateHeaders } from "../models/_validate.ts";
 import { encodeForm } from "../client/body.ts";
-import { appendParams } from "../client/url.ts";
+import { appendParams, isAbsoluteUrl } from "../client/url.ts";
+import { headerValue } from "../models/request.ts";
 
 const SEPARATOR = " \\\n  ";
-const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
 
 /**
  * Renders a request as a cURL command that replays it: the same method,
@@ -70,8 +70,7 @@ export function toCurl(request: HttpRequest): string {
   if (request.method === "HEAD") args.push("--head");
   const headers = validateHeaders("headers", request.headers ?? {});
   for (const [name, value] of Object.entries(headers)) args.push(headerArg(name, value));
-  const hasContentType = Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
-  if (request.jsonText !== undefined && !hasContentType) {
+  if (request.jsonText !== undefined && headerValue(headers, "Content-Type") === undefined) {
     args.push(headerArg("Content-Type", "application/json"));
   }
   if (request.auth !== undefined) {
@@ -124,7 +123,7 @@ function formFileName(name: string): string {
 
 function urlOf(request: HttpRequest): string {
   const url = appendParams(request.url, request.params);
-  if (!ABSOLUTE.test(url)) return url;
+  if (!isAbsoluteUrl(url)) return url;
   const parsed = URL.parse(url);
   if (parsed === null) return url;
   parsed.hash = "";

@@ -219,6 +219,16 @@ defineRedactedInspect(HttpRequest, (request) => ({
   auth: request.auth && [request.auth[0], MASK],
 }));
 
+/** The value of header `name` in `headers`, compared without regard to case. */
+export function headerValue(
+  headers: Readonly<Record<string, string>> | undefined,
+  name: string,
+): string | undefined {
+  const lower = name.toLowerCase();
+  for (const key in headers) if (key.toLowerCase() === lower) return headers[key];
+  return undefined;
+}
+
 /** `base` merged with `extra`, compared without regard to case; `extra` wins. */
 export function mergeHeaders(
   base: Readonly<Record<string, string>> | undefined,
