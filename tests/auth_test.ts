@@ -8,6 +8,7 @@ import {
   CompositeAuthHook,
   HttpClient,
   HttpClientConfigBuilder,
+  type HttpRequest,
   NoAuthRetryStrategy,
   SimpleAuthRetryStrategy,
   TokenAuthHook,
@@ -534,5 +535,59 @@ Deno.test("No log line or error of the whole auth flow contains a secret", async
   );
   assert.ok(
     lines.some(([, line]) => line.includes("Request failed (attempt 1/1): ConnectionException")),
+  );
+});
+
+Deno.test("A chained redirect drops the API key the hook added on a middle hop", async () => {
+  await using start = startFixtureServer();
+  await using allowed = startFixtureServer();
+  await using last = startFixtureServer();
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(allowed.url)
+    .withAuthHook(new ApiKeyAuthHook("k-secret", { headerName: "X-Custom-Key" }))
+    .withRetry({ maxRetries: 0 })
+    .build();
+  await using client = new HttpClient(config);
+  const toLast = `${allowed.url}/redirect/302?to=${encodeURIComponent(`${last.url}/landed`)}`;
+  await client.get(`${start.url}/redirect/302`, { params: { to: toLast } });
+  assert.equal(start.last().headers["x-custom-key"], undefined, "not an allowed origin");
+  assert.equal(allowed.last().headers["x-custom-key"], "k-secret", "applied where allowed");
+  assert.equal(last.last().path, "/landed");
+  assert.equal(last.last().headers["x-custom-key"], undefined, "dropped when leaving again");
+});
+
+Deno.test("An auth hook's own error during a redirect reaches the caller unchanged, not retried", async () => {
+  await using first = startFixtureServer();
+  await using second = startFixtureServer();
+  const boom = new RangeError("hook refused the hop");
+  class PickyHook extends ApiKeyAuthHook {
+    override beforeRequest(request: HttpRequest): HttpRequest {
+      if (request.url.includes("/landed")) throw boom;
+      return super.beforeRequest(request);
+    }
+  }
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(first.url)
+    .withAuthHook(new PickyHook("k"))
+    .withAuthOrigins([first.url, second.url])
+    .build();
+  await using client = new HttpClient(config);
+  await assert.rejects(
+    client.get("/redirect/302", { params: { to: `${second.url}/landed` } }),
+    (e) => e === boom,
+  );
+  assert.equal(first.requests.length, 1);
+  assert.equal(second.requests.length, 0);
+});
+
+Deno.test("TokenManager refuses a step that returns no TokenData", async () => {
+  const manager = new TokenManager([{
+    name: "sloppy",
+    fetch: () => Promise.resolve({ accessToken: "x" } as never),
+  }]);
+  await rejectsWith(
+    manager.getToken(),
+    AuthenticationException,
+    /^Token step 'sloppy' failed: it returned no TokenData$/,
   );
 });

@@ -517,3 +517,52 @@ Deno.test("createClient() builds a client with the defaults and the base URL", a
   assert.equal(client.config.retry.maxRetries, 2);
   assert.equal((await client.get("/plain")).statusCode, 200);
 });
+
+Deno.test("HttpClient follows a 301 keeping PUT, and turns PUT into GET on 302 and 303", async () => {
+  await using server = startFixtureServer();
+  await using client = singleAttemptClient(server.url);
+  await client.put("/redirect/301", { params: { to: "/kept" }, jsonData: { a: 1 } });
+  assert.deepEqual([server.last().method, decode(server.last().body)], ["PUT", '{"a": 1}']);
+  for (const status of [302, 303]) {
+    await client.put(`/redirect/${status}`, { params: { to: "/changed" }, jsonData: { a: 1 } });
+    assert.deepEqual([server.last().method, server.last().body.length], ["GET", 0], `${status}`);
+  }
+  await client.head("/redirect/303", { params: { to: "/head" } });
+  assert.equal(server.last().method, "HEAD");
+});
+
+Deno.test("HttpClient accepts a timeout longer than setTimeout's limit", async () => {
+  await using server = startFixtureServer();
+  await using client = singleAttemptClient(server.url);
+  assert.equal((await client.get("/long", { timeout: 40 * 24 * 3600 })).statusCode, 200);
+});
+
+Deno.test("HttpClient refuses a URL whose user-info is badly escaped with HttpClientException", async () => {
+  await using client = singleAttemptClient();
+  await rejectsWith(
+    client.get("http://user:%E0%A4%A@127.0.0.1:9/x"),
+    HttpClientException,
+    /^Invalid URL: GET/,
+  );
+});
+
+Deno.test("console.log() of requests, responses and clients masks credential-like headers", async () => {
+  await using server = startFixtureServer();
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(server.url)
+    .withHeaders({ Authorization: "Bearer d3fault", "X-Token": "t0ken", "X-Session-Key": "s3ss" })
+    .build();
+  await using client = new HttpClient(config);
+  const response = await client.get("/x");
+  for (
+    const shown of [Deno.inspect(client), Deno.inspect(response), Deno.inspect(response.request)]
+  ) {
+    for (const secret of ["d3fault", "t0ken", "s3ss"]) {
+      assert.ok(!shown.includes(secret), `${secret} in ${shown}`);
+    }
+  }
+  assert.equal(
+    new HttpRequest("GET", "http://u:p@ss@127.0.0.1/").toString(),
+    "HttpRequest(GET http://u:***@127.0.0.1/)",
+  );
+});

@@ -162,16 +162,23 @@ Deno.test("HttpClient waits for real with the default sleep, and close() ends a 
   await using client = new HttpClient(config);
   assert.equal((await client.get("/status/503")).statusCode, 503);
   assert.equal(server.requests.length, 3);
+  const seen: unknown[] = [];
   const patient = new HttpClient(
-    new HttpClientConfigBuilder().withBaseUrl(server.url).withRetry({
-      backoff: 60,
-      random: () => 1,
-    }).build(),
+    new HttpClientConfigBuilder()
+      .withBaseUrl(server.url)
+      .withRetry({ backoff: 60, random: () => 1 })
+      .withErrorHook({ onError: (error) => void seen.push(error) })
+      .build(),
   );
   const pending = patient.get("/status/503");
   while (server.requests.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
   patient.close();
-  await rejectsWith(pending, HttpClientException, /Client was closed during the request: GET/);
+  const error = await rejectsWith(
+    pending,
+    HttpClientException,
+    /Client was closed during the request: GET/,
+  );
+  assert.deepEqual(seen, [error], "the error hooks saw the abort of the wait");
 });
 
 Deno.test("HttpClientConfigBuilder.withRetry() refuses bad settings at build time", () => {

@@ -308,3 +308,27 @@ Deno.test("toCurl() commands never run anything else, and curl sends exactly the
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("toCurl() never lets a URL or an in-memory file name make curl read a local file", () => {
+  assert.equal(
+    toCurl(new HttpRequest("GET", "-K/tmp/cfg.txt")),
+    lines("curl -X 'GET'", "--url '-K/tmp/cfg.txt'"),
+  );
+  const request = new HttpRequest("POST", "https://h.test/", {
+    files: {
+      key: new File(["x"], "/home/u/.ssh/id_rsa"),
+      dash: new File(["x"], "-"),
+      up: new File(["x"], "../.."),
+    },
+  });
+  assert.equal(
+    toCurl(request),
+    lines(
+      "curl -X 'POST'",
+      "-F 'key=@id_rsa'",
+      "-F 'dash=@./-'",
+      "-F 'up=@./..'",
+      "'https://h.test/'",
+    ),
+  );
+});

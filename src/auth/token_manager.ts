@@ -1,5 +1,5 @@
 import type { TokenManagerInterface } from "./auth_interfaces.ts";
-import type { TokenData } from "../config/token_data.ts";
+import { TokenData } from "../config/token_data.ts";
 import { AuthenticationException } from "../errors.ts";
 import { FetchContext } from "../models/fetch_context.ts";
 
@@ -149,11 +149,16 @@ export class TokenManager implements TokenManagerInterface {
 }
 
 async function fetchStep(step: TokenFetchStep, context: FetchContext): Promise<TokenData> {
+  let token: unknown;
   try {
-    return await step.fetch(context);
+    token = await step.fetch(context);
   } catch (cause) {
     if (cause instanceof AuthenticationException) throw cause;
     const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : "it threw";
     throw new AuthenticationException(`Token step '${step.name}' failed: ${reason}`, { cause });
   }
+  if (!(token instanceof TokenData)) {
+    throw new AuthenticationException(`Token step '${step.name}' failed: it returned no TokenData`);
+  }
+  return token;
 }

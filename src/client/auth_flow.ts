@@ -3,7 +3,7 @@
 // strip and re-apply, and refresh and resend after an authentication error.
 
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
-import { HttpRequest } from "../models/request.ts";
+import { headerValue, HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";
@@ -37,8 +37,7 @@ export async function sendAuthenticated(
     return await sendRequest(hooked, options);
   }
   const origins = options.authOrigins;
-  const reapply = async (hop: HttpRequest) =>
-    (await authenticate(hook, origins, hop, context)).request;
+  const reapply = (hop: HttpRequest) => authenticate(hook, origins, hop, context);
   for (let authRetries = 0;; authRetries++) {
     const { request, added } = await authenticate(hook, origins, hooked, context);
     context.request = request;
@@ -76,12 +75,9 @@ async function authenticate(
 
 function addedHeaders(before: HttpRequest, after: HttpRequest): ReadonlySet<string> {
   if (before.headers === after.headers) return NONE;
-  const old = new Map(
-    Object.entries(before.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]),
-  );
   const added = new Set<string>();
   for (const [name, value] of Object.entries(after.headers ?? {})) {
-    if (old.get(name.toLowerCase()) !== value) added.add(name.toLowerCase());
+    if (headerValue(before.headers, name) !== value) added.add(name.toLowerCase());
   }
   return added;
 }

@@ -4,7 +4,7 @@ import { HttpClientException } from "../errors.ts";
 import { headerValue, HttpRequest, mergeHeaders } from "../models/request.ts";
 import type { HttpRequestInit } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { redactUrl } from "../models/_redact.ts";
+import { defineRedactedInspect, maskHeadersForView, redactUrl } from "../models/_redact.ts";
 import { createPool } from "../runtime.ts";
 import type { Pool } from "../runtime.ts";
 import { executeCall } from "./lifecycle.ts";
@@ -248,7 +248,11 @@ export class HttpClient {
     let auth = request.auth;
     let target = absolute;
     if (url.username !== "" || url.password !== "") {
-      auth ??= [decodeURIComponent(url.username), decodeURIComponent(url.password)];
+      try {
+        auth ??= [decodeURIComponent(url.username), decodeURIComponent(url.password)];
+      } catch {
+        throw fail("Invalid URL");
+      }
       url.username = "";
       url.password = "";
       target = url.href;
@@ -269,6 +273,11 @@ export class HttpClient {
     return request.with({ url: target, headers, auth });
   }
 }
+
+defineRedactedInspect(HttpClient, (client) => ({
+  config: { ...client.config, headers: maskHeadersForView(client.config.headers) },
+  closed: client.closed,
+}));
 
 /**
  * Creates a client with the default configuration and an optional base URL.

@@ -54,7 +54,12 @@ export async function executeCall(
         : undefined;
       if (delay === undefined) throw error;
     }
-    await wait(delay, context.request, options);
+    try {
+      await wait(delay, context.request, options);
+    } catch (error) {
+      await runErrorHooks(options.errorHooks, error, context);
+      throw error;
+    }
     context.incrementAttempt();
   }
 }

@@ -1,23 +1,22 @@
 import { HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
-import { redactUrl } from "../models/_redact.ts";
+import { redactUrl, SENSITIVE_HEADERS } from "../models/_redact.ts";
 import { appendParams } from "./url.ts";
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
-
-/** Headers that never follow a redirect to another origin or from https to http. */
-const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
-  "authorization",
-  "cookie",
-  "proxy-authorization",
-]);
 
 /** What a redirect must know of the auth hook. */
 export interface RedirectAuth {
   /** Lower-case names of the headers the auth hook added: dropped when a hop leaves the origin. */
   readonly headers: ReadonlySet<string>;
-  /** Applies the auth hook to a hop that left the origin, where it is allowed. */
-  reapply(hop: HttpRequest): Promise<HttpRequest>;
+  /** Applies the auth hook to a hop that left the origin, where it is allowed; names the headers it added. */
+  reapply(hop: HttpRequest): Promise<{ request: HttpRequest; added: ReadonlySet<string> }>;
+}
+
+/** Carries an error thrown by a user's hook through the transport's error mapping unchanged. */
+export class HookError {
+  /** Wraps `error`. */
+  constructor(readonly error: unknown) {}
 }
 
 /** The last response of a call and the URL it came from. */
@@ -28,9 +27,9 @@ export interface FinalResponse {
 
 /**
  * Sends `request` with `send` and follows redirects itself, up to
- * `maxRedirects` hops (0: the 3xx response is returned). 301, 302 and 303
- * turn into GET without a body (HEAD stays HEAD); 307 and 308 keep the
- * method and body. A hop to another origin, or from https to http, drops
+ * `maxRedirects` hops (0: the 3xx response is returned). As in httpx and
+ * requests, 303 and 302 turn any method but HEAD into GET without a body,
+ * 301 turns POST into GET; 307 and 308 keep the method and body. A hop to another origin, or from https to http, drops
  * the credential headers, the headers the auth hook added and `auth`, and
  * applies the auth hook again where `auth` allows. More hops than allowed is an
  * HttpClientException.
@@ -43,6 +42,8 @@ export async function followRedirects(
 ): Promise<FinalResponse> {
   let hop = request;
   let url = appendParams(request.url, request.params);
+  // Every header the auth hook added on any hop so far: all leave with the origin.
+  let authHeaders = auth?.headers ?? new Set<string>();
   for (let count = 0;; count++) {
     const response = await send(hop);
     const location = response.headers.get("location");
@@ -62,8 +63,14 @@ export async function followRedirects(
     const from = new URL(url);
     const leavesOrigin = from.origin !== next.origin ||
       (from.protocol === "https:" && next.protocol === "http:");
-    hop = redirectRequest(hop, response.status, next, leavesOrigin, auth?.headers);
-    if (leavesOrigin && auth !== undefined) hop = await auth.reapply(hop);
+    hop = redirectRequest(hop, response.status, next, leavesOrigin, authHeaders);
+    if (leavesOrigin && auth !== undefined) {
+      const reapplied = await auth.reapply(hop).catch((error) => {
+        throw new HookError(error);
+      });
+      hop = reapplied.request;
+      authHeaders = new Set([...authHeaders, ...reapplied.added]);
+    }
     url = next.href;
   }
 }
@@ -88,10 +95,11 @@ function redirectRequest(
   leavesOrigin: boolean,
   authHeaders: ReadonlySet<string> = new Set(),
 ): HttpRequest {
-  const toGet = status <= 303 && hop.method !== "HEAD";
+  const toGet = (status === 301 && hop.method === "POST") ||
+    ((status === 302 || status === 303) && hop.method !== "HEAD");
   const dropped = (name: string): boolean => {
     const lower = name.toLowerCase();
-    return (leavesOrigin && (CREDENTIAL_HEADERS.has(lower) || authHeaders.has(lower))) ||
+    return (leavesOrigin && (SENSITIVE_HEADERS.has(lower) || authHeaders.has(lower))) ||
       (toGet && (lower === "content-type" || lower === "content-length"));
   };
   const headers = hop.headers &&

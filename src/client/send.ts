@@ -3,7 +3,7 @@ import { ConnectionException, HttpClientException, TimeoutException } from "../e
 import type { HttpRequest } from "../models/request.ts";
 import { HttpResponse } from "../models/response.ts";
 import { redactUrl } from "../models/_redact.ts";
-import { followRedirects } from "./redirects.ts";
+import { followRedirects, HookError } from "./redirects.ts";
 import type { RedirectAuth } from "./redirects.ts";
 import { fetchOnce } from "./transport.ts";
 
@@ -37,7 +37,8 @@ export async function sendRequest(
   const start = performance.now();
   const seconds = request.timeout ?? options.timeout;
   const timer = new AbortController();
-  const id = setTimeout(() => timer.abort(), seconds * 1000);
+  // setTimeout fires at once past 2^31 - 1 ms (24.8 days): clamp to it.
+  const id = setTimeout(() => timer.abort(), Math.min(seconds * 1000, 2 ** 31 - 1));
   const signals = [timer.signal, options.closed];
   if (options.signal !== undefined) signals.push(options.signal);
   const signal = AbortSignal.any(signals);
@@ -70,7 +71,8 @@ function toClientError(
   seconds: number,
   timeout: AbortSignal,
   options: SendOptions,
-): HttpClientException {
+): unknown {
+  if (error instanceof HookError) return error.error;
   if (error instanceof HttpClientException) return error;
   const target = `${request.method} ${redactUrl(request.url)}`;
   if (timeout.aborted) {

@@ -78,7 +78,8 @@ export function toCurl(request: HttpRequest): string {
   }
   args.push(...bodyArgs(request));
   if (request.timeout !== undefined) args.push(`--max-time ${seconds(request.timeout)}`);
-  args.push(shellQuote(url));
+  // A (relative) URL starting with `-` would be read as an option.
+  args.push(url.startsWith("-") ? `--url ${shellQuote(url)}` : shellQuote(url));
   return args.join(SEPARATOR);
 }
 
@@ -110,10 +111,24 @@ function bodyArgs(request: HttpRequest): string[] {
     `--form-string ${shellQuote(`${key}=${String(value)}`)}`
   );
   for (const [field, value] of Object.entries(request.files)) {
-    const name = typeof value === "string" ? value : value instanceof File ? value.name : field;
-    args.push(`-F ${shellQuote(`${field}=@${formFileName(name)}`)}`);
+    const path = typeof value === "string"
+      ? value
+      : safeBaseName(value instanceof File ? value.name : field);
+    args.push(`-F ${shellQuote(`${field}=@${formFileName(path)}`)}`);
   }
   return args;
+}
+
+/**
+ * The base name of an in-memory file's name, so a replay reads a file of
+ * the working directory and never a path the name spells (`/home/u/.ssh/…`);
+ * `./` keeps `-` (stdin) and a leading `-` from being special.
+ */
+function safeBaseName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? "";
+  return base === "" || base.startsWith("-") || base === "." || base === ".."
+    ? `./${base || "file"}`
+    : base;
 }
 
 /** A file name as `-F` reads it: double-quoted when `;`, `,`, `"` or `\` would be parsed. */

@@ -10,6 +10,26 @@ export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
   "x-api-key",
 ]);
 
+/**
+ * Header names that look like credentials (custom auth headers such as
+ * `X-Token` or `X-Session-Key`): masked in `console.log()` views, which
+ * follow no spec line shape and can afford to mask more than needed.
+ */
+const CREDENTIAL_LIKE = /auth|token|secret|key|cookie|session|passw/i;
+
+/** A copy of `headers` for a `console.log()` view: sensitive and credential-like values masked. */
+export function maskHeadersForView(
+  headers: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const masked: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    masked[name] = SENSITIVE_HEADERS.has(name.toLowerCase()) || CREDENTIAL_LIKE.test(name)
+      ? MASK
+      : value;
+  }
+  return masked;
+}
+
 /** The mask written in place of a secret. */
 export const MASK = "***";
 
@@ -31,7 +51,8 @@ export function maskHeaders(
 
 /** The URL with the password of its user-info part masked. */
 export function redactUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#@]*@/i, `$1${MASK}@`);
+  // Greedy up to the last `@` of the authority: a password may hold an `@`.
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/i, `$1${MASK}@`);
 }
 
 type Inspect = (value: unknown, options?: unknown) => string;

@@ -1,6 +1,6 @@
 import { parseMethod } from "./http_method.ts";
 import type { HttpMethod } from "./http_method.ts";
-import { defineRedactedInspect, MASK, maskHeaders, redactUrl } from "./_redact.ts";
+import { defineRedactedInspect, MASK, maskHeadersForView, redactUrl } from "./_redact.ts";
 import { describeType, isPlainRecord, validateHeaders, validateTimeout } from "./_validate.ts";
 import { serializeJson } from "../json/serialize_json.ts";
 import { toCurl } from "../curl/to_curl.ts";
@@ -215,7 +215,7 @@ export class HttpRequest implements HttpRequestFields {
 defineRedactedInspect(HttpRequest, (request) => ({
   ...request.toObject(),
   url: redactUrl(request.url),
-  headers: request.headers && maskHeaders(request.headers),
+  headers: request.headers && maskHeadersForView(request.headers),
   auth: request.auth && [request.auth[0], MASK],
 }));
 

@@ -1,6 +1,6 @@
 import { ResponseParseException } from "../errors.ts";
 import type { HttpRequest } from "./request.ts";
-import { defineRedactedInspect, maskHeaders, redactUrl } from "./_redact.ts";
+import { defineRedactedInspect, maskHeadersForView, redactUrl } from "./_redact.ts";
 
 /** The fields of an {@linkcode HttpResponse}. */
 export interface HttpResponseInit {
@@ -163,7 +163,7 @@ export class HttpResponse {
 defineRedactedInspect(HttpResponse, (response) => ({
   statusCode: response.statusCode,
   url: redactUrl(response.url),
-  headers: maskHeaders(response.headers),
+  headers: maskHeadersForView(response.headers),
   content: response.content,
   elapsedMs: response.elapsedMs,
   request: response.request,
