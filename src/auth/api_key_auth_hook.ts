@@ -1,8 +1,8 @@
-import { BaseAuthHook, carriesCredentials, requireText } from "./base_auth_hook.ts";
+import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import { TokenData } from "../config/token_data.ts";
 import type { HttpRequest } from "../models/request.ts";
-import { validateHeader } from "../models/_validate.ts";
+import { requireText, validateHeader } from "../models/_validate.ts";
 
 /** Options of {@linkcode ApiKeyAuthHook}. */
 export interface ApiKeyAuthHookOptions extends BaseAuthHookOptions {

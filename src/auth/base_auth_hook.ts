@@ -112,11 +112,3 @@ export abstract class BaseAuthHook implements AuthHookInterface {
 export function carriesCredentials(request: HttpRequest, name: string): boolean {
   return request.auth !== undefined || headerValue(request.headers, name) !== undefined;
 }
-
-/** Throws a TypeError naming `field` unless `value` is a non-empty string. */
-export function requireText(field: string, value: unknown): string {
-  if (typeof value !== "string" || value === "") {
-    throw new TypeError(`Invalid ${field}: expected a non-empty string`);
-  }
-  return value;
-}

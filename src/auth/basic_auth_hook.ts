@@ -1,4 +1,5 @@
-import { BaseAuthHook, carriesCredentials, requireText } from "./base_auth_hook.ts";
+import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
+import { validateUsername } from "../models/_validate.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import { TokenData } from "../config/token_data.ts";
 import { basicAuthorization } from "../client/credentials.ts";
@@ -34,8 +35,7 @@ export class BasicAuthHook extends BaseAuthHook {
    */
   constructor(username: string, password: string, options: BaseAuthHookOptions = {}) {
     super(options);
-    this.username = requireText("username", username);
-    if (username.includes(":")) throw new TypeError("Invalid username: it must not contain ':'");
+    this.username = validateUsername("username", username);
     if (typeof password !== "string") throw new TypeError("Invalid password: expected a string");
     this.#header = basicAuthorization(username, password);
   }

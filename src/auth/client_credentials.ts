@@ -1,5 +1,5 @@
 import type { TokenFetchStep } from "./token_manager.ts";
-import { requireText } from "./base_auth_hook.ts";
+import { requireText } from "../models/_validate.ts";
 import { HttpClient } from "../client/http_client.ts";
 import { HttpClientConfigBuilder } from "../config/client_config.ts";
 import { TokenData } from "../config/token_data.ts";

@@ -1,5 +1,6 @@
 import type { AuthRetryStrategyInterface } from "./auth_interfaces.ts";
 import type { HttpResponse } from "../models/response.ts";
+import { validateCount } from "../models/_validate.ts";
 
 /** Options of {@linkcode SimpleAuthRetryStrategy}. */
 export interface SimpleAuthRetryStrategyOptions {
@@ -30,13 +31,7 @@ export class SimpleAuthRetryStrategy implements AuthRetryStrategyInterface {
    * @param options The count.
    */
   constructor(options: SimpleAuthRetryStrategyOptions = {}) {
-    const count = options.maxRetries ?? 1;
-    if (!Number.isInteger(count) || count < 0) {
-      throw new RangeError(
-        `Invalid maxRetries: expected a whole number of 0 or more, got ${count}`,
-      );
-    }
-    this.maxRetries = count;
+    this.maxRetries = validateCount("maxRetries", options.maxRetries ?? 1);
   }
 
   /**

@@ -2,6 +2,7 @@ import type { TokenManagerInterface } from "./auth_interfaces.ts";
 import { TokenData } from "../config/token_data.ts";
 import { AuthenticationException } from "../errors.ts";
 import { FetchContext } from "../models/fetch_context.ts";
+import { validateSeconds } from "../models/_validate.ts";
 
 /** One step of a token fetch: its token is stored in the context under `name`. */
 export interface TokenFetchStep {
@@ -78,14 +79,8 @@ export class TokenManager implements TokenManagerInterface {
         );
       }
     }
-    const skew = options.refreshSkewSeconds ?? 30;
-    if (typeof skew !== "number" || !(skew >= 0) || skew === Infinity) {
-      throw new RangeError(
-        `Invalid refreshSkewSeconds: expected a finite number, 0 or more, got ${skew}`,
-      );
-    }
     this.#steps = [...steps];
-    this.#skewSeconds = skew;
+    this.#skewSeconds = validateSeconds("refreshSkewSeconds", options.refreshSkewSeconds ?? 30);
   }
 
   /**

@@ -2,6 +2,7 @@ import { ConnectionException, TimeoutException } from "../errors.ts";
 import { parseMethod } from "../models/http_method.ts";
 import type { HttpMethod } from "../models/http_method.ts";
 import type { HttpResponse } from "../models/response.ts";
+import { validateCount, validateSeconds } from "../models/_validate.ts";
 
 /** How retries behave; every field is optional in {@linkcode HttpClientConfigBuilder.withRetry}. */
 export interface RetryOptions {
@@ -60,19 +61,6 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
 
 /** Checks `options` and merges them over `base`: RangeError for bad numbers, TypeError for bad kinds. */
 export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_RETRY): RetryPolicy {
-  const count = options.maxRetries ?? base.maxRetries;
-  if (!Number.isInteger(count) || count < 0) {
-    throw new RangeError(`Invalid maxRetries: expected a whole number of 0 or more, got ${count}`);
-  }
-  const seconds = (field: string, value: number | undefined, fallback: number) => {
-    const chosen = value ?? fallback;
-    if (typeof chosen !== "number" || !(chosen >= 0) || chosen === Infinity) {
-      throw new RangeError(
-        `Invalid ${field}: expected a finite number of seconds, 0 or more, got ${chosen}`,
-      );
-    }
-    return chosen;
-  };
   const statusCodes = new Set(options.statusCodes ?? base.statusCodes);
   for (const status of statusCodes) {
     if (!Number.isInteger(status) || status < 100 || status > 599) {
@@ -85,14 +73,14 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
     }
   }
   return Object.freeze({
-    maxRetries: count,
+    maxRetries: validateCount("maxRetries", options.maxRetries ?? base.maxRetries),
     methods: options.methods === undefined
       ? base.methods
       : new Set([...options.methods].map(parseMethod)),
     statusCodes,
-    backoff: seconds("backoff", options.backoff, base.backoff),
-    maxBackoff: seconds("maxBackoff", options.maxBackoff, base.maxBackoff),
-    maxRetryAfter: seconds("maxRetryAfter", options.maxRetryAfter, base.maxRetryAfter),
+    backoff: validateSeconds("backoff", options.backoff ?? base.backoff),
+    maxBackoff: validateSeconds("maxBackoff", options.maxBackoff ?? base.maxBackoff),
+    maxRetryAfter: validateSeconds("maxRetryAfter", options.maxRetryAfter ?? base.maxRetryAfter),
     sleep: options.sleep ?? base.sleep,
     random: options.random ?? base.random,
   });

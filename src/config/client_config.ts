@@ -1,6 +1,7 @@
 import {
   describeType,
   isPlainRecord,
+  validateCount,
   validateHeaders,
   validateTimeout,
 } from "../models/_validate.ts";
@@ -173,12 +174,7 @@ export class HttpClientConfigBuilder {
    * @returns This builder.
    */
   withMaxRedirects(count: number): this {
-    if (!Number.isInteger(count) || count < 0) {
-      throw new RangeError(
-        `Invalid maxRedirects: expected a whole number of 0 or more, got ${count}`,
-      );
-    }
-    this.#config.maxRedirects = count;
+    this.#config.maxRedirects = validateCount("maxRedirects", count);
     return this;
   }
 

@@ -1,4 +1,5 @@
 import { defineRedactedInspect, MASK } from "../models/_redact.ts";
+import { requireText } from "../models/_validate.ts";
 
 /** The fields of a {@linkcode TokenData}. */
 export interface TokenDataInit {
@@ -50,10 +51,7 @@ export class TokenData {
    * @param init The token, its type and expiry.
    */
   constructor(init: TokenDataInit) {
-    if (typeof init.accessToken !== "string" || init.accessToken === "") {
-      throw new TypeError("Invalid accessToken: expected a non-empty string");
-    }
-    this.accessToken = init.accessToken;
+    this.accessToken = requireText("accessToken", init.accessToken);
     this.tokenType = init.tokenType ?? "Bearer";
     const expiresAt = init.expiresAt instanceof Date ? init.expiresAt.getTime() : init.expiresAt;
     if (expiresAt !== undefined) {

@@ -51,6 +51,40 @@ export function validateTimeout(field: string, value: unknown): number {
   return value;
 }
 
+/** A count such as a retry or redirect limit: a whole number, 0 or more; RangeError otherwise. */
+export function validateCount(field: string, value: number): number {
+  if (!Number.isInteger(value) || value < 0) {
+    throw new RangeError(`Invalid ${field}: expected a whole number of 0 or more, got ${value}`);
+  }
+  return value;
+}
+
+/** A wait or margin in seconds: a finite number, 0 or more; RangeError otherwise. */
+export function validateSeconds(field: string, value: number): number {
+  if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
+    throw new RangeError(
+      `Invalid ${field}: expected a finite number of seconds, 0 or more, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/** A credential or name that must be given: a non-empty string; TypeError otherwise. */
+export function requireText(field: string, value: unknown): string {
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`Invalid ${field}: expected a non-empty string`);
+  }
+  return value;
+}
+
+/** A Basic-auth username: non-empty and without `:` (RFC 7617); TypeError otherwise. */
+export function validateUsername(field: string, value: unknown): string {
+  if (typeof value !== "string" || value === "" || value.includes(":")) {
+    throw new TypeError(`Invalid ${field}: the username must be a non-empty string without ':'`);
+  }
+  return value;
+}
+
 /** True for `{}`-style objects (not arrays, Maps, class instances with other prototypes). */
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;

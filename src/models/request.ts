@@ -1,7 +1,13 @@
 import { parseMethod } from "./http_method.ts";
 import type { HttpMethod } from "./http_method.ts";
 import { defineRedactedInspect, MASK, maskHeadersForView, redactUrl } from "./_redact.ts";
-import { describeType, isPlainRecord, validateHeaders, validateTimeout } from "./_validate.ts";
+import {
+  describeType,
+  isPlainRecord,
+  validateHeaders,
+  validateTimeout,
+  validateUsername,
+} from "./_validate.ts";
 import { serializeJson } from "../json/serialize_json.ts";
 import { toCurl } from "../curl/to_curl.ts";
 
@@ -304,8 +310,5 @@ function checkAuth(auth: unknown): readonly [string, string] {
     throw new TypeError("Invalid auth: expected [username, password] as two strings");
   }
   const [username, password] = auth as [string, string];
-  if (username === "" || username.includes(":")) {
-    throw new TypeError("Invalid auth: the username must be non-empty and must not contain ':'");
-  }
-  return [username, password];
+  return [validateUsername("auth", username), password];
 }
