@@ -1,5 +1,4 @@
 import type { HttpRequest } from "../models/request.ts";
-import { validateHeaders } from "../models/_validate.ts";
 import { encodeForm } from "../client/body.ts";
 import { appendParams, isAbsoluteUrl } from "../client/url.ts";
 import { headerValue } from "../models/request.ts";
@@ -37,8 +36,8 @@ const SEPARATOR = " \\\n  ";
  *
  * @param request The request.
  * @returns The command.
- * @throws {TypeError} For a header HTTP forbids (CR, LF, NUL), naming it, or
- * a value holding NUL.
+ * @throws {TypeError} For a value holding NUL. (A header HTTP forbids never
+ * gets here: {@linkcode HttpRequest} refuses it, naming it, when built.)
  *
  * @example Render a JSON request
  * ```ts
@@ -68,7 +67,8 @@ export function toCurl(request: HttpRequest): string {
   const args = [`curl -X ${shellQuote(request.method)}`];
   if (/[[\]{}]/.test(url)) args.push("--globoff");
   if (request.method === "HEAD") args.push("--head");
-  const headers = validateHeaders("headers", request.headers ?? {});
+  // Already checked: an HttpRequest refuses a header HTTP forbids when it is built.
+  const headers = request.headers ?? {};
   for (const [name, value] of Object.entries(headers)) args.push(headerArg(name, value));
   if (request.jsonText !== undefined && headerValue(headers, "Content-Type") === undefined) {
     args.push(headerArg("Content-Type", "application/json"));
