@@ -1,7 +1,10 @@
 // The one module that knows which runtime it runs on. Everything else asks
 // it for a connection pool or a file's bytes and never branches itself.
+// The npm build compiles `runtime_node.ts` in its place (undici and node:fs).
 
-import type { FetchLike, PoolOptions } from "./config/client_config.ts";
+import type { PoolOptions } from "./config/client_config.ts";
+import { fetchTransport } from "./client/transport.ts";
+import type { Transport } from "./client/transport.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
 interface DenoApi {
@@ -11,18 +14,20 @@ interface DenoApi {
 
 const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;
 
-/** A connection pool: a `fetch` bound to it, and the call that releases it. */
+/** A connection pool: the transport bound to it, and the call that releases it. */
 export interface Pool {
-  readonly fetch: FetchLike;
+  readonly transport: Transport;
   close(): void;
 }
 
 /** Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere. */
 export function createPool(options: PoolOptions = {}): Pool {
-  if (deno === undefined) return { fetch: (input, init) => fetch(input, init), close() {} };
+  if (deno === undefined) {
+    return { transport: fetchTransport((input, init) => fetch(input, init)), close() {} };
+  }
   const client = deno.createHttpClient(options);
   return {
-    fetch: (input, init) => fetch(input, { ...init, client } as RequestInit),
+    transport: fetchTransport(fetch, { client } as RequestInit),
     close: () => client.close(),
   };
 }

@@ -5,7 +5,7 @@ import { readFile } from "../runtime.ts";
 
 /** A body ready for `fetch`, and the Content-Type it needs. */
 export interface EncodedBody {
-  readonly body?: BodyInit;
+  readonly body?: string | FormData;
   /**
    * A Content-Type to set when the request has none; `null` means remove any
    * given one, because `fetch` writes the multipart boundary itself.

@@ -1,5 +1,5 @@
 import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config.ts";
-import type { FetchLike, HttpClientConfig } from "../config/client_config.ts";
+import type { HttpClientConfig } from "../config/client_config.ts";
 import { HttpClientException } from "../errors.ts";
 import { headerValue, HttpRequest, mergeHeaders } from "../models/request.ts";
 import type { HttpRequestInit } from "../models/request.ts";
@@ -9,6 +9,8 @@ import { createPool } from "../runtime.ts";
 import type { Pool } from "../runtime.ts";
 import { executeCall } from "./lifecycle.ts";
 import { needsIdempotencyKey } from "./retry.ts";
+import { fetchTransport } from "./transport.ts";
+import type { Transport } from "./transport.ts";
 import { resolveUrl } from "./url.ts";
 
 /** Options of one call besides the request itself. */
@@ -49,6 +51,8 @@ export class HttpClient {
   /** The frozen configuration. */
   readonly config: HttpClientConfig;
   #pool: Pool | undefined;
+  /** The pool's transport, or the custom `fetch`'s; made on the first request. */
+  #sender: Transport | undefined;
   readonly #closer = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #authOrigins: ReadonlySet<string> | undefined;
@@ -92,9 +96,10 @@ export class HttpClient {
     }
     const { config } = this;
     const call = executeCall(prepared, {
-      fetch: this.#transport(),
+      transport: this.#transport(),
       timeout: config.timeout,
       maxRedirects: config.maxRedirects,
+      maxResponseBytes: config.maxResponseBytes,
       closed: this.#closer.signal,
       signal: options.signal,
       requestHooks: config.requestHooks,
@@ -221,10 +226,15 @@ export class HttpClient {
     return this.request(request, signal === undefined ? {} : { signal });
   }
 
-  #transport(): FetchLike {
-    if (this.config.fetch !== undefined) return this.config.fetch;
-    this.#pool ??= createPool(this.config.pool);
-    return this.#pool.fetch;
+  #transport(): Transport {
+    if (this.#sender === undefined) {
+      if (this.config.fetch !== undefined) this.#sender = fetchTransport(this.config.fetch);
+      else {
+        this.#pool = createPool(this.config.pool);
+        this.#sender = this.#pool.transport;
+      }
+    }
+    return this.#sender;
   }
 
   /**

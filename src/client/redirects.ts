@@ -1,6 +1,7 @@
 import { HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../models/_redact.ts";
+import type { WireResponse } from "./transport.ts";
 import { appendParams } from "./url.ts";
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -21,7 +22,7 @@ export class HookError {
 
 /** The last response of a call and the URL it came from. */
 export interface FinalResponse {
-  readonly response: Response;
+  readonly response: WireResponse;
   readonly url: string;
 }
 
@@ -37,7 +38,7 @@ export interface FinalResponse {
 export async function followRedirects(
   request: HttpRequest,
   maxRedirects: number,
-  send: (hop: HttpRequest) => Promise<Response>,
+  send: (hop: HttpRequest) => Promise<WireResponse>,
   auth?: RedirectAuth,
 ): Promise<FinalResponse> {
   let hop = request;
@@ -46,11 +47,11 @@ export async function followRedirects(
   let authHeaders = auth?.headers ?? new Set<string>();
   for (let count = 0;; count++) {
     const response = await send(hop);
-    const location = response.headers.get("location");
+    const { location } = response;
     if (!REDIRECT_STATUSES.has(response.status) || location === null || maxRedirects === 0) {
       return { response, url };
     }
-    await response.body?.cancel();
+    await response.discard();
     if (count === maxRedirects) {
       throw new HttpClientException(
         `Too many redirects (more than ${maxRedirects}): ${request.method} ${

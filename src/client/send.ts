@@ -1,20 +1,22 @@
-import type { FetchLike } from "../config/client_config.ts";
 import { ConnectionException, HttpClientException, TimeoutException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { HttpResponse } from "../models/response.ts";
 import { redactUrl } from "../models/_redact.ts";
 import { followRedirects, HookError } from "./redirects.ts";
 import type { RedirectAuth } from "./redirects.ts";
-import { fetchOnce } from "./transport.ts";
+import { BodyTooLarge, toWireRequest } from "./transport.ts";
+import type { Transport } from "./transport.ts";
 
 /** What one exchange needs besides the request. */
 export interface SendOptions {
   /** The transport. */
-  readonly fetch: FetchLike;
+  readonly transport: Transport;
   /** The timeout in seconds when the request has none. */
   readonly timeout: number;
   /** How many redirects to follow. */
   readonly maxRedirects: number;
+  /** The largest body read, in bytes (`Infinity`: no limit). */
+  readonly maxResponseBytes: number;
   /** Aborted when the client closes. */
   readonly closed: AbortSignal;
   /** The caller's signal, if any. */
@@ -46,10 +48,10 @@ export async function sendRequest(
     const { response, url } = await followRedirects(
       request,
       options.maxRedirects,
-      (hop) => fetchOnce(hop, options.fetch, signal),
+      async (hop) => options.transport(await toWireRequest(hop), signal),
       auth,
     );
-    const content = new Uint8Array(await response.arrayBuffer());
+    const content = await response.bytes(options.maxResponseBytes);
     return new HttpResponse({
       statusCode: response.status,
       headers: response.headers,
@@ -75,6 +77,12 @@ function toClientError(
   if (error instanceof HookError) return error.error;
   if (error instanceof HttpClientException) return error;
   const target = `${request.method} ${redactUrl(request.url)}`;
+  if (error instanceof BodyTooLarge) {
+    return new HttpClientException(
+      `Response body exceeds maxResponseBytes (${error.maxBytes}): ${target}`,
+      { request, cause: error },
+    );
+  }
   if (timeout.aborted) {
     return new TimeoutException(`Request timed out after ${seconds} s: ${target}`, {
       request,

@@ -58,6 +58,8 @@ export interface HttpClientConfig {
   readonly headers: Readonly<Record<string, string>>;
   /** How many redirects one call follows; 0 returns the 3xx response. */
   readonly maxRedirects: number;
+  /** The largest response body read, in bytes; `Infinity` (the default) for no limit. */
+  readonly maxResponseBytes: number;
   /** Options of the connection pool. */
   readonly pool?: Readonly<PoolOptions>;
   /** A custom transport used instead of the pooled `fetch`. */
@@ -102,6 +104,7 @@ export const DEFAULT_CONFIG: HttpClientConfig = Object.freeze({
   timeout: 30,
   headers: Object.freeze({}),
   maxRedirects: 20,
+  maxResponseBytes: Infinity,
   requestHooks: Object.freeze([]),
   responseHooks: Object.freeze([]),
   errorHooks: Object.freeze([]),
@@ -175,6 +178,22 @@ export class HttpClientConfigBuilder {
    */
   withMaxRedirects(count: number): this {
     this.#config.maxRedirects = validateCount("maxRedirects", count);
+    return this;
+  }
+
+  /**
+   * Sets the largest response body the client reads. A longer body fails the
+   * call with an `HttpClientException` once the limit is passed, without
+   * reading further; it counts the decoded bytes (after gzip, deflate, br).
+   *
+   * @param bytes A whole number of bytes, 0 or more, or `Infinity` for no
+   * limit (the default).
+   * @returns This builder.
+   */
+  withMaxResponseBytes(bytes: number): this {
+    this.#config.maxResponseBytes = bytes === Infinity
+      ? Infinity
+      : validateCount("maxResponseBytes", bytes);
     return this;
   }
 

@@ -1,7 +1,7 @@
 import type { HttpRequest } from "../models/request.ts";
 import { encodeForm } from "../client/body.ts";
 import { appendParams, isAbsoluteUrl } from "../client/url.ts";
-import { headerValue } from "../models/request.ts";
+import { headerValue, trimHeaderValue } from "../models/request.ts";
 
 const SEPARATOR = " \\\n  ";
 
@@ -98,7 +98,7 @@ export function shellQuote(value: string): string {
 }
 
 function headerArg(name: string, value: string): string {
-  const trimmed = value.replace(/^[ \t]+|[ \t]+$/g, "");
+  const trimmed = trimHeaderValue(value);
   return `-H ${shellQuote(trimmed === "" ? `${name};` : `${name}: ${trimmed}`)}`;
 }
 

@@ -235,6 +235,14 @@ export function headerValue(
   return undefined;
 }
 
+/** A header value without the leading and trailing spaces and tabs `fetch` strips. */
+export function trimHeaderValue(value: string): string {
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(value.length - 1);
+  if (first !== 0x20 && first !== 0x09 && last !== 0x20 && last !== 0x09) return value;
+  return value.replace(/^[ \t]+|[ \t]+$/g, "");
+}
+
 /** `base` merged with `extra`, compared without regard to case; `extra` wins. */
 export function mergeHeaders(
   base: Readonly<Record<string, string>> | undefined,
