@@ -178,6 +178,19 @@ Deno.test("HttpRequest refuses bad input with a TypeError naming the field", () 
   throwsTypeError(() => new HttpRequest("GET", "/x", { auth: ["a:b", "p"] }), /auth/);
 });
 
+Deno.test("HttpRequest refuses each bad header of the shared list with the same TypeError as on Node", async () => {
+  // tests/node/client.test.mjs checks the npm build against the same list.
+  const cases: { headers: Record<string, unknown>; message: string }[] = JSON.parse(
+    await Deno.readTextFile(new URL("./bad_headers.json", import.meta.url)),
+  );
+  for (const { headers, message } of cases) {
+    assert.throws(
+      () => new HttpRequest("GET", "http://127.0.0.1/", { headers: headers as never }),
+      (error) => error instanceof TypeError && error.message === message,
+    );
+  }
+});
+
 Deno.test("HttpRequest never shows a credential in messages, toString() or console.log()", () => {
   const secret = "s3cr3t-value";
   const request = new HttpRequest("GET", `http://user:${secret}@127.0.0.1/x`, {

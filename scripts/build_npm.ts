@@ -1,0 +1,122 @@
+/**
+ * Builds the npm package `fetchline` into `npm/` from the same sources as
+ * the JSR package, with TypeScript's own compiler: ESM JavaScript and `.d.ts`
+ * types, relative `.ts` imports rewritten to `.js`, `src/runtime_node.ts`
+ * compiled in place of `src/runtime.ts` (undici and node:fs), a package.json
+ * whose `exports` map mirrors deno.json's, the README and the license.
+ *
+ * Run with `deno task build:npm`.
+ *
+ * @module
+ */
+
+import ts from "typescript";
+
+const root = new URL("../", import.meta.url);
+const rootDir = decodeURIComponent(root.pathname).replace(/\/$/, "");
+const outDir = `${rootDir}/npm`;
+
+interface DenoJson {
+  name: string;
+  version: string;
+  license: string;
+  exports: Record<string, string>;
+  imports: Record<string, string>;
+}
+
+const denoJson: DenoJson = JSON.parse(await Deno.readTextFile(`${rootDir}/deno.json`));
+const entryPoints = Object.values(denoJson.exports).map((path) => `${rootDir}/${path.slice(2)}`);
+const runtimeFile = `${rootDir}/src/runtime.ts`;
+const nodeRuntimeFile = `${rootDir}/src/runtime_node.ts`;
+
+const options: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ES2022,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  lib: ["lib.es2023.d.ts", "lib.esnext.disposable.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+  types: ["node"],
+  declaration: true,
+  rootDir,
+  outDir,
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noImplicitOverride: true,
+  noImplicitReturns: true,
+  noFallthroughCasesInSwitch: true,
+  noUncheckedIndexedAccess: true,
+  isolatedModules: true,
+  skipLibCheck: true,
+  newLine: ts.NewLineKind.LineFeed,
+};
+
+/** `from "./x.ts"` and `import("./x.ts")` become `.js`; package imports stay. */
+export function rewriteImports(source: string): string {
+  return source.replace(
+    /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g,
+    "$1$2$3.js$2",
+  );
+}
+
+function createHost(): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile;
+  host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
+    const ours = fileName.startsWith(`${rootDir}/`) && !fileName.includes("/node_modules/") &&
+      !fileName.endsWith(".d.ts");
+    if (!ours) return getSourceFile(fileName, languageVersion, onError, shouldCreate);
+    const text = Deno.readTextFileSync(fileName === runtimeFile ? nodeRuntimeFile : fileName);
+    return ts.createSourceFile(fileName, rewriteImports(text), languageVersion, true);
+  };
+  return host;
+}
+
+function compile(): void {
+  const program = ts.createProgram(entryPoints, options, createHost());
+  const result = program.emit();
+  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+  if (diagnostics.length > 0) {
+    console.error(ts.formatDiagnosticsWithColorAndContext(diagnostics, {
+      getCanonicalFileName: (name) => name,
+      getCurrentDirectory: () => rootDir,
+      getNewLine: () => "\n",
+    }));
+    Deno.exit(1);
+  }
+}
+
+function packageJson(): Record<string, unknown> {
+  const exports: Record<string, unknown> = {};
+  for (const [subpath, file] of Object.entries(denoJson.exports)) {
+    const base = file.replace(/\.ts$/, "");
+    exports[subpath] = { types: `${base}.d.ts`, default: `${base}.js` };
+  }
+  exports["./package.json"] = "./package.json";
+  const undici = denoJson.imports["undici"]?.replace(/^npm:undici@/, "");
+  if (undici === undefined) throw new Error("deno.json imports has no undici entry");
+  return {
+    name: "fetchline",
+    version: denoJson.version,
+    description:
+      "An HTTP client for Deno and Node: immutable requests and responses, hooks, safe retries, " +
+      "self-refreshing token auth, logging that never leaks a secret, and requests as cURL commands.",
+    license: denoJson.license,
+    type: "module",
+    exports,
+    main: "./mod.js",
+    types: "./mod.d.ts",
+    files: ["*.js", "*.d.ts", "src/"],
+    sideEffects: false,
+    engines: { node: ">=20.18.1" },
+    dependencies: { undici },
+    keywords: ["http", "client", "fetch", "undici", "retry", "oauth", "curl", "deno"],
+  };
+}
+
+await Deno.remove(outDir, { recursive: true }).catch((error) => {
+  if (!(error instanceof Deno.errors.NotFound)) throw error;
+});
+compile();
+await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(packageJson(), null, 2) + "\n");
+await Deno.copyFile(`${rootDir}/README.md`, `${outDir}/README.md`);
+await Deno.copyFile(`${rootDir}/LICENSE`, `${outDir}/LICENSE`);
+console.log(`Built npm package fetchline@${denoJson.version} in ${outDir}`);
