@@ -55,6 +55,7 @@ export class HttpClient {
   #sender: Transport | undefined;
   readonly #closer = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #exchanges = new Set<AbortController>();
   readonly #authOrigins: ReadonlySet<string> | undefined;
 
   /**
@@ -101,6 +102,7 @@ export class HttpClient {
       maxRedirects: config.maxRedirects,
       maxResponseBytes: config.maxResponseBytes,
       closed: this.#closer.signal,
+      exchanges: this.#exchanges,
       signal: options.signal,
       requestHooks: config.requestHooks,
       responseHooks: config.responseHooks,
@@ -200,6 +202,7 @@ export class HttpClient {
   close(): void {
     if (this.closed) return;
     this.#closer.abort(new DOMException("Client is closed", "AbortError"));
+    for (const exchange of this.#exchanges) exchange.abort();
     this.#pool?.close();
     this.#pool = undefined;
   }

@@ -9,7 +9,7 @@ import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
-import { abortedCallError } from "./send.ts";
+import { abortableStep, abortedCallError } from "./send.ts";
 import { sendAuthenticated } from "./auth_flow.ts";
 import type { AuthOptions } from "./auth_flow.ts";
 import type { SendOptions } from "./send.ts";
@@ -65,12 +65,12 @@ export async function executeCall(
 }
 
 async function wait(ms: number, request: HttpRequest, options: LifecycleOptions): Promise<void> {
-  const signal = options.signal === undefined
-    ? options.closed
-    : AbortSignal.any([options.closed, options.signal]);
+  const step = abortableStep(options);
   try {
-    await options.retry.sleep(ms, signal);
+    await options.retry.sleep(ms, step.controller.signal);
   } catch (error) {
     throw abortedCallError(request, options, error) ?? error;
+  } finally {
+    step.release();
   }
 }

@@ -19,6 +19,11 @@ export interface SendOptions {
   readonly maxResponseBytes: number;
   /** Aborted when the client closes. */
   readonly closed: AbortSignal;
+  /**
+   * The client's exchanges in flight, which its close aborts: cheaper than
+   * an `AbortSignal.any()` per exchange, and no listener piles up on `closed`.
+   */
+  readonly exchanges: Set<AbortController>;
   /** The caller's signal, if any. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -38,12 +43,14 @@ export async function sendRequest(
 ): Promise<HttpResponse> {
   const start = performance.now();
   const seconds = request.timeout ?? options.timeout;
-  const timer = new AbortController();
+  const step = abortableStep(options);
+  let timedOut = false;
   // setTimeout fires at once past 2^31 - 1 ms (24.8 days): clamp to it.
-  const id = setTimeout(() => timer.abort(), Math.min(seconds * 1000, 2 ** 31 - 1));
-  const signals = [timer.signal, options.closed];
-  if (options.signal !== undefined) signals.push(options.signal);
-  const signal = AbortSignal.any(signals);
+  const id = setTimeout(() => {
+    timedOut = true;
+    step.controller.abort();
+  }, Math.min(seconds * 1000, 2 ** 31 - 1));
+  const { signal } = step.controller;
   try {
     const { response, url } = await followRedirects(
       request,
@@ -61,17 +68,45 @@ export async function sendRequest(
       request,
     });
   } catch (error) {
-    throw toClientError(error, request, seconds, timer.signal, options);
+    throw toClientError(error, request, seconds, timedOut, options);
   } finally {
     clearTimeout(id);
+    step.release();
   }
+}
+
+/** An abort controller for one step of a call, and the call that detaches it. */
+export interface AbortableStep {
+  readonly controller: AbortController;
+  release(): void;
+}
+
+/**
+ * A controller the client's close and the caller's signal abort until
+ * `release()`: the client aborts the ones in `exchanges` when it closes.
+ */
+export function abortableStep(
+  options: Pick<SendOptions, "closed" | "exchanges" | "signal">,
+): AbortableStep {
+  const controller = new AbortController();
+  const abort = () => controller.abort(options.signal?.reason);
+  options.exchanges.add(controller);
+  options.signal?.addEventListener("abort", abort);
+  if (options.closed.aborted || options.signal?.aborted) abort();
+  return {
+    controller,
+    release() {
+      options.exchanges.delete(controller);
+      options.signal?.removeEventListener("abort", abort);
+    },
+  };
 }
 
 function toClientError(
   error: unknown,
   request: HttpRequest,
   seconds: number,
-  timeout: AbortSignal,
+  timedOut: boolean,
   options: SendOptions,
 ): unknown {
   if (error instanceof HookError) return error.error;
@@ -83,7 +118,7 @@ function toClientError(
       { request, cause: error },
     );
   }
-  if (timeout.aborted) {
+  if (timedOut) {
     return new TimeoutException(`Request timed out after ${seconds} s: ${target}`, {
       request,
       cause: error,
