@@ -11,7 +11,10 @@ import {
   HttpClientConfigBuilder,
   HttpClientException,
   HttpRequest,
+  TokenAuthHook,
+  TokenManager,
 } from "../mod.ts";
+import { TokenData } from "../config.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { countingClient, rejectsWith, throwsAtOnce } from "./helpers.ts";
 
@@ -149,6 +152,33 @@ Deno.test("ApiKeyAuthHook refuses a key with CR, LF or NUL with a TypeError that
     );
     assert.ok(!String(error).includes("k3y"));
   }
+});
+
+Deno.test("Auth hooks refuse a bad header name or a prefix with a newline with a TypeError naming that option", () => {
+  const manager = new TokenManager([{
+    name: "static",
+    fetch: () => Promise.resolve(new TokenData({ accessToken: "t" })),
+  }]);
+  throwsAtOnce(
+    () => new TokenAuthHook(manager, { authHeaderPrefix: "Bea\nrer" }),
+    TypeError,
+    'Invalid value for header "Authorization" in authHeaderPrefix: character LF at index 3 is not allowed',
+  );
+  throwsAtOnce(
+    () => new TokenAuthHook(manager, { authHeaderName: "X Auth" }),
+    TypeError,
+    'Invalid header name in authHeaderName: "X Auth"',
+  );
+  throwsAtOnce(
+    () => new AuthorizationHook(() => "t", { prefix: "a\rb" }),
+    TypeError,
+    'Invalid value for header "Authorization" in prefix: character CR at index 1 is not allowed',
+  );
+  throwsAtOnce(
+    () => new ApiKeyAuthHook("k", { headerName: "X-Key\r" }),
+    TypeError,
+    'Invalid header name in headerName: "X-Key\\r"',
+  );
 });
 
 Deno.test("AuthorizationHook fails the call with a TypeError naming the header when its token has a newline", async () => {
