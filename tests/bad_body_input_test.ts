@@ -5,8 +5,10 @@
 import assert from "node:assert/strict";
 import {
   ApiKeyAuthHook,
+  AuthenticationException,
   AuthorizationHook,
   BasicAuthHook,
+  clientCredentialsStep,
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
@@ -179,6 +181,33 @@ Deno.test("Auth hooks refuse a bad header name or a prefix with a newline with a
     TypeError,
     'Invalid header name in headerName: "X-Key\\r"',
   );
+});
+
+Deno.test("clientCredentialsStep fails with AuthenticationException, sending nothing, when the token endpoint returns a token with CRLF", async () => {
+  await using server = startFixtureServer();
+  server.route(
+    "/oauth/token",
+    () => Response.json({ access_token: "t0ken\r\nX-Evil: 1", token_type: "Bearer" }),
+  );
+  const manager = new TokenManager([
+    clientCredentialsStep({
+      tokenUrl: `${server.url}/oauth/token`,
+      clientId: "app",
+      clientSecret: "s3cret",
+    }),
+  ]);
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(server.url)
+    .withTokenAuth({ tokenManager: manager })
+    .build();
+  await using client = new HttpClient(config);
+  const error = await rejectsWith(
+    client.get("/api/data"),
+    AuthenticationException,
+    /^Token step 'client_credentials' failed: the access_token holds characters a header cannot carry \(status 200\)$/,
+  );
+  assert.ok(!String(error).includes("t0ken") && !Deno.inspect(error).includes("t0ken"));
+  assert.deepEqual(server.requests.map((r) => r.path), ["/oauth/token"]);
 });
 
 Deno.test("AuthorizationHook fails the call with a TypeError naming the header when its token has a newline", async () => {
