@@ -1,11 +1,13 @@
 // Secrets (issue 8.6): with every logging option on, the whole auth flow
 // (token fetch, 401 and refresh, Basic, API key, credentials given per call)
-// and its error paths (a timeout, a dropped connection) leave no secret in any log line, error message, String(error)
+// and its error paths (a failing token endpoint, a timeout, a dropped
+// connection) leave no secret in any log line, error message, String(error)
 // or console.log() of an error, its cause chain included.
 
 import assert from "node:assert/strict";
 import {
   ApiKeyAuthHook,
+  AuthenticationException,
   AuthorizationHook,
   BasicAuthHook,
   clientCredentialsStep,
@@ -179,6 +181,41 @@ Deno.test("No log line or error of token, Basic and API-key auth shows a secret,
   ) {
     assert.ok(all.includes(shown), `the logs show ${shown}`);
   }
+  assertNoSecret(lines, errors);
+});
+
+Deno.test("A failing token endpoint shows no secret in logs or errors, however it fails and wherever the secret goes", async () => {
+  await using server = startFixtureServer();
+  authServer(server);
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  listener.close();
+  const endpoints: [string, RegExp][] = [
+    [`${server.url}/oauth/denied`, /failed: status 401 \(invalid_client\)$/],
+    [`${server.url}/echo`, /failed: the response has no access_token \(status 200\)$/],
+    [`http://127.0.0.1:${listener.addr.port}/oauth/token`, /failed: ConnectionException: /],
+    [`${server.url}/delay/3000`, /failed: TimeoutException: Request timed out after 0\.1 s/],
+  ];
+  const { lines, errors, client, failure } = observed();
+  for (const credentialsIn of ["header", "body"] as const) {
+    for (const [tokenUrl, message] of endpoints) {
+      const tokens = tokenManager(tokenUrl, credentialsIn, 0.1);
+      await using api = client(server.url, new TokenAuthHook(tokens));
+      const error = await failure(api.get("/api/me"));
+      assert.equal(error.constructor, AuthenticationException, String(error));
+      assert.match(error.message, message);
+    }
+  }
+  assert.equal(server.requests.filter((r) => r.path === "/api/me").length, 0);
+  assert.ok(
+    server.requests.some((r) => new TextDecoder().decode(r.body).includes(CLIENT_SECRET)),
+    "the secret did go out in a body",
+  );
+  assert.equal(lines.filter(([level]) => level === "error").length, errors.length);
+  const shown = errors.map((error) => Deno.inspect(error, { depth: 10 })).join("\n");
+  assert.match(
+    shown,
+    /grant_type: "client_credentials",\s+client_id: "app",\s+client_secret: "\*\*\*"/,
+  );
   assertNoSecret(lines, errors);
 });
 
