@@ -10,8 +10,8 @@ export interface Httpbin extends AsyncDisposable {
 
 const PYTHON = "/usr/bin/python3";
 
-/** Starts httpbin and resolves once it answers `GET /get`. */
-export async function startHttpbin(timeoutMs = 30_000): Promise<Httpbin> {
+/** Starts httpbin and resolves once it answers `GET /get`; a loaded CI machine may need many seconds. */
+export async function startHttpbin(timeoutMs = 60_000): Promise<Httpbin> {
   const port = freePort();
   const child = new Deno.Command(PYTHON, {
     args: ["-m", "gunicorn", "-b", `127.0.0.1:${port}`, "--threads", "8", "httpbin:app"],
