@@ -30,10 +30,10 @@ function faultClient(baseUrl: string, timeout = 5, retry: RetryOptions = { backo
     .withTimeout(timeout)
     .withRetry(retry)
     .withRequestHook({
-      beforeRequest: (
-        request,
-        context,
-      ) => (attempts.push(`${request.method}#${context.attempt}`), request),
+      beforeRequest(request, context) {
+        attempts.push(`${request.method}#${context.attempt}`);
+        return request;
+      },
     })
     .withErrorHook({ onError: (error) => void errors.push(error) })
     .build();

@@ -52,7 +52,7 @@ export function throwsAtOnce(
   return caught as Error;
 }
 
-/** A client on the fixture that counts its attempts. */
+/** A client on the fixture with the default retries (waits of a millisecond) that notes each attempt's number. */
 export function countingClient(server: FixtureServer): { client: HttpClient; attempts: number[] } {
   const attempts: number[] = [];
   const config = new HttpClientConfigBuilder()
