@@ -1,7 +1,10 @@
 // The one fixture server of the tests: a Deno.serve on 127.0.0.1, port 0,
 // that records every request it receives and answers as the path asks,
 // including the faults a real server shows (delays, redirects, a truncated
-// body), plus a raw TCP listener that drops the connection unanswered.
+// body), plus a raw TCP listener that drops the connection unanswered, and
+// on demand the raw listeners of raw_server.ts for the faults below HTTP.
+
+import { type RawFault, type RawServer, startRawServer } from "./raw_server.ts";
 
 /** One request as the server received it. */
 export interface RecordedRequest {
@@ -27,6 +30,13 @@ export interface FixtureServer extends AsyncDisposable {
   readonly url: string;
   /** A URL whose server reads the request and closes the connection unanswered. */
   readonly dropUrl: string;
+  /** The URL of a raw listener that answers every request with `fault` (started on first use). */
+  faultUrl(fault: RawFault): Promise<string>;
+  /**
+   * Resolves true once no raw listener holds an open connection, false if
+   * some still do after `timeoutMs`: a client that gave up must hang up.
+   */
+  rawConnectionsClosed(timeoutMs?: number): Promise<boolean>;
   /** Every request received, in order. */
   readonly requests: RecordedRequest[];
   /** The last request received. */
@@ -53,9 +63,16 @@ export async function formDataOf(recorded: RecordedRequest): Promise<FormData> {
   return await new Response(body, { headers: { "content-type": contentType } }).formData();
 }
 
+/** Options of {@linkcode startFixtureServer}. */
+export interface FixtureOptions {
+  /** Keep every request in `requests` (default); a load test turns it off to measure the client. */
+  record?: boolean;
+}
+
 /** Starts the fixture. Close it with `await using` or `close()`. */
-export function startFixtureServer(): FixtureServer {
+export function startFixtureServer(options: FixtureOptions = {}): FixtureServer {
   const requests: RecordedRequest[] = [];
+  const keep = options.record ?? true;
   const routes = new Map<string, Route>();
   const controller = new AbortController();
   const server = Deno.serve(
@@ -76,22 +93,37 @@ export function startFixtureServer(): FixtureServer {
         body: new Uint8Array(await request.arrayBuffer()),
         remotePort: info.remoteAddr.port,
       };
-      requests.push(recorded);
+      if (keep) requests.push(recorded);
       const route = routes.get(url.pathname);
       if (route !== undefined) return await route(replayable(request, recorded), recorded);
       return await answer(request, url, recorded);
     },
   );
   const dropper = startDropper(requests);
+  const raw = new Map<RawFault, Promise<RawServer>>();
   const url = `http://127.0.0.1:${server.addr.port}`;
   const close = async () => {
     for (const wake of [...sleepers]) wake();
     controller.abort();
-    await Promise.all([server.finished, dropper.close()]);
+    const listeners = await Promise.all(raw.values());
+    await Promise.all([server.finished, dropper.close(), ...listeners.map((r) => r.close())]);
   };
   return {
     url,
     dropUrl: `http://127.0.0.1:${dropper.port}`,
+    async faultUrl(fault) {
+      let listener = raw.get(fault);
+      if (listener === undefined) raw.set(fault, listener = startRawServer(fault, requests));
+      return (await listener).url;
+    },
+    async rawConnectionsClosed(timeoutMs = 5000) {
+      const listeners = await Promise.all(raw.values());
+      const open = () => listeners.some((r) => r.openConnections > 0);
+      for (const deadline = Date.now() + timeoutMs; open() && Date.now() < deadline;) {
+        await sleep(10);
+      }
+      return !open();
+    },
     requests,
     last() {
       const recorded = requests.at(-1);

@@ -2,6 +2,8 @@
 
 import assert from "node:assert/strict";
 import type { Logger } from "../interfaces.ts";
+import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import type { FixtureServer } from "./fixture_server.ts";
 
 /** A logger that keeps every line with its level. */
 export function recordingLogger(): { logger: Logger; lines: [level: string, message: string][] } {
@@ -34,4 +36,29 @@ export async function rejectsWith(
 export function recordedWaits(): { waits: number[]; sleep: (ms: number) => Promise<void> } {
   const waits: number[] = [];
   return { waits, sleep: (ms) => (waits.push(ms), Promise.resolve()) };
+}
+
+/** Asserts that `fn` throws exactly `type` at once, with a message matching (or equal to) `message`. */
+export function throwsAtOnce(
+  fn: () => unknown,
+  type: new (...args: never[]) => Error,
+  message: RegExp | string,
+): Error {
+  let caught: unknown;
+  assert.throws(fn, (error: unknown) => (caught = error, true));
+  assert.equal((caught as Error).constructor, type, `expected ${type.name}, got ${caught}`);
+  if (typeof message === "string") assert.equal((caught as Error).message, message);
+  else assert.match((caught as Error).message, message);
+  return caught as Error;
+}
+
+/** A client on the fixture with the default retries (waits of a millisecond) that notes each attempt's number. */
+export function countingClient(server: FixtureServer): { client: HttpClient; attempts: number[] } {
+  const attempts: number[] = [];
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(server.url)
+    .withRetry({ backoff: 0.001 })
+    .withRequestHook({ beforeRequest: (r, context) => (attempts.push(context.attempt), r) })
+    .build();
+  return { client: new HttpClient(config), attempts };
 }

@@ -40,6 +40,7 @@ export class ApiKeyAuthHook extends BaseAuthHook {
     super(options);
     this.#apiKey = requireText("apiKey", apiKey);
     this.headerName = options.headerName ?? "X-API-Key";
+    validateHeader("headerName", this.headerName, "");
     validateHeader("apiKey", this.headerName, apiKey);
   }
 

@@ -54,7 +54,8 @@ export class AuthorizationHook implements RequestHookInterface {
     this.#tokenProvider = tokenProvider;
     this.headerName = options.headerName ?? "Authorization";
     this.prefix = options.prefix ?? "Bearer";
-    validateHeader("headerName", this.headerName, this.prefix);
+    validateHeader("headerName", this.headerName, "");
+    validateHeader("prefix", this.headerName, this.prefix);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { TokenFetchStep } from "./token_manager.ts";
-import { requireText } from "../models/_validate.ts";
+import { requireText, validateHeader } from "../models/_validate.ts";
 import { HttpClient } from "../client/http_client.ts";
 import { HttpClientConfigBuilder } from "../config/client_config.ts";
 import { TokenData } from "../config/token_data.ts";
@@ -90,7 +90,26 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
       if (typeof body.access_token !== "string" || body.access_token === "") {
         throw fail(`the response has no access_token (status ${response.statusCode})`);
       }
+      if (!fitsInHeader(body.access_token)) {
+        throw fail(
+          `the access_token holds characters a header cannot carry (status ${response.statusCode})`,
+        );
+      }
       return TokenData.fromOAuth2(body);
     },
   };
+}
+
+/**
+ * True when `token` can go in a header. A token from a server is data, not
+ * a caller's mistake: one with CR, LF or NUL is a failed token step
+ * (AuthenticationException) rather than a TypeError at the next request.
+ */
+function fitsInHeader(token: string): boolean {
+  try {
+    validateHeader("access_token", "Authorization", token);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -63,7 +63,8 @@ export class TokenAuthHook extends BaseAuthHook {
     this.tokenManager = tokenManager;
     this.authHeaderName = options.authHeaderName ?? "Authorization";
     this.authHeaderPrefix = options.authHeaderPrefix ?? "Bearer";
-    validateHeader("authHeaderName", this.authHeaderName, this.authHeaderPrefix);
+    validateHeader("authHeaderName", this.authHeaderName, "");
+    validateHeader("authHeaderPrefix", this.authHeaderName, this.authHeaderPrefix);
   }
 
   /**

@@ -30,6 +30,21 @@ export function maskHeadersForView(
   return masked;
 }
 
+/**
+ * A copy of form fields for a `console.log()` view: credential-like names
+ * (`password`, `client_secret`) masked, as the OAuth step sends its secret
+ * in such a field and errors carry their request.
+ */
+export function maskFieldsForView<T>(
+  fields: Readonly<Record<string, T>>,
+): Record<string, T | typeof MASK> {
+  const masked: Record<string, T | typeof MASK> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    masked[name] = CREDENTIAL_LIKE.test(name) ? MASK : value;
+  }
+  return masked;
+}
+
 /** The mask written in place of a secret. */
 export const MASK = "***";
 

@@ -1,6 +1,12 @@
 import { parseMethod } from "./http_method.ts";
 import type { HttpMethod } from "./http_method.ts";
-import { defineRedactedInspect, MASK, maskHeadersForView, redactUrl } from "./_redact.ts";
+import {
+  defineRedactedInspect,
+  MASK,
+  maskFieldsForView,
+  maskHeadersForView,
+  redactUrl,
+} from "./_redact.ts";
 import {
   describeType,
   isPlainRecord,
@@ -222,6 +228,7 @@ defineRedactedInspect(HttpRequest, (request) => ({
   ...request.toObject(),
   url: redactUrl(request.url),
   headers: request.headers && maskHeadersForView(request.headers),
+  data: request.data && maskFieldsForView(request.data),
   auth: request.auth && [request.auth[0], MASK],
 }));
 
