@@ -27,7 +27,8 @@ export function createPool(options: PoolOptions = {}): Pool {
   }
   const client = deno.createHttpClient(options);
   return {
-    transport: fetchTransport(fetch, { client } as RequestInit),
+    // Deno's fetch decodes gzip and br but leaves a deflate body encoded.
+    transport: fetchTransport(fetch, { init: { client } as RequestInit, inflate: true }),
     close: () => client.close(),
   };
 }

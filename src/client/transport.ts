@@ -44,12 +44,27 @@ export class BodyTooLarge extends Error {
   }
 }
 
+/** How {@linkcode fetchTransport} adapts a `fetch`. */
+export interface FetchTransportOptions {
+  /** Merged into every `RequestInit` (Deno's pool goes in as `client`). */
+  readonly init?: RequestInit;
+  /**
+   * Decodes a body whose Content-Encoding is `deflate`, for a `fetch` that
+   * decodes only gzip and br and leaves deflate as it came (Deno's).
+   */
+  readonly inflate?: boolean;
+}
+
 /**
  * A transport over a `fetch`-compatible function: the pool's on Deno, or
  * a custom one (`withFetch`). Redirects are left to the caller
- * (`redirect: "manual"`). `extra` is merged into every `RequestInit`.
+ * (`redirect: "manual"`).
  */
-export function fetchTransport(fetchLike: FetchLike, extra?: RequestInit): Transport {
+export function fetchTransport(
+  fetchLike: FetchLike,
+  options: FetchTransportOptions = {},
+): Transport {
+  const { init: extra, inflate = false } = options;
   return async (request, signal) => {
     const init: RequestInit = {
       method: request.method,
@@ -59,36 +74,82 @@ export function fetchTransport(fetchLike: FetchLike, extra?: RequestInit): Trans
     };
     if (request.body !== undefined) init.body = request.body;
     if (extra !== undefined) Object.assign(init, extra);
-    return fetchResponse(await fetchLike(request.url, init));
+    return fetchResponse(await fetchLike(request.url, init), inflate);
   };
 }
 
-function fetchResponse(response: Response): WireResponse {
+function fetchResponse(response: Response, inflate: boolean): WireResponse {
+  const deflated = inflate && response.body !== null &&
+    response.headers.get("content-encoding")?.trim().toLowerCase() === "deflate";
   return {
     status: response.status,
     headers: response.headers,
     location: response.headers.get("location"),
-    bytes: (maxBytes) => readFetchBody(response, maxBytes),
+    bytes: (maxBytes) => readFetchBody(response, maxBytes, deflated),
     discard: async () => await response.body?.cancel(),
   };
 }
 
-async function readFetchBody(response: Response, maxBytes: number): Promise<Uint8Array> {
-  if (maxBytes === Infinity || response.body === null) {
-    return new Uint8Array(await response.arrayBuffer());
-  }
+async function readFetchBody(
+  response: Response,
+  maxBytes: number,
+  deflated: boolean,
+): Promise<Uint8Array> {
+  const { body } = response;
+  if (deflated && body !== null) return await readStream(await inflated(body), maxBytes);
+  if (maxBytes === Infinity || body === null) return new Uint8Array(await response.arrayBuffer());
   if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
-    await response.body.cancel();
+    await body.cancel();
     throw new BodyTooLarge(maxBytes);
   }
+  return await readStream(body, maxBytes);
+}
+
+async function readStream(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body) {
+  for await (const chunk of stream) {
     size += chunk.byteLength;
     if (size > maxBytes) throw new BodyTooLarge(maxBytes);
     chunks.push(chunk);
   }
   return concat(chunks, size);
+}
+
+/**
+ * `body` inflated. "deflate" is meant to be zlib-wrapped (RFC 9110), but
+ * some servers send it raw: the first byte tells (a zlib header's low nibble
+ * is 8, the deflate method).
+ */
+async function inflated(body: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
+  const reader = body.getReader();
+  let first = await reader.read();
+  while (!first.done && first.value.byteLength === 0) first = await reader.read();
+  let pending = first.done ? undefined : first.value;
+  if (pending === undefined) return new Blob([]).stream();
+  const raw = ((pending[0] as number) & 0x0f) !== 0x08;
+  const rejoined = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (pending !== undefined) {
+        controller.enqueue(pending);
+        pending = undefined;
+        return;
+      }
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return rejoined.pipeThrough(
+    new DecompressionStream(raw ? "deflate-raw" : "deflate") as TransformStream<
+      Uint8Array,
+      Uint8Array
+    >,
+  );
 }
 
 /** Joins `chunks` of `size` bytes in all into one array. */
