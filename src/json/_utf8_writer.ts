@@ -69,7 +69,36 @@ export class Utf8Writer {
     this.#pair(COLON);
   }
 
-  /** Writes text that is ASCII only: numbers, `true`, `null`. */
+  /** Writes `null`. */
+  null(): void {
+    const bytes = this.reserve(4);
+    const at = this.length;
+    bytes[at] = 0x6e; // n
+    bytes[at + 1] = 0x75; // u
+    bytes[at + 2] = 0x6c; // l
+    bytes[at + 3] = 0x6c; // l
+    this.length = at + 4;
+  }
+
+  /** Writes `true` or `false`. */
+  boolean(value: boolean): void {
+    const bytes = this.reserve(5);
+    let at = this.length;
+    if (value) {
+      bytes[at++] = 0x74; // t
+      bytes[at++] = 0x72; // r
+      bytes[at++] = 0x75; // u
+    } else {
+      bytes[at++] = 0x66; // f
+      bytes[at++] = 0x61; // a
+      bytes[at++] = 0x6c; // l
+      bytes[at++] = 0x73; // s
+    }
+    bytes[at++] = 0x65; // e
+    this.length = at;
+  }
+
+  /** Writes text that is ASCII only: a number. */
   ascii(text: string): void {
     const bytes = this.reserve(text.length);
     let at = this.length;
