@@ -24,7 +24,7 @@ const SHORT_ESCAPES: Readonly<Record<number, number>> = {
  * faster per character than the loop here, and its text joins the output as
  * it is; below it, the cost of the two native calls is not worth it.
  */
-const LONG_STRING = 256;
+const LONG_STRING = 128;
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
