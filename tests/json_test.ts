@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import vm from "node:vm";
 import { serializeJson } from "../utils.ts";
 
 Deno.test("serializeJson() writes Python's default style", () => {
@@ -155,4 +156,13 @@ Deno.test("serializeJson() writes the next body whole after one it refused", () 
     /list\[2\]: NaN/,
   );
   assert.equal(serializeJson({ c: [1] }), '{"c": [1]}');
+});
+
+Deno.test("serializeJson() writes boxed values from another realm as JSON.stringify does", () => {
+  const foreign = vm.runInNewContext(
+    "({ n: new Number(5), s: new String('ü'), b: new Boolean(false), d: new Date(0), l: [1] })",
+  );
+  assert.equal(serializeJson(foreign), pythonStyle(JSON.parse(JSON.stringify(foreign))));
+  const lying = Object.assign(Object.create(null), { [Symbol.toStringTag]: "Number", a: 1 });
+  assert.equal(serializeJson(lying), '{"a": 1}');
 });

@@ -104,11 +104,37 @@ function writeObject(walk: Walk, value: object, key: string | number): void {
         `a ${value.constructor.name} is not JSON-serializable; convert it to an object or array`,
       );
     }
-    if (value instanceof BigInt) walk.boxedBigInt ??= value;
+    const foreign = value instanceof Object ? undefined : foreignBoxedPrimitive(value);
+    if (foreign !== undefined && typeof foreign !== "bigint") {
+      return writeJsonValue(walk, foreign, key);
+    }
+    if (foreign !== undefined || value instanceof BigInt) walk.boxedBigInt ??= value;
     enter(walk, value);
     writeMembers(walk, value);
   }
   walk.ancestors.pop();
+}
+
+/**
+ * The primitive inside a boxed value from another realm (node:vm), which
+ * `instanceof` misses but JSON.stringify writes as the primitive.
+ */
+function foreignBoxedPrimitive(value: object): unknown {
+  try {
+    switch (Object.prototype.toString.call(value)) {
+      case "[object Number]":
+        return Number.prototype.valueOf.call(value);
+      case "[object String]":
+        return String.prototype.valueOf.call(value);
+      case "[object Boolean]":
+        return Boolean.prototype.valueOf.call(value);
+      case "[object BigInt]":
+        return BigInt.prototype.valueOf.call(value);
+    }
+  } catch {
+    // A tag that lies (Symbol.toStringTag): not a boxed primitive.
+  }
+  return undefined;
 }
 
 /** Refuses a container that is its own ancestor, else makes it the innermost one. */
