@@ -3,7 +3,7 @@
 
 import { Utf8Writer } from "./_utf8_writer.ts";
 
-/** Thrown by the check; collects the path while it unwinds. */
+/** Thrown where a value is refused; collects the path while it unwinds. */
 class JsonPathError {
   readonly path: string[] = [];
   constructor(readonly reason: string) {}
@@ -73,7 +73,7 @@ function toJsonValue(value: unknown, key: string | number): unknown {
 
 /** Writes `value` as JSON.stringify would, throwing where it would lose or refuse data. */
 function writeJsonValue(walk: Walk, value: unknown, key: string | number): void {
-  // `typeof x === "…"` tests compile to type checks; a switch on typeof is slower here.
+  // Plain typeof tests, most frequent first: TurboFan makes each a type check.
   if (typeof value === "string") return walk.out.string(value);
   if (typeof value === "number") {
     if (!Number.isFinite(value)) throw new JsonPathError(`${value} is not JSON-serializable`);
