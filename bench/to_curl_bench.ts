@@ -40,3 +40,22 @@ Deno.bench("JSON.stringify: a 1 MB body", { group: "json", baseline: true }, () 
 Deno.bench("serializeJson: a 1 MB body (Python style)", { group: "json" }, () => {
   serializeJson(body);
 });
+
+// Long texts take another path in serializeJson (JSON.stringify escapes them).
+const documents = {
+  documents: Array.from({ length: 1000 }, (_, i) => ({
+    id: i,
+    text: `Grüße, "quoted": line ${i}\n`.repeat(40),
+  })),
+};
+
+Deno.bench("JSON.stringify: a 1 MB body of long strings", {
+  group: "json-long",
+  baseline: true,
+}, () => {
+  JSON.stringify(documents);
+});
+
+Deno.bench("serializeJson: a 1 MB body of long strings", { group: "json-long" }, () => {
+  serializeJson(documents);
+});

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import vm from "node:vm";
 import { serializeJson } from "../utils.ts";
 
 Deno.test("serializeJson() writes Python's default style", () => {
@@ -55,4 +56,113 @@ Deno.test("serializeJson() parses back to what JSON.stringify gives, for any JSO
     }),
     { numRuns: 2000 },
   );
+});
+
+/** The format written the plain way: JSON.stringify for every key and scalar. */
+function pythonStyle(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonStyle).join(", ")}]`;
+  if (typeof value === "object" && value !== null) {
+    const members = Object.entries(value).map(([key, member]) =>
+      `${JSON.stringify(key)}: ${pythonStyle(member)}`
+    );
+    return `{${members.join(", ")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Characters a faster writer could get wrong: the format's own, escapes, any UTF-16 unit. */
+const trickyChar = fc.oneof(
+  fc.constantFrom('"', "\\", ",", ":", ", ", ": ", "{", "}", "[", "]", " ", "\n", "\t"),
+  fc.constantFrom("\u0000", "\u001f", "\u007f", "\u0080", "\u2028", "ü", "😀", "\ud800", "\udfff"),
+  fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)),
+  fc.constantFrom("a", "b", "1"),
+);
+
+Deno.test("serializeJson() writes what the plain way writes, for any JSON value", () => {
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.jsonValue({ stringUnit: trickyChar }), fc.jsonValue()),
+      (value) => assert.equal(serializeJson(value), pythonStyle(value)),
+    ),
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("serializeJson() escapes every UTF-16 unit as JSON.stringify does", () => {
+  const units = Array.from({ length: 0x10000 }, (_, unit) => String.fromCharCode(unit));
+  for (const unit of units) assert.equal(serializeJson(unit), JSON.stringify(unit));
+  const all = units.join("");
+  assert.equal(serializeJson(all), JSON.stringify(all));
+  for (const text of ["\ud83d\ude00", "\ude00\ud83d", "a\ud800", "\ud800\ud800\udc00", "x😀y"]) {
+    assert.equal(
+      serializeJson([text, text.repeat(100)]),
+      `[${JSON.stringify(text)}, ${JSON.stringify(text.repeat(100))}]`,
+    );
+  }
+});
+
+Deno.test("serializeJson() writes long strings and large bodies whole", () => {
+  const long = 'a "quoted", ünïcode: 😀\n'.repeat(50_000);
+  const body = {
+    long,
+    items: Array.from(
+      { length: 40_000 },
+      (_, i) => ({ id: i, text: `${i}: ${"x".repeat(i % 300)}` }),
+    ),
+    after: [127, 128, 129, 255, 256, 257].map((length) => long.slice(0, length)),
+  };
+  assert.equal(serializeJson(body), pythonStyle(body));
+  assert.equal(serializeJson({ small: 1 }), '{"small": 1}');
+});
+
+Deno.test("serializeJson() leaves out undefined members wherever they are", () => {
+  const gone = { toJSON: () => undefined };
+  assert.equal(
+    serializeJson({ a: undefined, b: 1, c: gone, d: 2, e: undefined }),
+    '{"b": 1, "d": 2}',
+  );
+  assert.equal(serializeJson({ a: undefined, ["x".repeat(300)]: gone }), "{}");
+  assert.equal(serializeJson([undefined, gone, 1]), "[null, null, 1]");
+});
+
+Deno.test("serializeJson() calls toJSON once, with the key, as JSON.stringify does", () => {
+  const keys: string[] = [];
+  const spy = { toJSON: (key: string) => (keys.push(key), key) };
+  assert.equal(serializeJson({ a: spy, list: [spy] }), '{"a": "a", "list": ["0"]}');
+  assert.deepEqual(keys, ["a", "0"]);
+  assert.equal(serializeJson(spy), '""');
+});
+
+Deno.test("serializeJson() may be called from a toJSON() during another call", () => {
+  const inner = { toJSON: () => serializeJson({ nested: [1, "two"] }) };
+  assert.equal(
+    serializeJson({ inner, after: "x" }),
+    '{"inner": "{\\"nested\\": [1, \\"two\\"]}", "after": "x"}',
+  );
+});
+
+Deno.test("serializeJson() throws as JSON.stringify does for a boxed BigInt, after its own checks", () => {
+  assert.throws(() => serializeJson({ a: Object(1n) }), (error: unknown) => {
+    assert.ok(error instanceof TypeError);
+    assert.match(error.message, /BigInt/);
+    return true;
+  });
+  assert.throws(() => serializeJson([Object(1n), NaN]), /^TypeError: Invalid jsonData\[1\]: NaN/);
+});
+
+Deno.test("serializeJson() writes the next body whole after one it refused", () => {
+  assert.throws(
+    () => serializeJson({ text: "x".repeat(100), list: [1, 2, NaN] }),
+    /list\[2\]: NaN/,
+  );
+  assert.equal(serializeJson({ c: [1] }), '{"c": [1]}');
+});
+
+Deno.test("serializeJson() writes boxed values from another realm as JSON.stringify does", () => {
+  const foreign = vm.runInNewContext(
+    "({ n: new Number(5), s: new String('ü'), b: new Boolean(false), d: new Date(0), l: [1] })",
+  );
+  assert.equal(serializeJson(foreign), pythonStyle(JSON.parse(JSON.stringify(foreign))));
+  const lying = Object.assign(Object.create(null), { [Symbol.toStringTag]: "Number", a: 1 });
+  assert.equal(serializeJson(lying), '{"a": 1}');
 });

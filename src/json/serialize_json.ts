@@ -1,10 +1,21 @@
 // The one JSON serializer of the library: the client sends its output and
 // toCurl renders it, so a replayed cURL command sends the same bytes.
 
-/** Thrown by the check; collects the path while it unwinds. */
+import { Utf8Writer } from "./_utf8_writer.ts";
+
+/** Thrown where a value is refused; collects the path while it unwinds. */
 class JsonPathError {
   readonly path: string[] = [];
   constructor(readonly reason: string) {}
+}
+
+/** One serialization: where it writes, and what it must remember on the way. */
+class Walk {
+  readonly out = new Utf8Writer();
+  /** The containers being written, to find cycles; JSON.stringify keeps such a list too. */
+  readonly ancestors: object[] = [];
+  /** The first boxed BigInt met; JSON.stringify throws for it, but only if nothing else fails. */
+  boxedBigInt: object | undefined;
 }
 
 /**
@@ -29,94 +40,142 @@ class JsonPathError {
  * ```
  */
 export function serializeJson(value: unknown, field = "jsonData"): string {
+  const walk = new Walk();
   try {
-    check(value, "", new Set());
-  } catch (error) {
-    if (!(error instanceof JsonPathError)) throw error;
-    throw new TypeError(`Invalid ${field}${error.path.join("")}: ${error.reason}`);
-  }
-  // With an indent, every raw newline JSON.stringify writes is structural
-  // (newlines inside strings are escaped), so collapsing each newline and its
-  // indent gives exactly the `, ` and `: ` separators, at native speed.
-  const text = JSON.stringify(value, null, 1);
-  if (text === undefined) {
-    throw new TypeError(`Invalid ${field}: undefined is not JSON-serializable`);
-  }
-  return collapseIndent(text);
-}
-
-/** Removes each newline and the indent after it, keeping one space after a `,`. */
-function collapseIndent(text: string): string {
-  let out = "";
-  let from = 0;
-  for (;;) {
-    const newline = text.indexOf("\n", from);
-    if (newline === -1) return out + text.slice(from);
-    out += text.charCodeAt(newline - 1) === 0x2c
-      ? text.slice(from, newline) + " "
-      : text.slice(from, newline);
-    from = newline + 1;
-    while (text.charCodeAt(from) === 0x20) from++;
+    const json = toJsonValue(value, "");
+    if (json === undefined) {
+      throw new TypeError(`Invalid ${field}: undefined is not JSON-serializable`);
+    }
+    try {
+      writeJsonValue(walk, json, "");
+    } catch (error) {
+      if (!(error instanceof JsonPathError)) throw error;
+      throw new TypeError(`Invalid ${field}${error.path.join("")}: ${error.reason}`);
+    }
+    // The native error, as when JSON.stringify did the writing.
+    if (walk.boxedBigInt !== undefined) JSON.stringify(walk.boxedBigInt);
+    return walk.out.finish();
+  } finally {
+    walk.out.release();
   }
 }
 
-/** Walks `value` as JSON.stringify would, throwing where it would lose or refuse data. */
-function check(value: unknown, key: string, ancestors: Set<object>): void {
+/** What JSON.stringify writes for `value`: the result of its `toJSON()`, if it has one. */
+function toJsonValue(value: unknown, key: string | number): unknown {
   if (
     typeof value === "object" && value !== null &&
     typeof (value as { toJSON?: unknown }).toJSON === "function"
   ) {
-    value = (value as { toJSON(key: string): unknown }).toJSON(key);
+    return (value as { toJSON(key: string): unknown }).toJSON(String(key));
   }
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-    case "undefined":
-      return;
-    case "number":
-      if (!Number.isFinite(value)) throw new JsonPathError(`${value} is not JSON-serializable`);
-      return;
-    case "bigint":
-      throw new JsonPathError("BigInt is not JSON-serializable; convert it to a string or number");
-    case "function":
-    case "symbol":
-      throw new JsonPathError(`a ${typeof value} is not JSON-serializable`);
-  }
-  if (value === null) return;
-  if (value instanceof Number || value instanceof String || value instanceof Boolean) {
-    return check(value.valueOf(), key, ancestors);
-  }
-  if (value instanceof Map || value instanceof Set) {
-    throw new JsonPathError(
-      `a ${value.constructor.name} is not JSON-serializable; convert it to an object or array`,
-    );
-  }
-  const object = value as object;
-  if (ancestors.has(object)) throw new JsonPathError("circular reference");
-  ancestors.add(object);
-  if (Array.isArray(object)) {
-    for (let i = 0; i < object.length; i++) checkMember(object[i], i, ancestors);
-  } else {
-    const keys = Object.keys(object);
-    for (let i = 0; i < keys.length; i++) {
-      const name = keys[i]!;
-      checkMember((object as Record<string, unknown>)[name], name, ancestors);
-    }
-  }
-  ancestors.delete(object);
+  return value;
 }
 
-/** Checks one member; strings, booleans, null and undefined need no visit. */
-function checkMember(
-  member: unknown,
-  key: string | number,
-  ancestors: Set<object>,
-): void {
-  const type = typeof member;
-  if (member === null || type === "string" || type === "boolean" || type === "undefined") return;
-  if (type === "number" && Number.isFinite(member)) return;
+/** Writes `value` as JSON.stringify would, throwing where it would lose or refuse data. */
+function writeJsonValue(walk: Walk, value: unknown, key: string | number): void {
+  // Plain typeof tests, most frequent first: TurboFan makes each a type check.
+  if (typeof value === "string") return walk.out.string(value);
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new JsonPathError(`${value} is not JSON-serializable`);
+    return walk.out.ascii(String(value));
+  }
+  if (typeof value === "object") {
+    return value === null ? walk.out.null() : writeObject(walk, value, key);
+  }
+  if (typeof value === "boolean") return walk.out.boolean(value);
+  // Only from a boxed primitive whose valueOf() was replaced.
+  if (typeof value === "undefined") return walk.out.null();
+  if (typeof value === "bigint") {
+    throw new JsonPathError("BigInt is not JSON-serializable; convert it to a string or number");
+  }
+  throw new JsonPathError(`a ${typeof value} is not JSON-serializable`);
+}
+
+function writeObject(walk: Walk, value: object, key: string | number): void {
+  if (Array.isArray(value)) {
+    enter(walk, value);
+    writeArray(walk, value);
+  } else {
+    if (value instanceof Number || value instanceof String || value instanceof Boolean) {
+      return writeJsonValue(walk, toJsonValue(value.valueOf(), key), key);
+    }
+    if (value instanceof Map || value instanceof Set) {
+      throw new JsonPathError(
+        `a ${value.constructor.name} is not JSON-serializable; convert it to an object or array`,
+      );
+    }
+    const foreign = value instanceof Object ? undefined : foreignBoxedPrimitive(value);
+    if (foreign !== undefined && typeof foreign !== "bigint") {
+      return writeJsonValue(walk, foreign, key);
+    }
+    if (foreign !== undefined || value instanceof BigInt) walk.boxedBigInt ??= value;
+    enter(walk, value);
+    writeMembers(walk, value);
+  }
+  walk.ancestors.pop();
+}
+
+/**
+ * The primitive inside a boxed value from another realm (node:vm), which
+ * `instanceof` misses but JSON.stringify writes as the primitive.
+ */
+function foreignBoxedPrimitive(value: object): unknown {
   try {
-    check(member, String(key), ancestors);
+    switch (Object.prototype.toString.call(value)) {
+      case "[object Number]":
+        return Number.prototype.valueOf.call(value);
+      case "[object String]":
+        return String.prototype.valueOf.call(value);
+      case "[object Boolean]":
+        return Boolean.prototype.valueOf.call(value);
+      case "[object BigInt]":
+        return BigInt.prototype.valueOf.call(value);
+    }
+  } catch {
+    // A tag that lies (Symbol.toStringTag): not a boxed primitive.
+  }
+  return undefined;
+}
+
+/** Refuses a container that is its own ancestor, else makes it the innermost one. */
+function enter(walk: Walk, container: object): void {
+  if (walk.ancestors.includes(container)) throw new JsonPathError("circular reference");
+  walk.ancestors.push(container);
+}
+
+function writeArray(walk: Walk, array: readonly unknown[]): void {
+  const out = walk.out;
+  out.byte(0x5b); // [
+  for (let i = 0, length = array.length; i < length; i++) {
+    if (i > 0) out.comma();
+    const item = toJsonValue(array[i], i);
+    if (item === undefined) out.null();
+    else writeMember(walk, item, i);
+  }
+  out.byte(0x5d); // ]
+}
+
+function writeMembers(walk: Walk, object: object): void {
+  const out = walk.out;
+  out.byte(0x7b); // {
+  const keys = Object.keys(object);
+  let empty = true;
+  for (let i = 0; i < keys.length; i++) {
+    const name = keys[i]!;
+    const member = toJsonValue((object as Record<string, unknown>)[name], name);
+    if (member === undefined) continue;
+    if (!empty) out.comma();
+    empty = false;
+    out.key(name);
+    writeMember(walk, member, name);
+  }
+  out.byte(0x7d); // }
+}
+
+/** Writes one member, adding its key to the path of an error from below. */
+function writeMember(walk: Walk, member: unknown, key: string | number): void {
+  try {
+    writeJsonValue(walk, member, key);
   } catch (error) {
     if (error instanceof JsonPathError) {
       error.path.unshift(typeof key === "number" ? `[${key}]` : pathSegment(key));

@@ -1,0 +1,214 @@
+// The output of serializeJson. Writing the UTF-8 bytes of the text in one pass
+// and decoding them once beats letting JSON.stringify write a compact text and
+// inserting the spaces afterwards: any pass over that text costs about as
+// much as JSON.stringify itself.
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const SPACE = 0x20;
+const HEX = "0123456789abcdef";
+
+/** The escapes JSON.stringify writes for the control characters that have one. */
+const SHORT_ESCAPES: Readonly<Record<number, number>> = {
+  0x08: 0x62, // \b
+  0x09: 0x74, // \t
+  0x0a: 0x6e, // \n
+  0x0c: 0x66, // \f
+  0x0d: 0x72, // \r
+};
+
+/**
+ * From this length on, a string is escaped by JSON.stringify, many times
+ * faster per character than the loop here, and its text joins the output as
+ * it is; below it, the cost of the two native calls is not worth it.
+ */
+const LONG_STRING = 128;
+
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * A finished writer leaves its buffer here for the next one, up to this size:
+ * reusing it saves the page faults of a fresh one, at the cost of keeping it.
+ */
+const KEEP_BYTES = 1 << 22;
+let spare: Uint8Array | undefined;
+
+/** Collects the text as UTF-8 bytes, and long strings as they are. */
+export class Utf8Writer {
+  /** The bytes not yet decoded; `length` of them are written. */
+  bytes: Uint8Array;
+  length = 0;
+  /** The text before those bytes. */
+  #decoded: string[] = [];
+
+  constructor() {
+    // Taking the spare buffer (rather than sharing it) keeps a serializeJson
+    // called from a toJSON() during another one from writing into its buffer.
+    this.bytes = spare ?? new Uint8Array(1 << 16);
+    spare = undefined;
+  }
+
+  /** Makes room for `count` more bytes; returns the buffer to write them to. */
+  reserve(count: number): Uint8Array {
+    if (this.length + count > this.bytes.length) this.#grow(count);
+    return this.bytes;
+  }
+
+  /** Writes one ASCII character. */
+  byte(c: number): void {
+    this.reserve(1)[this.length++] = c;
+  }
+
+  /** Writes `, ` between two items. */
+  comma(): void {
+    this.#pair(COMMA);
+  }
+
+  /** Writes the key of an object member and the `: ` after it. */
+  key(name: string): void {
+    this.string(name);
+    this.#pair(COLON);
+  }
+
+  /** Writes `null`. */
+  null(): void {
+    const bytes = this.reserve(4);
+    const at = this.length;
+    bytes[at] = 0x6e; // n
+    bytes[at + 1] = 0x75; // u
+    bytes[at + 2] = 0x6c; // l
+    bytes[at + 3] = 0x6c; // l
+    this.length = at + 4;
+  }
+
+  /** Writes `true` or `false`. */
+  boolean(value: boolean): void {
+    const bytes = this.reserve(5);
+    let at = this.length;
+    if (value) {
+      bytes[at++] = 0x74; // t
+      bytes[at++] = 0x72; // r
+      bytes[at++] = 0x75; // u
+    } else {
+      bytes[at++] = 0x66; // f
+      bytes[at++] = 0x61; // a
+      bytes[at++] = 0x6c; // l
+      bytes[at++] = 0x73; // s
+    }
+    bytes[at++] = 0x65; // e
+    this.length = at;
+  }
+
+  /** Writes text that is ASCII only: a number. */
+  ascii(text: string): void {
+    const bytes = this.reserve(text.length);
+    let at = this.length;
+    for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
+    this.length = at;
+  }
+
+  /** Writes `text` as a JSON string, escaped exactly as JSON.stringify escapes it. */
+  string(text: string): void {
+    if (text.length >= LONG_STRING) {
+      this.#decode();
+      this.#decoded.push(JSON.stringify(text));
+      return;
+    }
+    // At most 6 bytes per UTF-16 unit (`\u001f`), and the quotes.
+    const bytes = this.reserve(text.length * 6 + 2);
+    let at = this.length;
+    bytes[at++] = QUOTE;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      // Most characters are lower-case letters: one comparison decides those.
+      if (c > BACKSLASH ? c < 0x80 : c >= 0x20 && c !== QUOTE && c !== BACKSLASH) {
+        bytes[at++] = c;
+      } else if (c < 0x80) {
+        at = writeAsciiEscape(bytes, at, c);
+      } else if (c < 0x800) {
+        bytes[at++] = 0xc0 | (c >> 6);
+        bytes[at++] = 0x80 | (c & 0x3f);
+      } else if (c < 0xd800 || c >= 0xe000) {
+        at = writeThreeBytes(bytes, at, c);
+      } else {
+        const next = text.charCodeAt(i + 1);
+        if (c < 0xdc00 && next >= 0xdc00 && next < 0xe000) {
+          at = writeFourBytes(bytes, at, 0x10000 + ((c - 0xd800) << 10) + (next - 0xdc00));
+          i++;
+        } else {
+          at = writeUnicodeEscape(bytes, at, c); // a lone surrogate, as well-formed JSON.stringify
+        }
+      }
+    }
+    bytes[at++] = QUOTE;
+    this.length = at;
+  }
+
+  /** Returns the text written. */
+  finish(): string {
+    this.#decode();
+    return this.#decoded.join("");
+  }
+
+  /** Hands the buffer on to the next writer, unless it grew too large to keep. */
+  release(): void {
+    if (this.bytes.length <= KEEP_BYTES) spare = this.bytes;
+  }
+
+  #pair(c: number): void {
+    const bytes = this.reserve(2);
+    bytes[this.length] = c;
+    bytes[this.length + 1] = SPACE;
+    this.length += 2;
+  }
+
+  #decode(): void {
+    if (this.length === 0) return;
+    this.#decoded.push(decoder.decode(this.bytes.subarray(0, this.length)));
+    this.length = 0;
+  }
+
+  #grow(count: number): void {
+    let size = this.bytes.length * 2;
+    while (size < this.length + count) size *= 2;
+    const bytes = new Uint8Array(size);
+    bytes.set(this.bytes.subarray(0, this.length));
+    this.bytes = bytes;
+  }
+}
+
+function writeAsciiEscape(bytes: Uint8Array, at: number, c: number): number {
+  const short = c === QUOTE || c === BACKSLASH ? c : SHORT_ESCAPES[c];
+  if (short === undefined) return writeUnicodeEscape(bytes, at, c);
+  bytes[at] = BACKSLASH;
+  bytes[at + 1] = short;
+  return at + 2;
+}
+
+/** Writes `\uxxxx` with lower-case hex digits, as JSON.stringify does. */
+function writeUnicodeEscape(bytes: Uint8Array, at: number, c: number): number {
+  bytes[at] = BACKSLASH;
+  bytes[at + 1] = 0x75; // u
+  bytes[at + 2] = HEX.charCodeAt(c >> 12);
+  bytes[at + 3] = HEX.charCodeAt((c >> 8) & 0xf);
+  bytes[at + 4] = HEX.charCodeAt((c >> 4) & 0xf);
+  bytes[at + 5] = HEX.charCodeAt(c & 0xf);
+  return at + 6;
+}
+
+function writeThreeBytes(bytes: Uint8Array, at: number, c: number): number {
+  bytes[at] = 0xe0 | (c >> 12);
+  bytes[at + 1] = 0x80 | ((c >> 6) & 0x3f);
+  bytes[at + 2] = 0x80 | (c & 0x3f);
+  return at + 3;
+}
+
+function writeFourBytes(bytes: Uint8Array, at: number, codePoint: number): number {
+  bytes[at] = 0xf0 | (codePoint >> 18);
+  bytes[at + 1] = 0x80 | ((codePoint >> 12) & 0x3f);
+  bytes[at + 2] = 0x80 | ((codePoint >> 6) & 0x3f);
+  bytes[at + 3] = 0x80 | (codePoint & 0x3f);
+  return at + 4;
+}
