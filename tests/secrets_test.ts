@@ -232,27 +232,3 @@ Deno.test("AuthorizationHook's token in a custom header is masked in logs once t
   assert.ok(lines.some(([, line]) => line.includes('"X-Auth-Token":"***"')));
   assertNoSecret(lines, []);
 });
-
-// Ignored: the behaviour it asks for is not the contract's. API.md masks a
-// fixed set of header names plus sensitiveKeys, so a request hook that adds a
-// credential under another name (AuthorizationHook with headerName
-// "X-Auth-Token", registered before withLogging) has it logged in clear
-// unless the caller names it. Masking credential-like names by default, as
-// console.log() views already do, would close this.
-Deno.test({
-  name:
-    "LoggingRequestHook masks a credential-like header a request hook added, without sensitiveKeys",
-  ignore: true,
-  async fn() {
-    await using server = startFixtureServer();
-    const { logger, lines } = recordingLogger();
-    const config = new HttpClientConfigBuilder()
-      .withBaseUrl(server.url)
-      .withRequestHook(new AuthorizationHook(() => CALLER_TOKEN, { headerName: "X-Auth-Token" }))
-      .withLogging({ logger, logHeaders: true })
-      .build();
-    await using client = new HttpClient(config);
-    await client.get("/x");
-    assertNoSecret(lines, []);
-  },
-});
