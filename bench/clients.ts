@@ -90,22 +90,31 @@ function fetchline(configure: (builder: HttpClientConfigBuilder) => HttpClientCo
   };
 }
 
-function rawFetch(): BenchClient {
+/** Deno's `fetch` options: `client` picks the pool. */
+interface DenoRequestInit extends RequestInit {
+  client?: Deno.HttpClient;
+}
+
+/** Raw fetch over its own pool; `timeout` adds a per-request `AbortSignal.timeout(30 s)`. */
+function rawFetch(timeout: boolean): BenchClient {
   let client: Deno.HttpClient | undefined;
+  const send = async (url: string, init: DenoRequestInit) => {
+    if (timeout) init.signal = AbortSignal.timeout(30_000);
+    return await (await fetch(url, init)).json();
+  };
   return {
     setup() {
       client = Deno.createHttpClient({});
       return Promise.resolve();
     },
-    async get(url) {
-      const response = await fetch(url, { client } as RequestInit);
-      return await response.json();
-    },
-    async post(url, body) {
-      const init = { client, method: "POST", headers: JSON_HEADERS, body: JSON.stringify(body) };
-      const response = await fetch(url, init as RequestInit);
-      return await response.json();
-    },
+    get: (url) => send(url, { client: client! }),
+    post: (url, body) =>
+      send(url, {
+        client: client!,
+        method: "POST",
+        headers: JSON_HEADERS,
+        body: JSON.stringify(body),
+      }),
     close() {
       client!.close();
       return Promise.resolve();
@@ -155,7 +164,14 @@ export const DENO_CLIENTS: readonly ClientSpec[] = [
     name: "fetch",
     description: "raw `fetch` with a `Deno.createHttpClient({})` pool (the reference)",
     permissions: [],
-    create: rawFetch,
+    create: () => rawFetch(false),
+  },
+  {
+    name: "fetch+timeout",
+    description:
+      "raw `fetch` as above with `signal: AbortSignal.timeout(30_000)` per request: the price of a timeout alone (fetchline and ky have one by default)",
+    permissions: [],
+    create: () => rawFetch(true),
   },
   {
     name: "fetchline",
