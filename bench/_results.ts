@@ -187,9 +187,9 @@ function clientTable(results: Results): string {
       ? c.version
       : npm !== undefined
       ? `${c.name}@${npm}`
-      : c.name === "fetch"
-      ? `Deno ${Deno.version.deno}`
-      : "fetchline (this tree)";
+      : c.name.startsWith("fetchline")
+      ? "fetchline (this tree)"
+      : `Deno ${Deno.version.deno}`;
     return [c.runtime, c.name, c.description, version];
   });
   return table(["runtime", "client", "what", "version"], rows);
