@@ -21,7 +21,10 @@
  * `--clients` (Deno clients, default all), `--node-deps` (a folder where
  * bench/node_throughput.mjs finds its npm packages; enables Node),
  * `--node-clients` (default: all installed), `--json` (a file for the raw
- * measurements, one JSON line each).
+ * measurements, one JSON line each), `--profile` (a folder: every
+ * measurement process runs with `--cpu-prof` and writes its profile into
+ * `<folder>/<runtime>-<client>-<workload>-c<concurrency>/`; summarize them
+ * with bench/profile_summary.ts).
  *
  * @module
  */
@@ -45,6 +48,8 @@ export interface ThroughputOptions {
   readonly nodeDeps?: string | undefined;
   /** Node client names; default: every one installed. */
   readonly nodeClients?: readonly string[] | undefined;
+  /** A folder for CPU profiles of every measurement (`--cpu-prof`), one subfolder per client, workload and concurrency. */
+  readonly profile?: string | undefined;
   /** Progress lines. */
   readonly log: (line: string) => void;
 }
@@ -55,7 +60,8 @@ export interface Contender {
   readonly name: string;
   readonly description: string;
   readonly version: string;
-  command(args: readonly string[]): Deno.Command;
+  /** The command for one measurement; `runtimeFlags` go before the script (such as `--cpu-prof`). */
+  command(args: readonly string[], runtimeFlags?: readonly string[]): Deno.Command;
 }
 
 /** What a run produced. */
@@ -80,9 +86,16 @@ export function denoContenders(names: readonly string[]): Contender[] {
     name: spec.name,
     description: spec.description,
     version: "",
-    command: (args) =>
+    command: (args, runtimeFlags = []) =>
       new Deno.Command("deno", {
-        args: ["run", "--allow-net=127.0.0.1", ...spec.permissions, MEASURE, ...args],
+        args: [
+          "run",
+          ...runtimeFlags,
+          "--allow-net=127.0.0.1",
+          ...spec.permissions,
+          MEASURE,
+          ...args,
+        ],
         stdin: "null",
         stdout: "piped",
         stderr: "piped",
@@ -116,9 +129,9 @@ export async function nodeContenders(
     .map((client): Contender => ({
       runtime: "node",
       ...client,
-      command: (args) =>
+      command: (args, runtimeFlags = []) =>
         new Deno.Command("node", {
-          args: [NODE_MEASURE, "--deps", deps, ...args],
+          args: [...runtimeFlags, NODE_MEASURE, "--deps", deps, ...args],
           stdin: "null",
           stdout: "piped",
           stderr: "piped",
@@ -128,8 +141,13 @@ export async function nodeContenders(
   return { contenders, notices: listed.notices };
 }
 
-async function runOne(contender: Contender, args: readonly string[]): Promise<Measurement> {
-  const output = await contender.command(args).output();
+async function runOne(
+  contender: Contender,
+  args: readonly string[],
+  profile?: string,
+): Promise<Measurement> {
+  const flags = profile === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profile}`];
+  const output = await contender.command(args, flags).output();
   const stdout = new TextDecoder().decode(output.stdout).trim();
   if (!output.success) {
     const stderr = new TextDecoder().decode(output.stderr).trim();
@@ -182,7 +200,9 @@ export async function runThroughput(options: ThroughputOptions): Promise<Through
         for (const contender of contenders) {
           const label = `round ${round}/${options.rounds} c=${level.concurrency} ${workload}`;
           try {
-            const m = await runOne(contender, argsFor(contender.name, workload, level));
+            const profile = options.profile &&
+              `${options.profile}/${contender.runtime}-${contender.name}-${workload}-c${level.concurrency}`;
+            const m = await runOne(contender, argsFor(contender.name, workload, level), profile);
             measurements.push(m);
             options.log(`${label} ${describe(m)}`);
           } catch (error) {
@@ -271,9 +291,17 @@ export function throughputOptions(
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
-    options: { ...THROUGHPUT_FLAGS, "node-deps": { type: "string" }, json: { type: "string" } },
+    options: {
+      ...THROUGHPUT_FLAGS,
+      "node-deps": { type: "string" },
+      json: { type: "string" },
+      profile: { type: "string" },
+    },
   });
-  const options = throughputOptions(values, values["node-deps"], (line) => console.error(line));
+  const options = {
+    ...throughputOptions(values, values["node-deps"], (line) => console.error(line)),
+    profile: values.profile,
+  };
   const result = await runThroughput(options);
   if (values.json !== undefined) {
     await Deno.writeTextFile(
