@@ -1,7 +1,7 @@
-// toCurl and the JSON serializer, in memory: `deno task bench`.
+// toCurl of a typical request, in memory: `deno bench bench/to_curl_bench.ts`.
 
 import { HttpRequest } from "../mod.ts";
-import { serializeJson, toCurl } from "../utils.ts";
+import { toCurl } from "../utils.ts";
 
 const typical = new HttpRequest("POST", "https://api.example.com/v1/orders", {
   headers: {
@@ -20,42 +20,4 @@ const typical = new HttpRequest("POST", "https://api.example.com/v1/orders", {
 
 Deno.bench("toCurl(): a typical JSON request", { group: "toCurl", baseline: true }, () => {
   toCurl(typical);
-});
-
-const body = {
-  items: Array.from({ length: 5000 }, (_, i) => ({
-    id: i,
-    name: `item ${i} ünïcode`,
-    price: i * 1.25,
-    tags: ["x", "y", "z"],
-    active: i % 2 === 0,
-    meta: { created: "2026-11-21T00:00:00Z", owner: null },
-  })),
-};
-
-Deno.bench("JSON.stringify: a 1 MB body", { group: "json", baseline: true }, () => {
-  JSON.stringify(body);
-});
-
-Deno.bench("serializeJson: a 1 MB body (Python style)", { group: "json" }, () => {
-  serializeJson(body);
-});
-
-// Long texts take another path in serializeJson (JSON.stringify escapes them).
-const documents = {
-  documents: Array.from({ length: 1000 }, (_, i) => ({
-    id: i,
-    text: `Grüße, "quoted": line ${i}\n`.repeat(40),
-  })),
-};
-
-Deno.bench("JSON.stringify: a 1 MB body of long strings", {
-  group: "json-long",
-  baseline: true,
-}, () => {
-  JSON.stringify(documents);
-});
-
-Deno.bench("serializeJson: a 1 MB body of long strings", { group: "json-long" }, () => {
-  serializeJson(documents);
 });

@@ -1,0 +1,281 @@
+// The Node side of the throughput benchmark: one measurement in a process of
+// its own, the counterpart of bench/measure.ts, printing the same JSON line
+// (runtime "node") so bench/throughput.ts merges both runtimes' results.
+//
+// The libraries are not in the repository: bench/run.ts installs them with npm
+// into a folder outside it (never commit node_modules) and passes it as --deps:
+//
+//   npm install --prefix /tmp/fetchline-bench-node undici@^7 ky@^1 axios@^1
+//   # fetchline's npm build (`deno task build:npm` writes npm/), packed and installed:
+//   npm pack ./npm --pack-destination /tmp/fetchline-bench-node
+//   npm install --prefix /tmp/fetchline-bench-node /tmp/fetchline-bench-node/fetchline-*.tgz
+//   node bench/node_throughput.mjs --deps /tmp/fetchline-bench-node --list
+//   node bench/node_throughput.mjs --deps /tmp/fetchline-bench-node --client undici \
+//     --url http://127.0.0.1:8080 --workload get --concurrency 64 --requests 20000 --warmup 2000
+//
+// Clients: raw fetch (Node's own), undici.request with an Agent, ky, axios,
+// and fetchline and fetchline+hooks from the npm build when it is installed
+// (left out with a notice otherwise). undici and fetchline get the same Agent
+// settings (AGENT_OPTIONS). Plain ESM with no build step: Node 20 cannot
+// import TypeScript, so the payloads and the record repeat bench/_workload.ts.
+
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+
+// Keep in step with bench/_workload.ts.
+const ECHO_BODY = {
+  id: 42,
+  name: "Grace Hopper",
+  tags: ["a", "b", "c"],
+  note: "a small JSON body",
+};
+const PATHS = { get: "/items/1", post: "/echo" };
+const EXPECTED_ID = { get: 1, post: 42 };
+
+/** The pool settings given to both undici's Agent and fetchline's `withPool`: undici's defaults. */
+const AGENT_OPTIONS = {};
+const JSON_HEADERS = { "content-type": "application/json" };
+const NO_OP_LOGGER = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Reads a package.json of the deps folder, or undefined when the package is absent. */
+function packageJson(deps, name) {
+  const path = join(deps, "node_modules", name, "package.json");
+  return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
+}
+
+/** Picks the ESM entry of an `exports` value for Node (conditions node, import, default). */
+function exportTarget(exports) {
+  if (typeof exports === "string") return exports;
+  if (Array.isArray(exports)) return exportTarget(exports[0]);
+  if (exports === null || typeof exports !== "object") return undefined;
+  if ("." in exports) return exportTarget(exports["."]);
+  for (const [condition, target] of Object.entries(exports)) {
+    if (condition === "node" || condition === "import" || condition === "default") {
+      const found = exportTarget(target);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
+
+/** Imports a package installed in the deps folder. */
+async function load(deps, name) {
+  const pkg = packageJson(deps, name);
+  if (pkg === undefined) throw new Error(`${name} is not installed in ${deps}`);
+  const entry = exportTarget(pkg.exports) ?? pkg.module ?? pkg.main ?? "index.js";
+  return await import(pathToFileURL(join(deps, "node_modules", name, entry)).href);
+}
+
+function rawFetch() {
+  return {
+    setup() {},
+    async get(url) {
+      return await (await fetch(url)).json();
+    },
+    async post(url, body) {
+      const init = { method: "POST", headers: JSON_HEADERS, body: JSON.stringify(body) };
+      return await (await fetch(url, init)).json();
+    },
+    close() {},
+  };
+}
+
+function undiciRequest(deps) {
+  let undici, agent;
+  return {
+    async setup() {
+      undici = await load(deps, "undici");
+      agent = new undici.Agent(AGENT_OPTIONS);
+    },
+    async get(url) {
+      const { body } = await undici.request(url, { dispatcher: agent });
+      return await body.json();
+    },
+    async post(url, body) {
+      const init = { dispatcher: agent, method: "POST", headers: JSON_HEADERS };
+      const answer = await undici.request(url, { ...init, body: JSON.stringify(body) });
+      return await answer.body.json();
+    },
+    async close() {
+      await agent.close();
+    },
+  };
+}
+
+function kyClient(deps) {
+  let ky;
+  return {
+    async setup() {
+      ky = (await load(deps, "ky")).default.create({});
+    },
+    get: (url) => ky.get(url).json(),
+    post: (url, body) => ky.post(url, { json: body }).json(),
+    close() {},
+  };
+}
+
+function axiosClient(deps) {
+  let axios;
+  return {
+    async setup() {
+      axios = (await load(deps, "axios")).default.create();
+    },
+    get: async (url) => (await axios.get(url)).data,
+    post: async (url, body) => (await axios.post(url, body)).data,
+    close() {},
+  };
+}
+
+/** fetchline's npm build; `hooks` adds the same five hooks as bench/clients.ts. */
+function fetchline(deps, hooks) {
+  let client;
+  return {
+    async setup() {
+      const fl = await load(deps, "fetchline");
+      let builder = new fl.HttpClientConfigBuilder().withPool(AGENT_OPTIONS);
+      if (hooks) {
+        const token = () =>
+          Promise.resolve(
+            new fl.TokenData({ accessToken: "bench-token-0123456789", expiresIn: 3600 }),
+          );
+        builder = builder
+          .withLogging({ logger: NO_OP_LOGGER })
+          .withRequestHook(new fl.CorrelationIdHook())
+          .withTokenAuth({ tokenManager: new fl.TokenManager([{ name: "static", fetch: token }]) });
+      }
+      client = new fl.HttpClient(builder.build());
+    },
+    async get(url) {
+      return (await client.get(url)).json();
+    },
+    async post(url, body) {
+      return (await client.post(url, { jsonData: body })).json();
+    },
+    async close() {
+      await client[Symbol.asyncDispose]();
+    },
+  };
+}
+
+/** Every Node client: name → [description, package it needs or undefined, factory]. */
+const CLIENTS = {
+  "fetch": ["Node's global `fetch` (its bundled undici, global dispatcher)", undefined, rawFetch],
+  "undici": ["`undici.request` with an `Agent(AGENT_OPTIONS)`", "undici", undiciRequest],
+  "fetchline": [
+    "fetchline npm build, `withPool(AGENT_OPTIONS)`, no hooks",
+    "fetchline",
+    (deps) => fetchline(deps, false),
+  ],
+  "fetchline+hooks": [
+    "fetchline npm build with the 5 hooks of bench/clients.ts",
+    "fetchline",
+    (deps) => fetchline(deps, true),
+  ],
+  "ky": ["ky, `ky.create({})` defaults, global fetch", "ky", kyClient],
+  "axios": ["axios, `axios.create()` defaults (http adapter)", "axios", axiosClient],
+};
+
+/** The clients whose package is installed, and a notice for each one left out. */
+function available(deps) {
+  const clients = [];
+  const notices = [];
+  for (const [name, [description, pkg]] of Object.entries(CLIENTS)) {
+    const found = pkg === undefined ? { version: process.versions.node } : packageJson(deps, pkg);
+    if (found === undefined) {
+      notices.push(`node ${name}: skipped, ${pkg} is not installed in ${deps}`);
+    } else {
+      clients.push({ name, description, version: `${pkg ?? "node"}@${found.version}` });
+    }
+  }
+  return { node: process.version, clients, notices };
+}
+
+function percentile(sorted, p) {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+async function drive(call, check, concurrency, requests) {
+  const latencies = new Float64Array(requests);
+  let next = 0;
+  const lane = async () => {
+    while (next < requests) {
+      const index = next++;
+      const start = performance.now();
+      const body = await call();
+      latencies[index] = performance.now() - start;
+      check(body);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, requests) }, lane));
+  return latencies;
+}
+
+async function measure(name, client, url, workload, concurrency, requests, warmup) {
+  const target = url + PATHS[workload];
+  const call = workload === "get" ? () => client.get(target) : () => client.post(target, ECHO_BODY);
+  const check = (body) => {
+    if (body?.id !== EXPECTED_ID[workload]) {
+      throw new Error(`Unexpected ${workload} answer: ${JSON.stringify(body)?.slice(0, 200)}`);
+    }
+  };
+  await drive(call, check, concurrency, warmup);
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const latencies = await drive(call, check, concurrency, requests);
+  const seconds = (performance.now() - start) / 1000;
+  const { user, system } = process.cpuUsage(cpu);
+  latencies.sort();
+  return {
+    runtime: "node",
+    client: name,
+    workload,
+    concurrency,
+    requests,
+    seconds,
+    rps: requests / seconds,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    cpuUsPerRequest: (user + system) / requests,
+  };
+}
+
+const { values } = parseArgs({
+  options: {
+    deps: { type: "string" },
+    list: { type: "boolean", default: false },
+    client: { type: "string" },
+    url: { type: "string" },
+    workload: { type: "string", default: "get" },
+    concurrency: { type: "string", default: "1" },
+    requests: { type: "string", default: "1000" },
+    warmup: { type: "string", default: "200" },
+  },
+});
+if (values.deps === undefined) throw new TypeError("Usage: node_throughput.mjs --deps <folder> …");
+if (values.list) {
+  console.log(JSON.stringify(available(values.deps)));
+} else {
+  const entry = CLIENTS[values.client];
+  if (entry === undefined || values.url === undefined || !(values.workload in PATHS)) {
+    throw new TypeError(
+      `Usage: --client=<${Object.keys(CLIENTS).join("|")}> --url=<server> --workload=get|post`,
+    );
+  }
+  const client = entry[2](values.deps);
+  await client.setup();
+  const result = await measure(
+    values.client,
+    client,
+    values.url,
+    values.workload,
+    Number(values.concurrency),
+    Number(values.requests),
+    Number(values.warmup),
+  );
+  await client.close();
+  console.log(JSON.stringify(result));
+}

@@ -1,0 +1,222 @@
+/**
+ * `deno task bench`: runs every benchmark and writes bench/RESULTS.md.
+ *
+ * 1. Throughput (bench/throughput.ts): the Deno clients, and the Node ones
+ *    when `node` and `npm` are there (their packages are installed with npm
+ *    into `--node-deps`, outside the repository; fetchline's npm build in
+ *    `--fetchline-npm` is packed and installed beside them when it exists).
+ * 2. Micro-benchmarks: `deno bench --json` of the pipeline, JSON and toCurl.
+ * 3. Memory: bench/memory.ts under `deno test` (sanitizers on).
+ *
+ * Flags: those of bench/throughput.ts, plus `--quick` (a tenth of the
+ * requests: a check that everything runs), `--node-deps` (default
+ * /tmp/fetchline-bench-node; `off` leaves Node out), `--fetchline-npm`
+ * (default `npm`, where `deno task build:npm` writes), `--memory-requests`
+ * (100000), `--only` (any of throughput,micro,memory).
+ *
+ * ```sh
+ * deno task bench
+ * deno task bench --quick --node-deps=off
+ * ```
+ *
+ * @module
+ */
+
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { resultsMarkdown } from "./_results.ts";
+import type { Machine, MemoryResult, Micro, Results } from "./_results.ts";
+import { runThroughput, THROUGHPUT_FLAGS, throughputOptions } from "./throughput.ts";
+
+const OUT = "bench/RESULTS.md";
+const MICRO_FILES = ["bench/pipeline_bench.ts", "bench/json_bench.ts", "bench/to_curl_bench.ts"];
+const decoder = new TextDecoder();
+const log = (line: string) => console.error(line);
+
+/** Runs a command to its end; `undefined` when it cannot start. */
+async function run(command: string, args: string[]): Promise<Deno.CommandOutput | undefined> {
+  try {
+    return await new Deno.Command(command, { args, stdin: "null" }).output();
+  } catch {
+    return undefined;
+  }
+}
+
+function lastLine(bytes: Uint8Array): string {
+  return decoder.decode(bytes).trim().split("\n").at(-1) ?? "";
+}
+
+async function readText(path: string): Promise<string> {
+  return await Deno.readTextFile(path).catch(() => "");
+}
+
+function loadAverage(): string {
+  return Deno.loadavg().map((load) => load.toFixed(2)).join(" ");
+}
+
+async function machine(loadBefore: string): Promise<Machine> {
+  // node:os, as Deno's permissions refuse /proc/cpuinfo short of --allow-all.
+  const cpu = os.cpus()[0]?.model;
+  const distro = (await readText("/etc/os-release")).match(/^PRETTY_NAME="?([^"\n]*)"?$/m)?.[1];
+  const node = await run("node", ["--version"]);
+  const { deno, v8, typescript } = Deno.version;
+  return {
+    cpu: cpu?.trim() ?? "unknown",
+    cores: navigator.hardwareConcurrency,
+    memory: `${(Deno.systemMemoryInfo().total / 1024 ** 3).toFixed(1)} GiB`,
+    os: `${distro ?? Deno.build.os}, kernel ${Deno.osRelease()}, ${Deno.build.arch}`,
+    deno: `Deno ${deno}, V8 ${v8}, TypeScript ${typescript}`,
+    node: node?.success ? `Node ${lastLine(node.stdout)}` : "not installed",
+    loadBefore,
+    loadAfter: loadAverage(),
+  };
+}
+
+/** The npm versions deno.lock resolved, by package name. */
+async function denoVersions(): Promise<Record<string, string>> {
+  const lock = JSON.parse((await readText("deno.lock")) || "{}") as {
+    specifiers?: Record<string, string>;
+  };
+  const versions: Record<string, string> = {};
+  for (const [specifier, version] of Object.entries(lock.specifiers ?? {})) {
+    const name = specifier.match(/^npm:(@?[^@]+)@/)?.[1];
+    if (name !== undefined) versions[name] = version;
+  }
+  return versions;
+}
+
+/** Installs the Node clients' packages into `deps`; returns notices. */
+async function installNodeDeps(deps: string, fetchlineNpm: string): Promise<string[]> {
+  const version = await run("node", ["--version"]);
+  if (!version?.success) return ["Node left out: `node` is not installed"];
+  const [major = 0, minor = 0] = lastLine(version.stdout).slice(1).split(".").map(Number);
+  // The newest majors this Node supports (ky 2 needs Node 22, undici 8 Node 22.19).
+  const packages = [
+    major >= 22 ? "ky@^2" : "ky@^1",
+    major > 22 || (major === 22 && minor >= 19) ? "undici@^8" : "undici@^7",
+    "axios@^1",
+  ];
+  const args = ["install", "--prefix", deps, "--no-audit", "--no-fund", "--no-package-lock"];
+  log(`npm ${[...args, ...packages].join(" ")}`);
+  const installed = await run("npm", [...args, ...packages]);
+  if (!installed?.success) {
+    const reason = installed ? decoder.decode(installed.stderr).trim().slice(-400) : "no npm";
+    return [`Node left out: npm install failed: ${reason}`];
+  }
+  // A bare name would make npm pack the registry's package of that name: pass a path.
+  const folder = /^\.{0,2}\//.test(fetchlineNpm) ? fetchlineNpm : `./${fetchlineNpm}`;
+  const packed = await run("npm", ["pack", folder, "--pack-destination", deps]);
+  const tarball = `${deps}/${packed?.success ? lastLine(packed.stdout) : ""}`;
+  if (packed?.success && (await run("npm", [...args, tarball]))?.success) return [];
+  await run("npm", ["uninstall", "--prefix", deps, "--no-audit", "--no-fund", "fetchline"]);
+  return [
+    `node fetchline: no npm build installed from ${folder} (run \`deno task build:npm\`, or pass --fetchline-npm=<folder>)`,
+  ];
+}
+
+async function microBenches(): Promise<{ micro: Micro[]; notices: string[] }> {
+  log(`deno bench --json ${MICRO_FILES.join(" ")}`);
+  const output = await run("deno", ["bench", "--json", ...MICRO_FILES]);
+  if (!output?.success) {
+    return { micro: [], notices: [`deno bench failed: ${output && lastLine(output.stderr)}`] };
+  }
+  const report = JSON.parse(decoder.decode(output.stdout)) as {
+    benches: {
+      origin: string;
+      group: string | null;
+      name: string;
+      baseline: boolean;
+      results: { ok?: { avg: number; p75: number } }[];
+    }[];
+  };
+  const micro = report.benches.flatMap((bench) => {
+    const ok = bench.results[0]?.ok;
+    if (ok === undefined) return [];
+    const file = bench.origin.slice(bench.origin.lastIndexOf("/bench/") + 1);
+    const { group, name, baseline } = bench;
+    return [{ file, group: group ?? "", name, baseline, avg: ok.avg, p75: ok.p75 }];
+  });
+  return { micro, notices: [] };
+}
+
+async function memory(requests: number): Promise<NonNullable<Results["memory"]>> {
+  const args = ["test", "--v8-flags=--expose-gc", "--allow-net=127.0.0.1", "--allow-run=deno"];
+  args.push("bench/memory.ts", "--", `--requests=${requests}`);
+  const command = `deno ${args.join(" ")}`;
+  log(command);
+  const output = await run("deno", args);
+  const results = decoder.decode(output?.stdout ?? new Uint8Array()).split("\n")
+    .filter((line) => line.startsWith('{"kind":"memory"'))
+    .map((line) => JSON.parse(line) as MemoryResult);
+  return { command, passed: output?.success === true, results };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      ...THROUGHPUT_FLAGS,
+      quick: { type: "boolean", default: false },
+      "node-deps": { type: "string", default: "/tmp/fetchline-bench-node" },
+      "fetchline-npm": { type: "string", default: "npm" },
+      "memory-requests": { type: "string", default: "100000" },
+      only: { type: "string", default: "throughput,micro,memory" },
+    },
+  });
+  const started = Date.now();
+  const loadBefore = loadAverage();
+  const only = new Set(values.only.split(","));
+  const fraction = values.quick ? 0.1 : 1;
+  const nodeDeps = values["node-deps"] === "off" ? undefined : values["node-deps"];
+  const scale = String(Number(values.scale) * fraction);
+  const options = throughputOptions({ ...values, scale }, nodeDeps, log);
+  const notices: string[] = [];
+
+  let throughput: Results["throughput"];
+  if (only.has("throughput")) {
+    await run("deno", ["cache", "bench/measure.ts"]);
+    if (nodeDeps !== undefined) {
+      notices.push(...(await installNodeDeps(nodeDeps, values["fetchline-npm"])));
+    }
+    const result = await runThroughput(options);
+    notices.push(...result.notices);
+    const levels = options.levels.map((level) =>
+      `at concurrency ${level.concurrency}, ${
+        level.requests.toLocaleString("en-US")
+      } requests after ${level.warmup.toLocaleString("en-US")} of warm-up`
+    );
+    throughput = {
+      description: `${levels.join("; ")}; ${options.rounds} rounds`,
+      contenders: result.contenders,
+      summaries: result.summaries,
+    };
+  }
+  const micro = only.has("micro") ? await microBenches() : { micro: [], notices: [] };
+  notices.push(...micro.notices);
+  const mem = only.has("memory")
+    ? await memory(Math.round(Number(values["memory-requests"]) * fraction))
+    : undefined;
+  if (mem !== undefined && !mem.passed) notices.push("bench/memory.ts failed: run it to see why");
+
+  const task = JSON.parse((await readText("deno.json")) || "{}").tasks?.bench ?? "";
+  const args = Deno.args.join(" ");
+  const markdown = resultsMarkdown({
+    date: new Date(started),
+    minutes: (Date.now() - started) / 60000,
+    quick: values.quick,
+    command: `deno task bench${args && " " + args}`,
+    expanded: `${task}${args && " " + args}`,
+    machine: await machine(loadBefore),
+    throughput,
+    denoVersions: await denoVersions(),
+    micro: micro.micro,
+    memory: mem,
+    notices,
+  });
+  await Deno.writeTextFile(OUT, markdown);
+  // Aligned tables, and `deno fmt --check` (part of `deno task check`) stays clean.
+  await run("deno", ["fmt", "--quiet", OUT]);
+  log(`wrote ${OUT}`);
+}
+
+if (import.meta.main) await main();
