@@ -14,6 +14,7 @@ import type { Dispatcher } from "undici";
 import type { PoolOptions } from "./config/client_config.ts";
 import { BodyTooLarge, concat } from "./client/transport.ts";
 import type { Transport, WireRequest, WireResponse } from "./client/transport.ts";
+import type { Abort } from "./client/abort.ts";
 
 /** A connection pool: the transport bound to it, and the call that releases it. */
 export interface Pool {
@@ -35,7 +36,7 @@ export function createPool(options: PoolOptions = {}): Pool {
   if (http2 !== undefined) agentOptions.allowH2 = http2;
   const agent = new Agent(agentOptions);
   return {
-    transport: (wire, signal) => send(agent, wire, signal),
+    transport: (wire, abort) => send(agent, wire, abort),
     close: () => void agent.destroy().catch(() => {}),
   };
 }
@@ -46,19 +47,42 @@ export async function readFile(path: string): Promise<Uint8Array> {
 }
 
 // The headers Node's fetch adds when a request has none of its own.
-const FETCH_DEFAULTS: Readonly<Record<string, string>> = {
-  "accept": "*/*",
-  "accept-encoding": "gzip, deflate, br",
-  "user-agent": "node",
-};
+const FETCH_DEFAULTS: readonly (readonly [string, string])[] = [
+  ["accept", "*/*"],
+  ["accept-encoding", "gzip, deflate, br"],
+  ["user-agent", "node"],
+];
 
-async function send(agent: Agent, wire: WireRequest, signal: AbortSignal): Promise<WireResponse> {
+/**
+ * The shape undici takes as a signal besides an `AbortSignal`: an emitter of
+ * "abort". Far cheaper on Node than an AbortController per request.
+ */
+function emitterOf(abort: Abort): Dispatcher.RequestOptions["signal"] {
+  let remove = () => {};
+  return {
+    get aborted() {
+      return abort.aborted;
+    },
+    // undici checks for `on` and listens with `once`.
+    on(_event: string, listener: () => void) {
+      remove = abort.onAbort(listener);
+    },
+    once(_event: string, listener: () => void) {
+      remove = abort.onAbort(listener);
+    },
+    removeListener() {
+      remove();
+    },
+  } as unknown as Dispatcher.RequestOptions["signal"];
+}
+
+async function send(agent: Agent, wire: WireRequest, abort: Abort): Promise<WireResponse> {
   const { statusCode, headers, body } = await request(wire.url, {
     dispatcher: agent,
     method: wire.method as Dispatcher.HttpMethod,
     headers: withFetchDefaults(wire.headers),
     body: typeof wire.body === "object" ? toUndiciForm(wire.body) : wire.body ?? null,
-    signal,
+    signal: emitterOf(abort),
   });
   const record = joinHeaders(headers);
   const decoders = decodersFor(wire.method, statusCode, record["content-encoding"]);
@@ -84,13 +108,21 @@ function toUndiciForm(form: FormData): UndiciFormData {
   return copy;
 }
 
-function withFetchDefaults(headers: Readonly<Record<string, string>>): Record<string, string> {
-  const all: Record<string, string> = { ...FETCH_DEFAULTS };
+/** The headers as undici's flat `[name, value, ...]` list, fetch's defaults added. */
+function withFetchDefaults(headers: Readonly<Record<string, string>>): string[] {
+  const flat: string[] = [];
+  let given = 0;
   for (const name in headers) {
+    flat.push(name, headers[name] as string);
     const lower = name.toLowerCase();
-    if (lower in FETCH_DEFAULTS) delete all[lower];
+    for (let i = 0; i < FETCH_DEFAULTS.length; i++) {
+      if ((FETCH_DEFAULTS[i] as readonly [string, string])[0] === lower) given |= 1 << i;
+    }
   }
-  return Object.assign(all, headers);
+  FETCH_DEFAULTS.forEach(([name, value], i) => {
+    if ((given & (1 << i)) === 0) flat.push(name, value);
+  });
+  return flat;
 }
 
 /** undici's headers with repeated ones joined by ", ", as `Headers.get` does. */

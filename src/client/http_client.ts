@@ -8,6 +8,7 @@ import { defineRedactedInspect, maskHeadersForView, redactUrl } from "../models/
 import { createPool } from "../runtime.ts";
 import type { Pool } from "../runtime.ts";
 import { executeCall } from "./lifecycle.ts";
+import type { Abort } from "./abort.ts";
 import { needsIdempotencyKey } from "./retry.ts";
 import { fetchTransport } from "./transport.ts";
 import type { Transport } from "./transport.ts";
@@ -55,7 +56,7 @@ export class HttpClient {
   #sender: Transport | undefined;
   readonly #closer = new AbortController();
   readonly #inFlight = new Set<Promise<unknown>>();
-  readonly #exchanges = new Set<AbortController>();
+  readonly #exchanges = new Set<Abort>();
   readonly #authOrigins: ReadonlySet<string> | undefined;
 
   /**

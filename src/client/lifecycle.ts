@@ -9,7 +9,8 @@ import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
-import { abortableStep, abortedCallError } from "./send.ts";
+import { abortedCallError } from "./send.ts";
+import { startStep } from "./abort.ts";
 import { sendAuthenticated } from "./auth_flow.ts";
 import type { AuthOptions } from "./auth_flow.ts";
 import type { SendOptions } from "./send.ts";
@@ -39,10 +40,15 @@ export async function executeCall(
     let delay: number | undefined;
     try {
       context.request = prepared;
-      const hooked = await runRequestHooks(options.requestHooks, prepared, context);
+      // Without hooks, no hook layer: each await is a turn of the microtask queue.
+      const hooked = options.requestHooks.length === 0
+        ? prepared
+        : await runRequestHooks(options.requestHooks, prepared, context);
       context.request = hooked;
       const received = await sendAuthenticated(hooked, context, options);
-      const response = await runResponseHooks(options.responseHooks, received, context);
+      const response = options.responseHooks.length === 0
+        ? received
+        : await runResponseHooks(options.responseHooks, received, context);
       delay = context.attempt < retry.maxRetries
         ? retryDelayForResponse(retry, response, context.attempt)
         : undefined;
@@ -65,9 +71,9 @@ export async function executeCall(
 }
 
 async function wait(ms: number, request: HttpRequest, options: LifecycleOptions): Promise<void> {
-  const step = abortableStep(options);
+  const step = startStep(options);
   try {
-    await options.retry.sleep(ms, step.controller.signal);
+    await options.retry.sleep(ms, step.abort.signal());
   } catch (error) {
     throw abortedCallError(request, options, error) ?? error;
   } finally {

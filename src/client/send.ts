@@ -4,11 +4,13 @@ import { HttpResponse } from "../models/response.ts";
 import { redactUrl } from "../models/_redact.ts";
 import { followRedirects, HookError } from "./redirects.ts";
 import type { RedirectAuth } from "./redirects.ts";
+import { startStep } from "./abort.ts";
+import type { AbortSources } from "./abort.ts";
 import { BodyTooLarge, toWireRequest } from "./transport.ts";
 import type { Transport } from "./transport.ts";
 
 /** What one exchange needs besides the request. */
-export interface SendOptions {
+export interface SendOptions extends AbortSources {
   /** The transport. */
   readonly transport: Transport;
   /** The timeout in seconds when the request has none. */
@@ -17,15 +19,6 @@ export interface SendOptions {
   readonly maxRedirects: number;
   /** The largest body read, in bytes (`Infinity`: no limit). */
   readonly maxResponseBytes: number;
-  /** Aborted when the client closes. */
-  readonly closed: AbortSignal;
-  /**
-   * The client's exchanges in flight, which its close aborts: cheaper than
-   * an `AbortSignal.any()` per exchange, and no listener piles up on `closed`.
-   */
-  readonly exchanges: Set<AbortController>;
-  /** The caller's signal, if any. */
-  readonly signal?: AbortSignal | undefined;
 }
 
 /**
@@ -43,19 +36,18 @@ export async function sendRequest(
 ): Promise<HttpResponse> {
   const start = performance.now();
   const seconds = request.timeout ?? options.timeout;
-  const step = abortableStep(options);
+  const step = startStep(options);
   let timedOut = false;
   // setTimeout fires at once past 2^31 - 1 ms (24.8 days): clamp to it.
   const id = setTimeout(() => {
     timedOut = true;
-    step.controller.abort();
+    step.abort.abort();
   }, Math.min(seconds * 1000, 2 ** 31 - 1));
-  const { signal } = step.controller;
   try {
     const { response, url } = await followRedirects(
       request,
       options.maxRedirects,
-      async (hop) => options.transport(await toWireRequest(hop), signal),
+      async (hop) => options.transport(await toWireRequest(hop), step.abort),
       auth,
     );
     const content = await response.bytes(options.maxResponseBytes);
@@ -73,33 +65,6 @@ export async function sendRequest(
     clearTimeout(id);
     step.release();
   }
-}
-
-/** An abort controller for one step of a call, and the call that detaches it. */
-export interface AbortableStep {
-  readonly controller: AbortController;
-  release(): void;
-}
-
-/**
- * A controller the client's close and the caller's signal abort until
- * `release()`: the client aborts the ones in `exchanges` when it closes.
- */
-export function abortableStep(
-  options: Pick<SendOptions, "closed" | "exchanges" | "signal">,
-): AbortableStep {
-  const controller = new AbortController();
-  const abort = () => controller.abort(options.signal?.reason);
-  options.exchanges.add(controller);
-  options.signal?.addEventListener("abort", abort);
-  if (options.closed.aborted || options.signal?.aborted) abort();
-  return {
-    controller,
-    release() {
-      options.exchanges.delete(controller);
-      options.signal?.removeEventListener("abort", abort);
-    },
-  };
 }
 
 function toClientError(

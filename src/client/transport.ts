@@ -1,6 +1,7 @@
 import type { FetchLike } from "../config/client_config.ts";
 import { trimHeaderValue } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
+import type { Abort } from "./abort.ts";
 import { encodeBody } from "./body.ts";
 import { basicAuthorization } from "./credentials.ts";
 import { appendParams } from "./url.ts";
@@ -32,8 +33,11 @@ export interface WireResponse {
   discard(): Promise<void>;
 }
 
-/** Sends one request and resolves once the response head has arrived. */
-export type Transport = (request: WireRequest, signal: AbortSignal) => Promise<WireResponse>;
+/**
+ * Sends one request and resolves once the response head has arrived; when
+ * `abort` fires, the exchange (head or body) fails.
+ */
+export type Transport = (request: WireRequest, abort: Abort) => Promise<WireResponse>;
 
 /** Thrown by {@linkcode WireResponse.bytes} when the body exceeds its limit. */
 export class BodyTooLarge extends Error {
@@ -65,12 +69,12 @@ export function fetchTransport(
   options: FetchTransportOptions = {},
 ): Transport {
   const { init: extra, inflate = false } = options;
-  return async (request, signal) => {
+  return async (request, abort) => {
     const init: RequestInit = {
       method: request.method,
       headers: request.headers,
       redirect: "manual",
-      signal,
+      signal: abort.signal(),
     };
     if (request.body !== undefined) init.body = request.body;
     if (extra !== undefined) Object.assign(init, extra);

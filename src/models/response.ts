@@ -80,14 +80,8 @@ export class HttpResponse {
    * UTF-8 (an unknown label falls back to UTF-8).
    */
   get text(): string {
-    const label = this.encoding ?? charsetOf(this.headers["content-type"]) ?? "utf-8";
-    let decoder: TextDecoder;
-    try {
-      decoder = new TextDecoder(label);
-    } catch {
-      decoder = new TextDecoder();
-    }
-    return decoder.decode(this.content);
+    const label = this.encoding ?? charsetOf(this.headers["content-type"]);
+    return decoderFor(label).decode(this.content);
   }
 
   /** True when the status is 200–299. */
@@ -180,6 +174,18 @@ function lowerCaseHeaders(
     lower[key] = key in lower ? `${lower[key]}, ${value}` : value;
   }
   return lower;
+}
+
+const UTF8 = new TextDecoder();
+
+/** A decoder for `label`; UTF-8's is made once, as nearly every body needs it. */
+function decoderFor(label: string | undefined): TextDecoder {
+  if (label === undefined || /^utf-?8$/i.test(label)) return UTF8;
+  try {
+    return new TextDecoder(label);
+  } catch {
+    return UTF8;
+  }
 }
 
 function charsetOf(contentType: string | undefined): string | undefined {
