@@ -5,6 +5,7 @@ import { redactUrl } from "../models/_redact.ts";
 import { followRedirects, HookError } from "./redirects.ts";
 import type { RedirectAuth } from "./redirects.ts";
 import { startStep } from "./abort.ts";
+import { startTimeout } from "./timeouts.ts";
 import type { AbortSources } from "./abort.ts";
 import { BodyTooLarge, toWireRequest } from "./transport.ts";
 import type { Transport } from "./transport.ts";
@@ -38,11 +39,10 @@ export async function sendRequest(
   const seconds = request.timeout ?? options.timeout;
   const step = startStep(options);
   let timedOut = false;
-  // setTimeout fires at once past 2^31 - 1 ms (24.8 days): clamp to it.
-  const id = setTimeout(() => {
+  const cancelTimeout = startTimeout(seconds * 1000, () => {
     timedOut = true;
     step.abort.abort();
-  }, Math.min(seconds * 1000, 2 ** 31 - 1));
+  });
   try {
     const { response, url } = await followRedirects(
       request,
@@ -62,7 +62,7 @@ export async function sendRequest(
   } catch (error) {
     throw toClientError(error, request, seconds, timedOut, options);
   } finally {
-    clearTimeout(id);
+    cancelTimeout();
     step.release();
   }
 }
