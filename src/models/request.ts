@@ -133,9 +133,7 @@ export class HttpRequest implements HttpRequestFields {
         `Invalid body: a ${this.method} request cannot have data, jsonData or files`,
       );
     }
-    if (headers !== undefined) {
-      this.headers = Object.freeze({ ...validateHeaders("headers", headers) });
-    }
+    if (headers !== undefined) this.headers = checkedHeaders(headers);
     if (params !== undefined) this.params = Object.freeze(checkParams(params));
     if (data !== undefined) this.data = Object.freeze(checkForm(data));
     if (files !== undefined) this.files = Object.freeze(checkFiles(files));
@@ -162,7 +160,11 @@ export class HttpRequest implements HttpRequestFields {
    * @returns The new request; this one is unchanged.
    */
   withHeaders(headers: Readonly<Record<string, string>>): HttpRequest {
-    return this.with({ headers: mergeHeaders(this.headers, headers) });
+    // Checked as copied, so a getter cannot change a value after its check.
+    const extra = validateHeaders("headers", isPlainRecord(headers) ? { ...headers } : headers);
+    const merged = Object.freeze(mergeHeaders(this.headers, extra));
+    CHECKED_HEADERS.add(merged);
+    return this.with({ headers: merged });
   }
 
   /**
@@ -261,6 +263,21 @@ export function mergeHeaders(
     if (!overridden.has(name.toLowerCase())) merged[name] = value;
   }
   return Object.assign(merged, extra);
+}
+
+/**
+ * Frozen header records this module made from validated headers: a copy of a
+ * request (`with`, `withHeaders`, every hook) reuses its record unchecked.
+ */
+const CHECKED_HEADERS = new WeakSet<object>();
+
+function checkedHeaders(headers: unknown): Readonly<Record<string, string>> {
+  if (typeof headers === "object" && headers !== null && CHECKED_HEADERS.has(headers)) {
+    return headers as Readonly<Record<string, string>>;
+  }
+  const checked = Object.freeze({ ...validateHeaders("headers", headers) });
+  CHECKED_HEADERS.add(checked);
+  return checked;
 }
 
 function checkRecord(field: string, value: unknown): Record<string, unknown> {
