@@ -12,7 +12,7 @@ import zlib from "node:zlib";
 import { Agent, FormData as UndiciFormData, request } from "undici";
 import type { Dispatcher } from "undici";
 import type { PoolOptions } from "./config/client_config.ts";
-import { BodyTooLarge, concat } from "./client/transport.ts";
+import { BodyTooLarge, collectBytes, declaresMoreThan, isZlibWrapped } from "./client/transport.ts";
 import type { Transport, WireRequest, WireResponse } from "./client/transport.ts";
 import type { Abort } from "./client/abort.ts";
 
@@ -144,21 +144,16 @@ async function readBody(
   maxBytes: number,
 ): Promise<Uint8Array> {
   if (maxBytes === Infinity && decoders.length === 0) return await body.bytes();
-  if (decoders.length === 0 && Number(contentLength ?? 0) > maxBytes) {
+  if (decoders.length === 0 && declaresMoreThan(contentLength, maxBytes)) {
     body.destroy();
     throw new BodyTooLarge(maxBytes);
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  let bytes: Uint8Array = new Uint8Array(0);
   // pipeline() destroys every stream when one fails, the sink included.
   await chain(body, ...decoders, async (decoded: AsyncIterable<Uint8Array>) => {
-    for await (const chunk of decoded) {
-      size += chunk.byteLength;
-      if (size > maxBytes) throw new BodyTooLarge(maxBytes);
-      chunks.push(chunk);
-    }
+    bytes = await collectBytes(decoded, maxBytes);
   });
-  return concat(chunks, size);
+  return bytes;
 }
 
 // Node's typings have no overload for a spread of transforms before a sink.
@@ -206,8 +201,8 @@ function decoderFor(coding: string): Transform | undefined {
 }
 
 /**
- * "deflate" is meant to be zlib-wrapped, but some servers send it raw: the
- * first byte tells (a zlib header's low nibble is 8, the deflate method).
+ * Inflates "deflate", zlib-wrapped or raw as some servers send it: the first
+ * byte tells ({@linkcode isZlibWrapped}).
  */
 class DeflateDecoder extends Transform {
   #inflate: zlib.Inflate | zlib.InflateRaw | undefined;
@@ -215,8 +210,7 @@ class DeflateDecoder extends Transform {
   override _transform(chunk: Uint8Array, _: BufferEncoding, done: TransformCallback): void {
     if (this.#inflate === undefined) {
       if (chunk.byteLength === 0) return done();
-      const zlibWrapped = ((chunk[0] as number) & 0x0f) === 0x08;
-      const inflate = zlibWrapped
+      const inflate = isZlibWrapped(chunk[0] as number)
         ? zlib.createInflate(ZLIB_OPTIONS)
         : zlib.createInflateRaw(ZLIB_OPTIONS);
       inflate.on("data", (data: Uint8Array) => this.push(data));

@@ -100,22 +100,28 @@ async function readFetchBody(
   deflated: boolean,
 ): Promise<Uint8Array> {
   const { body } = response;
-  if (deflated && body !== null) return await readStream(await inflated(body), maxBytes);
+  if (deflated && body !== null) return await collectBytes(await inflated(body), maxBytes);
   if (maxBytes === Infinity || body === null) return new Uint8Array(await response.arrayBuffer());
-  if (Number(response.headers.get("content-length") ?? 0) > maxBytes) {
+  if (declaresMoreThan(response.headers.get("content-length"), maxBytes)) {
     await body.cancel();
     throw new BodyTooLarge(maxBytes);
   }
-  return await readStream(body, maxBytes);
+  return await collectBytes(body, maxBytes);
 }
 
-async function readStream(
-  stream: ReadableStream<Uint8Array>,
+/** True when a Content-Length value announces more than `maxBytes`: fail before reading. */
+export function declaresMoreThan(contentLength: string | null | undefined, maxBytes: number) {
+  return Number(contentLength ?? 0) > maxBytes;
+}
+
+/** Reads `source` whole; more than `maxBytes` rejects with {@linkcode BodyTooLarge} at once. */
+export async function collectBytes(
+  source: AsyncIterable<Uint8Array>,
   maxBytes: number,
 ): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of stream) {
+  for await (const chunk of source) {
     size += chunk.byteLength;
     if (size > maxBytes) throw new BodyTooLarge(maxBytes);
     chunks.push(chunk);
@@ -124,17 +130,22 @@ async function readStream(
 }
 
 /**
- * `body` inflated. "deflate" is meant to be zlib-wrapped (RFC 9110), but
- * some servers send it raw: the first byte tells (a zlib header's low nibble
- * is 8, the deflate method).
+ * True when a deflate body starting with `firstByte` is zlib-wrapped, as
+ * RFC 9110 means "deflate"; some servers send raw deflate instead. A zlib
+ * header's low nibble is 8, the deflate method.
  */
+export function isZlibWrapped(firstByte: number): boolean {
+  return (firstByte & 0x0f) === 0x08;
+}
+
+/** `body` inflated, zlib-wrapped or raw. */
 async function inflated(body: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
   const reader = body.getReader();
   let first = await reader.read();
   while (!first.done && first.value.byteLength === 0) first = await reader.read();
   let pending = first.done ? undefined : first.value;
   if (pending === undefined) return new Blob([]).stream();
-  const raw = ((pending[0] as number) & 0x0f) !== 0x08;
+  const raw = !isZlibWrapped(pending[0] as number);
   const rejoined = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (pending !== undefined) {
@@ -157,7 +168,7 @@ async function inflated(body: ReadableStream<Uint8Array>): Promise<ReadableStrea
 }
 
 /** Joins `chunks` of `size` bytes in all into one array. */
-export function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1) return chunks[0] as Uint8Array;
   const bytes = new Uint8Array(size);
   let offset = 0;
