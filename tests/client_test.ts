@@ -167,6 +167,43 @@ Deno.test("HttpClient returns an HttpResponse for every received status", async 
   }
 });
 
+Deno.test("HttpClient's responses read headers without regard to case, and keep them frozen", async () => {
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    const headers = new Headers({ "Content-Type": "text/plain; charset=utf-8", "X-Custom": "a" });
+    headers.append("Set-Cookie", "one=1");
+    headers.append("Set-Cookie", "two=2");
+    return new Response("héllo", { headers });
+  });
+  const url = `http://127.0.0.1:${server.addr.port}/`;
+  await using pooled = singleAttemptClient();
+  await using custom = new HttpClient(
+    new HttpClientConfigBuilder().withFetch((input, init) => fetch(input, init)).build(),
+  );
+  for (const client of [pooled, custom]) {
+    const response = await client.get(url);
+    // header() and text before the record is built, then the record itself.
+    assert.equal(response.header("x-CUSTOM"), "a");
+    assert.equal(response.header("set-cookie"), "one=1, two=2");
+    assert.equal(response.header("absent"), undefined);
+    assert.equal(response.text, "héllo");
+    const headers = response.headers;
+    assert.equal(headers["x-custom"], "a");
+    assert.equal(headers["set-cookie"], "one=1, two=2");
+    assert.equal(headers["content-type"], "text/plain; charset=utf-8");
+    assert.equal(Object.keys(headers).some((name) => name !== name.toLowerCase()), false);
+    assert.ok(Object.isFrozen(headers));
+    assert.equal(response.headers, headers, "one record, built once");
+    assert.equal(response.header("X-Custom"), "a");
+    assert.ok(Object.isFrozen(response));
+    assert.throws(() => {
+      (response as { headers: unknown }).headers = {};
+    }, TypeError);
+    assert.throws(() => {
+      (headers as Record<string, string>)["x-custom"] = "b";
+    }, TypeError);
+  }
+});
+
 Deno.test("HttpClient has put, patch, delete, head and options methods", async () => {
   await using server = startFixtureServer();
   await using client = singleAttemptClient(server.url);

@@ -1,16 +1,42 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { startTimeout } from "../src/client/timeouts.ts";
+import { cancelTimeout, startTimeout } from "../src/client/timeouts.ts";
+import type { Deadline } from "../src/client/timeouts.ts";
 
+interface Handle {
+  hasRef(): boolean;
+}
+
+/** A fake clock; `ticks` collects the handles of the 100 ms timers set (the shared tick). */
 function fakeClock() {
-  return FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+  const fakeSetTimeout = globalThis.setTimeout;
+  const ticks: Handle[] = [];
+  globalThis.setTimeout = ((callback: () => void, ms?: number) => {
+    const handle = fakeSetTimeout(callback, ms);
+    if (ms === 100) ticks.push(handle as unknown as Handle);
+    return handle;
+  }) as typeof setTimeout;
+  const uninstall = clock.uninstall.bind(clock);
+  return Object.assign(clock, {
+    ticks,
+    uninstall() {
+      globalThis.setTimeout = fakeSetTimeout;
+      return uninstall();
+    },
+  });
+}
+
+/** A deadline that records when it expired. */
+function deadline(onExpire: () => void): Deadline {
+  return { at: 0, timer: undefined, expire: onExpire };
 }
 
 Deno.test("startTimeout() fires a short timeout on its own timer, on time", () => {
   const clock = fakeClock();
   try {
     let fired = 0;
-    startTimeout(200, () => fired++);
+    startTimeout(deadline(() => fired++), 200);
     clock.tick(199);
     assert.equal(fired, 0);
     clock.tick(1);
@@ -24,8 +50,8 @@ Deno.test("startTimeout() fires timeouts of a second or more from one shared tic
   const clock = fakeClock();
   try {
     const fired: number[] = [];
-    startTimeout(1500, () => fired.push(clock.now));
-    startTimeout(3000, () => fired.push(clock.now));
+    startTimeout(deadline(() => fired.push(clock.now)), 1500);
+    startTimeout(deadline(() => fired.push(clock.now)), 3000);
     assert.equal(clock.countTimers(), 1);
     clock.tick(1499);
     assert.deepEqual(fired, []);
@@ -39,20 +65,61 @@ Deno.test("startTimeout() fires timeouts of a second or more from one shared tic
   }
 });
 
-Deno.test("startTimeout()'s cancel stops the timeout, and the shared tick with the last one", () => {
+Deno.test("startTimeout() counts from the `now` it is given", () => {
   const clock = fakeClock();
   try {
     let fired = 0;
-    const cancelShort = startTimeout(200, () => fired++);
-    const cancelLong = startTimeout(30_000, () => fired++);
-    const cancelLonger = startTimeout(60_000, () => fired++);
-    cancelShort();
-    cancelLong();
+    clock.tick(5000);
+    startTimeout(deadline(() => fired++), 1000, performance.now() - 900);
+    clock.tick(100);
+    assert.equal(fired, 1, "expired at the first check after now + ms");
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("cancelTimeout() stops the timeout; the shared tick is unref'd with the last one and ends at its next check", () => {
+  const clock = fakeClock();
+  try {
+    let fired = 0;
+    const short = deadline(() => fired++);
+    const long = deadline(() => fired++);
+    const longer = deadline(() => fired++);
+    startTimeout(short, 200);
+    startTimeout(long, 30_000);
+    startTimeout(longer, 60_000);
+    assert.equal(clock.ticks.length, 1, "one 100 ms tick is armed");
+    const tick = clock.ticks[0]!;
+    cancelTimeout(short);
+    cancelTimeout(long);
     assert.equal(clock.countTimers(), 1);
-    cancelLonger();
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(tick.hasRef(), true, "referenced while a timeout waits");
+    cancelTimeout(longer);
+    cancelTimeout(longer);
+    assert.equal(tick.hasRef(), false, "unref'd once nothing waits");
+    clock.tick(100);
+    assert.equal(clock.countTimers(), 0, "the tick ended at its next check");
     clock.tick(120_000);
     assert.equal(fired, 0);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("a timeout started while the tick is unref'd references it again", () => {
+  const clock = fakeClock();
+  try {
+    let fired = 0;
+    const first = deadline(() => fired++);
+    startTimeout(first, 1000);
+    cancelTimeout(first);
+    assert.equal(clock.ticks[0]!.hasRef(), false);
+    startTimeout(deadline(() => fired++), 1000);
+    assert.equal(clock.ticks.length, 1, "the same tick serves it");
+    assert.equal(clock.ticks[0]!.hasRef(), true);
+    clock.tick(1100);
+    assert.equal(fired, 1);
+    assert.equal(clock.countTimers(), 0);
   } finally {
     clock.uninstall();
   }

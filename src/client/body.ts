@@ -18,14 +18,15 @@ const NO_BODY: EncodedBody = Object.freeze({});
 /**
  * Encodes the body of `request`: `jsonData` as the shared serializer's JSON
  * text, `data` alone as a URL-encoded form, `files` (with `data` as further
- * fields) as multipart/form-data, reading path strings from disk now.
+ * fields) as multipart/form-data, reading path strings from disk now: only
+ * then is the result a promise.
  */
-export async function encodeBody(request: HttpRequest): Promise<EncodedBody> {
+export function encodeBody(request: HttpRequest): EncodedBody | Promise<EncodedBody> {
   if (request.jsonText !== undefined) {
     return { body: request.jsonText, contentType: "application/json" };
   }
   if (request.files !== undefined) {
-    return { body: await encodeMultipart(request, request.files), contentType: null };
+    return encodeMultipart(request, request.files).then((body) => ({ body, contentType: null }));
   }
   if (request.data !== undefined) {
     return { body: encodeForm(request.data), contentType: "application/x-www-form-urlencoded" };

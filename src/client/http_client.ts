@@ -8,6 +8,7 @@ import { defineRedactedInspect, maskHeadersForView, redactUrl } from "../models/
 import { createPool } from "../runtime.ts";
 import type { Pool } from "../runtime.ts";
 import { executeCall } from "./lifecycle.ts";
+import type { CallCounter, LifecycleOptions } from "./lifecycle.ts";
 import type { Abort } from "./abort.ts";
 import { needsIdempotencyKey } from "./retry.ts";
 import { fetchTransport } from "./transport.ts";
@@ -52,11 +53,11 @@ export class HttpClient {
   /** The frozen configuration. */
   readonly config: HttpClientConfig;
   #pool: Pool | undefined;
-  /** The pool's transport, or the custom `fetch`'s; made on the first request. */
-  #sender: Transport | undefined;
   readonly #closer = new AbortController();
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #calls = new CallsInFlight();
   readonly #exchanges = new Set<Abort>();
+  /** What every call shares; made on the first request. */
+  #options: LifecycleOptions | undefined;
   readonly #authOrigins: ReadonlySet<string> | undefined;
 
   /**
@@ -86,7 +87,7 @@ export class HttpClient {
    * be resolved, or the exchange fails ({@linkcode TimeoutException},
    * {@linkcode ConnectionException}).
    */
-  request(request: HttpRequest, options: CallOptions = {}): Promise<HttpResponse> {
+  request(request: HttpRequest, callOptions: CallOptions = {}): Promise<HttpResponse> {
     if (!(request instanceof HttpRequest)) {
       return Promise.reject(new TypeError("Invalid request: expected an HttpRequest"));
     }
@@ -96,26 +97,11 @@ export class HttpClient {
     } catch (error) {
       return Promise.reject(error);
     }
-    const { config } = this;
-    const call = executeCall(prepared, {
-      transport: this.#transport(),
-      timeout: config.timeout,
-      maxRedirects: config.maxRedirects,
-      maxResponseBytes: config.maxResponseBytes,
-      closed: this.#closer.signal,
-      exchanges: this.#exchanges,
-      signal: options.signal,
-      requestHooks: config.requestHooks,
-      responseHooks: config.responseHooks,
-      errorHooks: config.errorHooks,
-      retry: config.retry,
-      authHook: config.authHook,
-      authOrigins: this.#authOrigins,
-    });
-    this.#inFlight.add(call);
-    const forget = () => this.#inFlight.delete(call);
-    call.then(forget, forget);
-    return call;
+    const options = this.#options ??= this.#lifecycleOptions();
+    return executeCall(
+      prepared,
+      callOptions.signal === undefined ? options : { ...options, signal: callOptions.signal },
+    );
   }
 
   /**
@@ -215,30 +201,45 @@ export class HttpClient {
 
   /** Lets requests in flight finish, then closes, at the end of an `await using` block. */
   async [Symbol.asyncDispose](): Promise<void> {
-    await Promise.allSettled(this.#inFlight);
+    await this.#calls.idle();
     this.close();
   }
 
   #call(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
-    const { signal, ...init } = options;
     let request: HttpRequest;
     try {
-      request = new HttpRequest(method, url, init);
+      // The request reads only its own fields from the options; `signal` is the call's.
+      request = new HttpRequest(method, url, options);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.request(request, signal === undefined ? {} : { signal });
+    return this.request(request, options);
   }
 
-  #transport(): Transport {
-    if (this.#sender === undefined) {
-      if (this.config.fetch !== undefined) this.#sender = fetchTransport(this.config.fetch);
-      else {
-        this.#pool = createPool(this.config.pool);
-        this.#sender = this.#pool.transport;
-      }
+  /** The options every call shares, with the transport: the pool is made here, on the first request. */
+  #lifecycleOptions(): LifecycleOptions {
+    const { config } = this;
+    let transport: Transport;
+    if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
+    else {
+      this.#pool = createPool(config.pool);
+      transport = this.#pool.transport;
     }
-    return this.#sender;
+    return {
+      transport,
+      timeout: config.timeout,
+      maxRedirects: config.maxRedirects,
+      maxResponseBytes: config.maxResponseBytes,
+      closed: this.#closer.signal,
+      exchanges: this.#exchanges,
+      requestHooks: config.requestHooks,
+      responseHooks: config.responseHooks,
+      errorHooks: config.errorHooks,
+      retry: config.retry,
+      authHook: config.authHook,
+      authOrigins: this.#authOrigins,
+      calls: this.#calls,
+    };
   }
 
   /**
@@ -285,6 +286,30 @@ export class HttpClient {
       return request;
     }
     return request.with({ url: target, headers, auth });
+  }
+}
+
+/** Counts a client's calls in flight, and tells when none is left. */
+class CallsInFlight implements CallCounter {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  started(): void {
+    this.#count++;
+  }
+
+  ended(): void {
+    if (--this.#count === 0 && this.#waiters.length > 0) {
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  /** Resolves once no call is in flight. */
+  idle(): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
   }
 }
 

@@ -9,8 +9,8 @@ import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
-import { abortedCallError } from "./send.ts";
-import { startStep } from "./abort.ts";
+import { abortedCallError, sendRequest } from "./send.ts";
+import { Step } from "./abort.ts";
 import { sendAuthenticated } from "./auth_flow.ts";
 import type { AuthOptions } from "./auth_flow.ts";
 import type { SendOptions } from "./send.ts";
@@ -21,6 +21,14 @@ export interface LifecycleOptions extends SendOptions, AuthOptions {
   readonly responseHooks: readonly ResponseHookInterface[];
   readonly errorHooks: readonly ErrorHookInterface[];
   readonly retry: RetryPolicy;
+  /** Told when a call starts and when it ends (the client waits for its calls on `await using`). */
+  readonly calls?: CallCounter | undefined;
+}
+
+/** Counts the calls in flight. */
+export interface CallCounter {
+  started(): void;
+  ended(): void;
 }
 
 /**
@@ -34,46 +42,53 @@ export async function executeCall(
   prepared: HttpRequest,
   options: LifecycleOptions,
 ): Promise<HttpResponse> {
-  const { retry } = options;
-  const context = new RequestContext(prepared, { maxRetries: retry.maxRetries });
-  for (;;) {
-    let delay: number | undefined;
-    try {
-      context.request = prepared;
-      // Without hooks, no hook layer: each await is a turn of the microtask queue.
-      const hooked = options.requestHooks.length === 0
-        ? prepared
-        : await runRequestHooks(options.requestHooks, prepared, context);
-      context.request = hooked;
-      const received = await sendAuthenticated(hooked, context, options);
-      const response = options.responseHooks.length === 0
-        ? received
-        : await runResponseHooks(options.responseHooks, received, context);
-      delay = context.attempt < retry.maxRetries
-        ? retryDelayForResponse(retry, response, context.attempt)
-        : undefined;
-      if (delay === undefined) return response;
-    } catch (error) {
-      await runErrorHooks(options.errorHooks, error, context);
-      delay = context.attempt < retry.maxRetries
-        ? retryDelayForError(retry, error, context.request.method, context.attempt)
-        : undefined;
-      if (delay === undefined) throw error;
+  const { retry, calls } = options;
+  calls?.started();
+  try {
+    const context = new RequestContext(prepared, { maxRetries: retry.maxRetries });
+    for (;;) {
+      let delay: number | undefined;
+      try {
+        context.request = prepared;
+        // Without hooks, no hook layer: each await is a turn of the microtask queue.
+        const hooked = options.requestHooks.length === 0
+          ? prepared
+          : await runRequestHooks(options.requestHooks, prepared, context);
+        context.request = hooked;
+        const received = options.authHook === undefined
+          ? await sendRequest(hooked, options)
+          : await sendAuthenticated(hooked, context, options);
+        const response = options.responseHooks.length === 0
+          ? received
+          : await runResponseHooks(options.responseHooks, received, context);
+        delay = context.attempt < retry.maxRetries
+          ? retryDelayForResponse(retry, response, context.attempt)
+          : undefined;
+        if (delay === undefined) return response;
+      } catch (error) {
+        await runErrorHooks(options.errorHooks, error, context);
+        delay = context.attempt < retry.maxRetries
+          ? retryDelayForError(retry, error, context.request.method, context.attempt)
+          : undefined;
+        if (delay === undefined) throw error;
+      }
+      try {
+        await wait(delay, context.request, options);
+      } catch (error) {
+        await runErrorHooks(options.errorHooks, error, context);
+        throw error;
+      }
+      context.incrementAttempt();
     }
-    try {
-      await wait(delay, context.request, options);
-    } catch (error) {
-      await runErrorHooks(options.errorHooks, error, context);
-      throw error;
-    }
-    context.incrementAttempt();
+  } finally {
+    calls?.ended();
   }
 }
 
 async function wait(ms: number, request: HttpRequest, options: LifecycleOptions): Promise<void> {
-  const step = startStep(options);
+  const step = new Step(options);
   try {
-    await options.retry.sleep(ms, step.abort.signal());
+    await options.retry.sleep(ms, step.signal());
   } catch (error) {
     throw abortedCallError(request, options, error) ?? error;
   } finally {

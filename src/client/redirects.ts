@@ -2,7 +2,6 @@ import { HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../models/_redact.ts";
 import type { WireResponse } from "./transport.ts";
-import { appendParams } from "./url.ts";
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
@@ -26,9 +25,15 @@ export interface FinalResponse {
   readonly url: string;
 }
 
+/** True when `response` is a redirect the client may follow: a 301, 302, 303, 307 or 308 with a Location. */
+export function isRedirect(response: WireResponse): boolean {
+  return REDIRECT_STATUSES.has(response.status) && response.location !== null;
+}
+
 /**
- * Sends `request` with `send` and follows redirects itself, up to
- * `maxRedirects` hops (0: the 3xx response is returned). As in httpx and
+ * Follows redirects from `first`, the response to `request`, sending each
+ * hop with `send`, up to `maxRedirects` hops (0: the 3xx response is
+ * returned). As in httpx and
  * requests, 303 and 302 turn any method but HEAD into GET without a body,
  * 301 turns POST into GET; 307 and 308 keep the method and body. A hop to another origin, or from https to http, drops
  * the credential headers, the headers the auth hook added and `auth`, and
@@ -37,20 +42,17 @@ export interface FinalResponse {
  */
 export async function followRedirects(
   request: HttpRequest,
+  first: FinalResponse,
   maxRedirects: number,
   send: (hop: HttpRequest) => Promise<WireResponse>,
   auth?: RedirectAuth,
 ): Promise<FinalResponse> {
   let hop = request;
-  let url = appendParams(request.url, request.params);
+  let { response, url } = first;
   // Every header the auth hook added on any hop so far: all leave with the origin.
   let authHeaders = auth?.headers ?? new Set<string>();
   for (let count = 0;; count++) {
-    const response = await send(hop);
-    const { location } = response;
-    if (!REDIRECT_STATUSES.has(response.status) || location === null || maxRedirects === 0) {
-      return { response, url };
-    }
+    if (!isRedirect(response) || maxRedirects === 0) return { response, url };
     await response.discard();
     if (count === maxRedirects) {
       throw new HttpClientException(
@@ -60,7 +62,7 @@ export async function followRedirects(
         { request },
       );
     }
-    const next = nextUrl(request, url, location);
+    const next = nextUrl(request, url, response.location as string);
     const from = new URL(url);
     const leavesOrigin = from.origin !== next.origin ||
       (from.protocol === "https:" && next.protocol === "http:");
@@ -73,6 +75,7 @@ export async function followRedirects(
       authHeaders = new Set([...authHeaders, ...reapplied.added]);
     }
     url = next.href;
+    response = await send(hop);
   }
 }
 

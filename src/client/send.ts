@@ -1,10 +1,11 @@
 import { ConnectionException, HttpClientException, TimeoutException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
-import { HttpResponse } from "../models/response.ts";
+import { receivedResponse } from "../models/response.ts";
+import type { HttpResponse } from "../models/response.ts";
 import { redactUrl } from "../models/_redact.ts";
-import { followRedirects, HookError } from "./redirects.ts";
+import { followRedirects, HookError, isRedirect } from "./redirects.ts";
 import type { RedirectAuth } from "./redirects.ts";
-import { startStep } from "./abort.ts";
+import { Step } from "./abort.ts";
 import { startTimeout } from "./timeouts.ts";
 import type { AbortSources } from "./abort.ts";
 import { BodyTooLarge, toWireRequest } from "./transport.ts";
@@ -37,21 +38,25 @@ export async function sendRequest(
 ): Promise<HttpResponse> {
   const start = performance.now();
   const seconds = request.timeout ?? options.timeout;
-  const step = startStep(options);
-  let timedOut = false;
-  const cancelTimeout = startTimeout(seconds * 1000, () => {
-    timedOut = true;
-    step.abort.abort();
-  });
+  const step = new Step(options);
+  startTimeout(step, seconds * 1000, start);
   try {
-    const { response, url } = await followRedirects(
-      request,
-      options.maxRedirects,
-      async (hop) => options.transport(await toWireRequest(hop), step.abort),
-      auth,
-    );
+    const { transport } = options;
+    const pending = toWireRequest(request);
+    const wire = pending instanceof Promise ? await pending : pending;
+    let response = await transport(wire, step);
+    let url = wire.url;
+    if (isRedirect(response)) {
+      ({ response, url } = await followRedirects(
+        request,
+        { response, url },
+        options.maxRedirects,
+        async (hop) => transport(await toWireRequest(hop), step),
+        auth,
+      ));
+    }
     const content = await response.bytes(options.maxResponseBytes);
-    return new HttpResponse({
+    return receivedResponse({
       statusCode: response.status,
       headers: response.headers,
       content,
@@ -60,9 +65,8 @@ export async function sendRequest(
       request,
     });
   } catch (error) {
-    throw toClientError(error, request, seconds, timedOut, options);
+    throw toClientError(error, request, seconds, step.timedOut, options);
   } finally {
-    cancelTimeout();
     step.release();
   }
 }

@@ -1,18 +1,32 @@
 // Request timeouts. A timer per request costs more than it seems (on Deno,
-// setTimeout goes through the Node-compatible timers: several µs per
-// request, a tenth of fetch's own cost), and nearly every timer is cleared
+// setTimeout goes through the Node-compatible timers: about 2 µs to set and
+// clear, a tenth of fetch's own cost), and nearly every timer is cleared
 // unfired. So timeouts of a second or more share one ticking timer that
 // checks their deadlines every TICK_MS, and fire at most TICK_MS late; shorter
-// ones keep a timer of their own. The tick runs only while a timeout waits.
+// ones keep a timer of their own. The tick is not cleared when the last
+// timeout ends (a client sending one request after another would set and
+// clear it for each): it is unref'd, so it no longer holds the process open,
+// and stops at its next check when nothing waits.
 
 /** Timeouts from this length on share the tick. */
 const SHARED_FROM_MS = 1000;
 /** How often the shared tick checks the deadlines: also how late a shared timeout may fire. */
 const TICK_MS = 100;
 
-interface Deadline {
-  readonly at: number;
-  readonly fire: () => void;
+/** Something with a timeout: {@linkcode startTimeout} calls `expire()` when it passes. */
+export interface Deadline {
+  /** When it expires, on the `performance.now()` clock; set by {@linkcode startTimeout}. */
+  at: number;
+  /** Its own timer, for a timeout shorter than a second; set by {@linkcode startTimeout}. */
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Called once when the timeout passes. */
+  expire(): void;
+}
+
+/** A timer as Node and Deno return it; a browser's is a number, without these. */
+interface Ref {
+  ref?(): void;
+  unref?(): void;
 }
 
 const waiting = new Set<Deadline>();
@@ -20,33 +34,38 @@ let tick: ReturnType<typeof setTimeout> | undefined;
 
 function check(): void {
   tick = undefined;
+  if (waiting.size === 0) return;
   const now = performance.now();
   for (const deadline of waiting) {
     if (deadline.at <= now) {
       waiting.delete(deadline);
-      deadline.fire();
+      deadline.expire();
     }
   }
-  if (waiting.size > 0) tick = setTimeout(check, TICK_MS);
+  if (waiting.size > 0) tick ??= setTimeout(check, TICK_MS);
 }
 
 /**
- * Calls `fire` after `ms` milliseconds unless the returned function is
- * called first.
+ * Calls `deadline.expire()` after `ms` milliseconds from `now`, unless
+ * {@linkcode cancelTimeout} is called first.
  */
-export function startTimeout(ms: number, fire: () => void): () => void {
+export function startTimeout(deadline: Deadline, ms: number, now = performance.now()): void {
   if (ms < SHARED_FROM_MS) {
-    const id = setTimeout(fire, ms);
-    return () => clearTimeout(id);
+    deadline.timer = setTimeout(() => deadline.expire(), ms);
+    return;
   }
-  const deadline: Deadline = { at: performance.now() + ms, fire };
+  deadline.at = now + ms;
   waiting.add(deadline);
-  tick ??= setTimeout(check, TICK_MS);
-  return () => {
-    waiting.delete(deadline);
-    if (waiting.size === 0 && tick !== undefined) {
-      clearTimeout(tick);
-      tick = undefined;
-    }
-  };
+  if (tick === undefined) tick = setTimeout(check, TICK_MS);
+  else if (waiting.size === 1) (tick as Ref).ref?.();
+}
+
+/** Stops `deadline`'s timeout; it will not expire. Calling it again does nothing. */
+export function cancelTimeout(deadline: Deadline): void {
+  if (deadline.timer !== undefined) {
+    clearTimeout(deadline.timer);
+    deadline.timer = undefined;
+  } else if (waiting.delete(deadline) && waiting.size === 0 && tick !== undefined) {
+    (tick as Ref).unref?.();
+  }
 }

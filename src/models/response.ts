@@ -46,8 +46,6 @@ export interface HttpResponseInit {
 export class HttpResponse {
   /** The HTTP status code. */
   readonly statusCode: number;
-  /** Response headers, lower-case names. */
-  readonly headers: Readonly<Record<string, string>>;
   /** The raw body. */
   readonly content: Uint8Array;
   /** How long the exchange took, in milliseconds. */
@@ -58,6 +56,10 @@ export class HttpResponse {
   readonly request: HttpRequest;
   /** The encoding given, if any. */
   readonly encoding?: string;
+  /** The headers as a frozen record with lower-case names, once built. */
+  #headers: Readonly<Record<string, string>> | undefined;
+  /** A received response's headers, until `headers` first builds the record from them. */
+  readonly #received: WireHeaders | undefined;
 
   /**
    * Creates a response.
@@ -66,7 +68,12 @@ export class HttpResponse {
    */
   constructor(init: HttpResponseInit) {
     this.statusCode = init.statusCode;
-    this.headers = Object.freeze(lowerCaseHeaders(init.headers));
+    if (receiving) {
+      receiving = false;
+      this.#received = init.headers;
+    } else {
+      this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
+    }
     this.content = init.content;
     this.elapsedMs = init.elapsedMs;
     this.url = init.url;
@@ -75,12 +82,17 @@ export class HttpResponse {
     Object.freeze(this);
   }
 
+  /** Response headers, lower-case names, frozen; repeated ones joined with `", "`. */
+  get headers(): Readonly<Record<string, string>> {
+    return this.#headers ??= Object.freeze(lowerCaseHeaders(this.#received!));
+  }
+
   /**
    * The body decoded with `encoding`, else the Content-Type's charset, else
    * UTF-8 (an unknown label falls back to UTF-8).
    */
   get text(): string {
-    const label = this.encoding ?? charsetOf(this.headers["content-type"]);
+    const label = this.encoding ?? charsetOf(this.header("content-type"));
     return decoderFor(label).decode(this.content);
   }
 
@@ -106,7 +118,10 @@ export class HttpResponse {
    * @returns Its value, or `undefined` when absent.
    */
   header(name: string): string | undefined {
-    return this.headers[name.toLowerCase()];
+    const lower = name.toLowerCase();
+    const received = this.#headers === undefined ? this.#received : undefined;
+    if (received === undefined) return this.headers[lower];
+    return received instanceof Headers ? received.get(lower) ?? undefined : received[lower];
   }
 
   /**
@@ -163,6 +178,31 @@ defineRedactedInspect(HttpResponse, (response) => ({
   request: response.request,
   encoding: response.encoding,
 }));
+
+/**
+ * The headers of a response as the transports give them: a `Headers` (fetch's,
+ * whose guard makes them immutable), or a record with lower-case names that
+ * nothing else holds.
+ */
+export type WireHeaders = Headers | Readonly<Record<string, string>>;
+
+let receiving = false;
+
+/**
+ * An {@linkcode HttpResponse} for a response the transport received: its
+ * headers are not copied until read (most calls never read them).
+ *
+ * @param init The fields; `headers` as a transport gives them ({@linkcode WireHeaders}).
+ * @returns The response.
+ */
+export function receivedResponse(init: HttpResponseInit): HttpResponse {
+  receiving = true;
+  try {
+    return new HttpResponse(init);
+  } finally {
+    receiving = false;
+  }
+}
 
 function lowerCaseHeaders(
   headers: Readonly<Record<string, string>> | Headers,
