@@ -53,36 +53,16 @@ const FETCH_DEFAULTS: readonly (readonly [string, string])[] = [
   ["user-agent", "node"],
 ];
 
-/**
- * The shape undici takes as a signal besides an `AbortSignal`: an emitter of
- * "abort". Far cheaper on Node than an AbortController per request.
- */
-function emitterOf(abort: Abort): Dispatcher.RequestOptions["signal"] {
-  let remove = () => {};
-  return {
-    get aborted() {
-      return abort.aborted;
-    },
-    // undici checks for `on` and listens with `once`.
-    on(_event: string, listener: () => void) {
-      remove = abort.onAbort(listener);
-    },
-    once(_event: string, listener: () => void) {
-      remove = abort.onAbort(listener);
-    },
-    removeListener() {
-      remove();
-    },
-  } as unknown as Dispatcher.RequestOptions["signal"];
-}
-
 async function send(agent: Agent, wire: WireRequest, abort: Abort): Promise<WireResponse> {
   const { statusCode, headers, body } = await request(wire.url, {
     dispatcher: agent,
     method: wire.method as Dispatcher.HttpMethod,
     headers: withFetchDefaults(wire.headers),
     body: typeof wire.body === "object" ? toUndiciForm(wire.body) : wire.body ?? null,
-    signal: emitterOf(abort),
+    // An Abort is an emitter of "abort", which undici takes as a signal: no
+    // AbortController, and no object with a getter of its own per request
+    // (those made V8's young-generation collections several times slower).
+    signal: abort as unknown as Dispatcher.RequestOptions["signal"],
   });
   const record = joinHeaders(headers);
   const decoders = decodersFor(wire.method, statusCode, record["content-encoding"]);

@@ -6,8 +6,10 @@ import type { Deadline } from "./timeouts.ts";
  * timer, the client's close and the caller's signal abort it, and the
  * transport listens. It is not an `AbortController` because on Node one of
  * those costs about 3 µs to make, and with the listener undici adds to it
- * about as much CPU as a quarter of the whole request; a transport that
- * needs an `AbortSignal` (fetch) asks for one with {@linkcode Abort.signal}.
+ * about as much CPU as a quarter of the whole request. undici also takes an
+ * emitter of "abort" as a signal, which this is (`on`, `once`,
+ * `removeListener`); a transport that needs an `AbortSignal` (fetch) asks
+ * for one with {@linkcode Abort.signal}.
  */
 export class Abort {
   #aborted = false;
@@ -27,21 +29,34 @@ export class Abort {
     if (listeners !== undefined) { for (const listener of listeners) listener(); }
   }
 
-  /**
-   * Calls `listener` when aborted (at once if already aborted).
-   *
-   * @returns The call that removes the listener.
-   */
-  onAbort(listener: () => void): () => void {
-    if (this.#aborted) {
-      listener();
-      return () => {};
-    }
-    (this.#listeners ??= []).push(listener);
-    return () => {
-      const index = this.#listeners?.indexOf(listener) ?? -1;
-      if (index !== -1) this.#listeners!.splice(index, 1);
-    };
+  /** Calls `listener` once when aborted (at once if already aborted). */
+  onAbort(listener: () => void): void {
+    if (this.#aborted) listener();
+    else (this.#listeners ??= []).push(listener);
+  }
+
+  /** Undoes {@linkcode Abort.onAbort} for `listener`. */
+  offAbort(listener: () => void): void {
+    const index = this.#listeners?.indexOf(listener) ?? -1;
+    if (index !== -1) this.#listeners!.splice(index, 1);
+  }
+
+  /** As an emitter: {@linkcode Abort.onAbort} (any event name means "abort"). */
+  on(_event: string, listener: () => void): this {
+    this.onAbort(listener);
+    return this;
+  }
+
+  /** As an emitter: {@linkcode Abort.onAbort}, which calls a listener once anyway. */
+  once(_event: string, listener: () => void): this {
+    this.onAbort(listener);
+    return this;
+  }
+
+  /** As an emitter: {@linkcode Abort.offAbort}. */
+  removeListener(_event: string, listener: () => void): this {
+    this.offAbort(listener);
+    return this;
   }
 
   /** An `AbortSignal` that aborts with this. */
