@@ -51,3 +51,27 @@ export function appendParams(
   const separator = !head.includes("?") ? "?" : head.endsWith("?") || head.endsWith("&") ? "" : "&";
   return head + separator + query + fragment;
 }
+
+/**
+ * An absolute http(s) URL whose path and query WHATWG parsing leaves as they
+ * are: no backslash, fragment, `%` or character it would percent-encode in
+ * the path, no `.` or `..` segment, and none it would encode in the query.
+ */
+const PLAIN_URL =
+  /^https?:\/\/[^/?#\\]+((?:\/(?!\.\.?(?:[/?]|$))[\w\-.~!$&'()*+,;=:@]*)*)(?:\?([\w\-.~!$&()*+,;=:@/?%]*))?$/;
+
+/**
+ * The path and query of `url` as `URL` gives them (`pathname + search`); a
+ * relative `url` is read as a path, one that does not parse is returned as
+ * it is. The common case, an absolute URL whose path and query parsing would
+ * not change, is read off the string without a parse (its host unchecked).
+ */
+export function pathAndQuery(url: string): string {
+  const plain = PLAIN_URL.exec(url);
+  if (plain !== null) {
+    const query = plain[2];
+    return (plain[1] || "/") + (query ? `?${query}` : "");
+  }
+  const parsed = URL.parse(url, "http://relative.invalid");
+  return parsed === null ? url : parsed.pathname + parsed.search;
+}

@@ -9,7 +9,7 @@ import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { maskHeaders } from "../models/_redact.ts";
 import { encodeForm } from "../client/body.ts";
-import { appendParams } from "../client/url.ts";
+import { appendParams, pathAndQuery } from "../client/url.ts";
 
 /** Options of {@linkcode LoggingRequestHook}. */
 export interface LoggingRequestHookOptions {
@@ -60,8 +60,7 @@ function settingsOf(options: LoggingRequestHookOptions): LoggingSettings {
 
 /** The URL's path and query, params included. */
 function pathOf(request: HttpRequest): string {
-  const url = URL.parse(appendParams(request.url, request.params), "http://relative.invalid");
-  return url === null ? request.url : url.pathname + url.search;
+  return pathAndQuery(appendParams(request.url, request.params));
 }
 
 function bodyOf(request: HttpRequest): string | undefined {

@@ -175,11 +175,12 @@ export class HttpRequest implements HttpRequestFields {
    * @returns The new request; this one is unchanged.
    */
   with(changes: Partial<HttpRequestFields>): HttpRequest {
-    const { method, url, ...init } = { ...this.toObject(), ...changes };
+    // The constructor reads only the init fields of `merged`.
+    const merged = { ...this.toObject(), ...changes };
     // A copy with the same jsonData sends the same bytes: no second serialization.
     if (this.#jsonText !== undefined) reusedJson = { value: this.jsonData, text: this.#jsonText };
     try {
-      return new HttpRequest(method ?? this.method, url ?? this.url, init);
+      return new HttpRequest(merged.method ?? this.method, merged.url ?? this.url, merged);
     } finally {
       reusedJson = undefined;
     }
@@ -257,18 +258,16 @@ export function mergeHeaders(
   base: Readonly<Record<string, string>> | undefined,
   extra: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const overridden = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
+  const overridden: string[] = [];
+  for (const name in extra) overridden.push(name.toLowerCase());
   const merged: Record<string, string> = {};
-  for (const [name, value] of Object.entries(base ?? {})) {
-    if (!overridden.has(name.toLowerCase())) merged[name] = value;
+  for (const name in base) {
+    if (!overridden.includes(name.toLowerCase())) merged[name] = base[name] as string;
   }
-  return Object.assign(merged, extra);
+  for (const name in extra) merged[name] = extra[name] as string;
+  return merged;
 }
 
-/**
- * Frozen header records this module made from validated headers: a copy of a
- * request (`with`, `withHeaders`, every hook) reuses its record unchecked.
- */
 const CHECKED_HEADERS = new WeakSet<object>();
 
 function checkedHeaders(headers: unknown): Readonly<Record<string, string>> {

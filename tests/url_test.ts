@@ -1,0 +1,50 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { pathAndQuery } from "../src/client/url.ts";
+
+/** What URL parsing gives: the reference pathAndQuery() must agree with. */
+function parsed(url: string): string {
+  const result = URL.parse(url, "http://relative.invalid");
+  return result === null ? url : result.pathname + result.search;
+}
+
+Deno.test("pathAndQuery() reads plain URLs off the string, as URL parsing would", () => {
+  const cases: [string, string][] = [
+    ["http://127.0.0.1:8080/items/1", "/items/1"],
+    ["https://example.com", "/"],
+    ["https://example.com?", "/"],
+    ["https://example.com/?a=1&b=2", "/?a=1&b=2"],
+    ["https://user:pw@example.com/v1.2/file.json?q=a%20b", "/v1.2/file.json?q=a%20b"],
+    ["http://h/a/./b", "/a/b"],
+    ["http://h/a/../b?x", "/b?x"],
+    ["http://h/a/%2e%2E/b", "/b"],
+    ["http://h/a b?c d", "/a%20b?c%20d"],
+    ["http://h/a\\b", "/a/b"],
+    ["http://h/é?é", "/%C3%A9?%C3%A9"],
+    ["http://h/p?q'r", "/p?q%27r"],
+    ["http://h/p#frag", "/p"],
+    ["/relative/path?x=1", "/relative/path?x=1"],
+  ];
+  for (const [url, expected] of cases) {
+    assert.equal(parsed(url), expected, `reference for ${url}`);
+    assert.equal(pathAndQuery(url), expected, url);
+  }
+});
+
+Deno.test("pathAndQuery() agrees with URL parsing on generated URLs that parse", () => {
+  const piece = fc.stringMatching(/^[a-zA-Z0-9._~!$&'()*+,;=:@%/?#\\ "<>`{}|^é\-[\]]{0,12}$/);
+  const url = fc.tuple(
+    fc.constantFrom("http://", "https://", "HTTP://", ""),
+    fc.constantFrom("example.com", "127.0.0.1:8080", "u:p@h", ""),
+    fc.array(fc.oneof(piece, fc.constantFrom(".", "..", "%2e", "%2E.")), { maxLength: 5 }),
+    fc.option(piece, { nil: undefined }),
+  ).map(([scheme, host, segments, query]) =>
+    `${scheme}${host}/${segments.join("/")}${query === undefined ? "" : `?${query}`}`
+  );
+  fc.assert(
+    fc.property(url.filter((value) => URL.canParse(value, "http://relative.invalid")), (value) => {
+      assert.equal(pathAndQuery(value), parsed(value), value);
+    }),
+    { numRuns: 5000 },
+  );
+});
