@@ -187,6 +187,52 @@ Deno.test("HttpClient fails with a TypeError naming a hook that returns the wron
   );
 });
 
+Deno.test("HttpClient chains synchronous and asynchronous hooks in order, each on the previous one's result", async () => {
+  await using server = startFixtureServer();
+  const seen: string[] = [];
+  const tag = (name: string) => (request: HttpRequest) => {
+    seen.push(`${name}:${request.headers?.["x-trail"] ?? ""}`);
+    return request.withHeaders({ "x-trail": `${request.headers?.["x-trail"] ?? ""}${name}` });
+  };
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(server.url)
+    .withRequestHook({ beforeRequest: tag("a") })
+    .withRequestHook({ beforeRequest: (request) => Promise.resolve(tag("b")(request)) })
+    .withRequestHook({ beforeRequest: tag("c") })
+    .withRequestHook({
+      beforeRequest: (request) =>
+        ({ then: (resolve: (value: HttpRequest) => void) => resolve(tag("d")(request)) }) as never,
+    })
+    .withResponseHook({
+      afterResponse: (response) => {
+        seen.push(`response:${response.request.headers?.["x-trail"]}`);
+        return Promise.resolve(response);
+      },
+    })
+    .withResponseHook({
+      afterResponse: (response) => {
+        seen.push("last");
+        return response;
+      },
+    })
+    .build();
+  await using client = new HttpClient(config);
+  await client.get("/x");
+  assert.equal(server.last().headers["x-trail"], "abcd");
+  assert.deepEqual(seen, ["a:", "b:a", "c:ab", "d:abc", "response:abcd", "last"]);
+  const late = new HttpClientConfigBuilder()
+    .withBaseUrl(server.url)
+    .withRequestHook({ beforeRequest: (request) => Promise.resolve(request) })
+    .withRequestHook({ beforeRequest: () => 42 as unknown as HttpRequest })
+    .build();
+  await using second = new HttpClient(late);
+  await rejectsWith(
+    second.get("/x"),
+    TypeError,
+    /^Request hook #2 returned number, expected an HttpRequest$/,
+  );
+});
+
 Deno.test("HttpClientConfigBuilder refuses objects that are not hooks", () => {
   const builder = new HttpClientConfigBuilder();
   assert.throws(

@@ -50,17 +50,16 @@ export async function executeCall(
       let delay: number | undefined;
       try {
         context.request = prepared;
-        // Without hooks, no hook layer: each await is a turn of the microtask queue.
-        const hooked = options.requestHooks.length === 0
-          ? prepared
-          : await runRequestHooks(options.requestHooks, prepared, context);
+        // Hooks that return values (not promises) cost no await: each is a
+        // turn of the microtask queue.
+        const requested = runRequestHooks(options.requestHooks, prepared, context);
+        const hooked = requested instanceof Promise ? await requested : requested;
         context.request = hooked;
         const received = options.authHook === undefined
           ? await sendRequest(hooked, options)
           : await sendAuthenticated(hooked, context, options);
-        const response = options.responseHooks.length === 0
-          ? received
-          : await runResponseHooks(options.responseHooks, received, context);
+        const responded = runResponseHooks(options.responseHooks, received, context);
+        const response = responded instanceof Promise ? await responded : responded;
         delay = context.attempt < retry.maxRetries
           ? retryDelayForResponse(retry, response, context.attempt)
           : undefined;

@@ -11,12 +11,16 @@ import { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";
 
-/** Runs the request hooks in order, each on the previous one's request. */
+/**
+ * Runs the request hooks in order, each on the previous one's request. While
+ * the hooks return requests (not promises) the result is not a promise
+ * either: no turn of the microtask queue per call.
+ */
 export function runRequestHooks(
   hooks: readonly RequestHookInterface[],
   request: HttpRequest,
   context: RequestContext,
-): Promise<HttpRequest> {
+): HttpRequest | Promise<HttpRequest> {
   return runChain(
     "Request",
     HttpRequest,
@@ -26,12 +30,12 @@ export function runRequestHooks(
   );
 }
 
-/** Runs the response hooks in order, each on the previous one's response. */
+/** Runs the response hooks in order, each on the previous one's response; as {@linkcode runRequestHooks}. */
 export function runResponseHooks(
   hooks: readonly ResponseHookInterface[],
   response: HttpResponse,
   context: RequestContext,
-): Promise<HttpResponse> {
+): HttpResponse | Promise<HttpResponse> {
   return runChain(
     "Response",
     HttpResponse,
@@ -41,27 +45,48 @@ export function runResponseHooks(
   );
 }
 
-/** Passes `value` through each hook; a hook must return an instance of `type`. */
-async function runChain<T, H extends object>(
+/**
+ * Passes `value` through each hook from `start` on; a hook must return an
+ * instance of `type` or a promise of one. Synchronous until a hook returns
+ * a promise.
+ */
+function runChain<T, H extends object>(
   kind: string,
   type: abstract new (...args: never[]) => T,
   hooks: readonly H[],
   value: T,
   call: (hook: H, value: T) => T | Promise<T>,
-): Promise<T> {
-  for (let i = 0; i < hooks.length; i++) {
+  start = 0,
+): T | Promise<T> {
+  for (let i = start; i < hooks.length; i++) {
     const hook = hooks[i]!;
-    const result = call(hook, value);
-    const next = result instanceof type ? result : await result;
-    if (!(next instanceof type)) {
-      const name = hook.constructor === Object ? "" : ` ${hook.constructor.name}`;
-      throw new TypeError(
-        `${kind} hook #${i + 1}${name} returned ${describeType(next)}, expected an ${type.name}`,
-      );
+    const result: unknown = call(hook, value);
+    if (result instanceof type) {
+      value = result;
+      continue;
     }
-    value = next;
+    if (typeof (result as PromiseLike<T> | undefined)?.then !== "function") {
+      throw wrongType(kind, type, hook, i, result);
+    }
+    return Promise.resolve(result as PromiseLike<T>).then((next) => {
+      if (!(next instanceof type)) throw wrongType(kind, type, hook, i, next);
+      return runChain(kind, type, hooks, next, call, i + 1);
+    });
   }
   return value;
+}
+
+function wrongType(
+  kind: string,
+  type: abstract new (...args: never[]) => unknown,
+  hook: object,
+  index: number,
+  result: unknown,
+): TypeError {
+  const name = hook.constructor === Object ? "" : ` ${hook.constructor.name}`;
+  return new TypeError(
+    `${kind} hook #${index + 1}${name} returned ${describeType(result)}, expected an ${type.name}`,
+  );
 }
 
 /**

@@ -17,8 +17,10 @@ import {
 import { serializeJson } from "../json/serialize_json.ts";
 import { toCurl } from "../curl/to_curl.ts";
 
-/** Set by `with()` just before it constructs a copy; read once by the constructor. */
-let reusedJson: { value: unknown; text: string } | undefined;
+/** The request a copy is made from, while HttpRequest's #copy() runs the constructor. */
+let copyFrom: HttpRequest | undefined;
+/** A frozen, checked header record the copy takes as it is. */
+let checkedHeaders: Readonly<Record<string, string>> | undefined;
 
 /** One scalar query value; `null` and `undefined` are left out of the URL. */
 export type QueryScalar = string | number | boolean | null | undefined;
@@ -116,6 +118,11 @@ export class HttpRequest implements HttpRequestFields {
    * @param init Headers, params, a body, a timeout, credentials.
    */
   constructor(method: HttpMethod | string, url: string | URL, init: HttpRequestInit = {}) {
+    // Set by #copy() for the duration of this call only.
+    const from = copyFrom;
+    const checked = checkedHeaders;
+    copyFrom = undefined;
+    checkedHeaders = undefined;
     this.method = parseMethod(method);
     if (typeof url !== "string" && !(url instanceof URL)) {
       throw new TypeError(`Invalid url: expected a string or URL, got ${describeType(url)}`);
@@ -133,17 +140,28 @@ export class HttpRequest implements HttpRequestFields {
         `Invalid body: a ${this.method} request cannot have data, jsonData or files`,
       );
     }
-    if (headers !== undefined) this.headers = checkedHeaders(headers);
-    if (params !== undefined) this.params = Object.freeze(checkParams(params));
-    if (data !== undefined) this.data = Object.freeze(checkForm(data));
-    if (files !== undefined) this.files = Object.freeze(checkFiles(files));
+    // A copy keeps the fields it did not change as they are: checked and frozen already.
+    if (headers !== undefined) {
+      this.headers = headers === checked || headers === from?.headers
+        ? headers
+        : Object.freeze({ ...validateHeaders("headers", headers) });
+    }
+    if (params !== undefined) {
+      this.params = params === from?.params ? params : Object.freeze(checkParams(params));
+    }
+    if (data !== undefined) this.data = data === from?.data ? data : Object.freeze(checkForm(data));
+    if (files !== undefined) {
+      this.files = files === from?.files ? files : Object.freeze(checkFiles(files));
+    }
     if (jsonData !== undefined) this.jsonData = jsonData;
-    const hint = reusedJson;
-    const reused = hint !== undefined && hint.value === jsonData ? hint.text : undefined;
-    reusedJson = undefined;
-    this.#jsonText = jsonData === undefined ? undefined : reused ?? serializeJson(jsonData);
+    // A copy with the same jsonData sends the same bytes: no second serialization.
+    this.#jsonText = jsonData === undefined
+      ? undefined
+      : from !== undefined && jsonData === from.jsonData
+      ? from.#jsonText
+      : serializeJson(jsonData);
     if (timeout !== undefined) this.timeout = validateTimeout("timeout", timeout);
-    if (auth !== undefined) this.auth = Object.freeze(checkAuth(auth));
+    if (auth !== undefined) this.auth = auth === from?.auth ? auth : Object.freeze(checkAuth(auth));
     Object.freeze(this);
   }
 
@@ -163,8 +181,7 @@ export class HttpRequest implements HttpRequestFields {
     // Checked as copied, so a getter cannot change a value after its check.
     const extra = validateHeaders("headers", isPlainRecord(headers) ? { ...headers } : headers);
     const merged = Object.freeze(mergeHeaders(this.headers, extra));
-    CHECKED_HEADERS.add(merged);
-    return this.with({ headers: merged });
+    return this.#copy({ headers: merged }, merged);
   }
 
   /**
@@ -175,14 +192,23 @@ export class HttpRequest implements HttpRequestFields {
    * @returns The new request; this one is unchanged.
    */
   with(changes: Partial<HttpRequestFields>): HttpRequest {
+    return this.#copy(changes, undefined);
+  }
+
+  /** A copy with `changes`; `headers`, when given, is a frozen record already checked. */
+  #copy(
+    changes: Partial<HttpRequestFields>,
+    headers: Readonly<Record<string, string>> | undefined,
+  ): HttpRequest {
     // The constructor reads only the init fields of `merged`.
     const merged = { ...this.toObject(), ...changes };
-    // A copy with the same jsonData sends the same bytes: no second serialization.
-    if (this.#jsonText !== undefined) reusedJson = { value: this.jsonData, text: this.#jsonText };
+    copyFrom = this;
+    checkedHeaders = headers;
     try {
       return new HttpRequest(merged.method ?? this.method, merged.url ?? this.url, merged);
     } finally {
-      reusedJson = undefined;
+      copyFrom = undefined;
+      checkedHeaders = undefined;
     }
   }
 
@@ -266,17 +292,6 @@ export function mergeHeaders(
   }
   for (const name in extra) merged[name] = extra[name] as string;
   return merged;
-}
-
-const CHECKED_HEADERS = new WeakSet<object>();
-
-function checkedHeaders(headers: unknown): Readonly<Record<string, string>> {
-  if (typeof headers === "object" && headers !== null && CHECKED_HEADERS.has(headers)) {
-    return headers as Readonly<Record<string, string>>;
-  }
-  const checked = Object.freeze({ ...validateHeaders("headers", headers) });
-  CHECKED_HEADERS.add(checked);
-  return checked;
 }
 
 function checkRecord(field: string, value: unknown): Record<string, unknown> {
