@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { cancelTimeout, startTimeout } from "../src/client/timeouts.ts";
 import type { Deadline } from "../src/client/timeouts.ts";
+import { link, unlink } from "../src/client/in_flight.ts";
 
 interface Handle {
   hasRef(): boolean;
@@ -27,9 +28,20 @@ function fakeClock() {
   });
 }
 
-/** A deadline that records when it expired. */
+/** A deadline in the in-flight list, as a step is, that calls `onExpire` when it expires. */
 function deadline(onExpire: () => void): Deadline {
-  return { at: 0, timer: undefined, expire: onExpire };
+  const entry: Deadline = {
+    at: Infinity,
+    timer: undefined,
+    prevInFlight: undefined,
+    nextInFlight: undefined,
+    expire() {
+      unlink(entry);
+      onExpire();
+    },
+  };
+  link(entry);
+  return entry;
 }
 
 Deno.test("startTimeout() fires a short timeout on its own timer, on time", () => {
@@ -101,6 +113,7 @@ Deno.test("cancelTimeout() stops the timeout; the shared tick is unref'd with th
     assert.equal(clock.countTimers(), 0, "the tick ended at its next check");
     clock.tick(120_000);
     assert.equal(fired, 0);
+    for (const entry of [short, long, longer]) unlink(entry);
   } finally {
     clock.uninstall();
   }
@@ -113,6 +126,7 @@ Deno.test("a timeout started while the tick is unref'd references it again", () 
     const first = deadline(() => fired++);
     startTimeout(first, 1000);
     cancelTimeout(first);
+    unlink(first);
     assert.equal(clock.ticks[0]!.hasRef(), false);
     startTimeout(deadline(() => fired++), 1000);
     assert.equal(clock.ticks.length, 1, "the same tick serves it");

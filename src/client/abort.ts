@@ -1,3 +1,5 @@
+import { forEachInFlight, link, unlink } from "./in_flight.ts";
+import type { InFlight } from "./in_flight.ts";
 import { cancelTimeout } from "./timeouts.ts";
 import type { Deadline } from "./timeouts.ts";
 
@@ -71,8 +73,8 @@ export class Abort {
 export interface AbortSources {
   /** Aborted when the client closes. */
   readonly closed: AbortSignal;
-  /** The client's steps in flight, which its close aborts. */
-  readonly exchanges: Set<Abort>;
+  /** The client the step belongs to: its close aborts the client's steps ({@linkcode abortSteps}). */
+  readonly owner: object;
   /** The caller's signal, if any. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -80,26 +82,34 @@ export interface AbortSources {
 /**
  * A step of a call, aborted by the client's close and the caller's signal
  * until {@linkcode Step.release}, and by its timeout when one was started
- * for it ({@linkcode startTimeout} from timeouts.ts). Registered with the
- * client, whose close aborts it: cheaper than an `AbortSignal.any()` per
- * step, and no listener piles up on `closed`.
+ * for it ({@linkcode startTimeout} from timeouts.ts). While in flight it is
+ * in the list of in_flight.ts, which the client's close and the shared
+ * timeout tick scan: cheaper than an `AbortSignal.any()` per step, and no
+ * listener piles up on `closed`.
  */
 export class Step extends Abort implements Deadline {
-  /** Set by the timeout: when it expires. */
-  at = 0;
+  /** Set by the timeout: when it expires (`Infinity`: no shared timeout). */
+  at = Infinity;
   /** Set by the timeout: the step's own timer, for a short timeout. */
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** True once the step's timeout expired (and aborted it). */
   timedOut = false;
-  readonly #sources: AbortSources;
+  /** The in-flight list's links. */
+  prevInFlight: InFlight | undefined = undefined;
+  /** The in-flight list's links. */
+  nextInFlight: InFlight | undefined = undefined;
+  /** The client the step belongs to. */
+  readonly owner: object;
+  readonly #signal: AbortSignal | undefined;
   #onCallerAbort: (() => void) | undefined;
 
   /** Starts a step of a call with these sources. */
   constructor(sources: AbortSources) {
     super();
-    this.#sources = sources;
-    sources.exchanges.add(this);
+    this.owner = sources.owner;
+    link(this);
     const { signal } = sources;
+    this.#signal = signal;
     if (signal !== undefined) {
       const onCallerAbort = () => this.abort();
       this.#onCallerAbort = onCallerAbort;
@@ -118,9 +128,16 @@ export class Step extends Abort implements Deadline {
   /** Ends the step: its timeout, the client's close and the caller's signal no longer abort it. */
   release(): void {
     cancelTimeout(this);
-    this.#sources.exchanges.delete(this);
+    unlink(this);
     if (this.#onCallerAbort !== undefined) {
-      this.#sources.signal?.removeEventListener("abort", this.#onCallerAbort);
+      this.#signal?.removeEventListener("abort", this.#onCallerAbort);
     }
   }
+}
+
+/** Aborts every step in flight that belongs to `owner` (a client being closed). */
+export function abortSteps(owner: object): void {
+  forEachInFlight((entry) => {
+    if (entry instanceof Step && entry.owner === owner) entry.abort();
+  });
 }

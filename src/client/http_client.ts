@@ -9,7 +9,7 @@ import { createPool } from "../runtime.ts";
 import type { Pool } from "../runtime.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { CallCounter, LifecycleOptions } from "./lifecycle.ts";
-import type { Abort } from "./abort.ts";
+import { abortSteps } from "./abort.ts";
 import { needsIdempotencyKey } from "./retry.ts";
 import { fetchTransport } from "./transport.ts";
 import type { Transport } from "./transport.ts";
@@ -55,7 +55,6 @@ export class HttpClient {
   #pool: Pool | undefined;
   readonly #closer = new AbortController();
   readonly #calls = new CallsInFlight();
-  readonly #exchanges = new Set<Abort>();
   /** What every call shares; made on the first request. */
   #options: LifecycleOptions | undefined;
   readonly #authOrigins: ReadonlySet<string> | undefined;
@@ -189,7 +188,7 @@ export class HttpClient {
   close(): void {
     if (this.closed) return;
     this.#closer.abort(new DOMException("Client is closed", "AbortError"));
-    for (const exchange of this.#exchanges) exchange.abort();
+    abortSteps(this);
     this.#pool?.close();
     this.#pool = undefined;
   }
@@ -231,7 +230,7 @@ export class HttpClient {
       maxRedirects: config.maxRedirects,
       maxResponseBytes: config.maxResponseBytes,
       closed: this.#closer.signal,
-      exchanges: this.#exchanges,
+      owner: this,
       requestHooks: config.requestHooks,
       responseHooks: config.responseHooks,
       errorHooks: config.errorHooks,

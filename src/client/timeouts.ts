@@ -2,22 +2,29 @@
 // setTimeout goes through the Node-compatible timers: about 2 µs to set and
 // clear, a tenth of fetch's own cost), and nearly every timer is cleared
 // unfired. So timeouts of a second or more share one ticking timer that
-// checks their deadlines every TICK_MS, and fire at most TICK_MS late; shorter
-// ones keep a timer of their own. The tick is not cleared when the last
-// timeout ends (a client sending one request after another would set and
-// clear it for each): it is unref'd, so it no longer holds the process open,
-// and stops at its next check when nothing waits.
+// checks the deadlines of the steps in flight (in_flight.ts) every TICK_MS,
+// and fire at most TICK_MS late; shorter ones keep a timer of their own. The
+// tick is not cleared when the last timeout ends (a client sending one
+// request after another would set and clear it for each): it is unref'd, so
+// it no longer holds the process open, and stops at its next check when no
+// timeout is left.
+
+import { forEachInFlight } from "./in_flight.ts";
+import type { InFlight } from "./in_flight.ts";
 
 /** Timeouts from this length on share the tick. */
 const SHARED_FROM_MS = 1000;
 /** How often the shared tick checks the deadlines: also how late a shared timeout may fire. */
 const TICK_MS = 100;
 
-/** Something with a timeout: {@linkcode startTimeout} calls `expire()` when it passes. */
-export interface Deadline {
-  /** When it expires, on the `performance.now()` clock; set by {@linkcode startTimeout}. */
+/**
+ * Something with a timeout: {@linkcode startTimeout} calls `expire()` when
+ * it passes. It must be in the list of in_flight.ts while its timeout runs.
+ */
+export interface Deadline extends InFlight {
+  /** When it expires, on the `performance.now()` clock (`Infinity`: no shared timeout). */
   at: number;
-  /** Its own timer, for a timeout shorter than a second; set by {@linkcode startTimeout}. */
+  /** Its own timer, for a timeout shorter than a second. */
   timer: ReturnType<typeof setTimeout> | undefined;
   /** Called once when the timeout passes. */
   expire(): void;
@@ -29,20 +36,23 @@ interface Ref {
   unref?(): void;
 }
 
-const waiting = new Set<Deadline>();
+/** How many deadlines wait for the shared tick. */
+let shared = 0;
 let tick: ReturnType<typeof setTimeout> | undefined;
 
 function check(): void {
   tick = undefined;
-  if (waiting.size === 0) return;
+  if (shared === 0) return;
   const now = performance.now();
-  for (const deadline of waiting) {
+  forEachInFlight((entry) => {
+    const deadline = entry as Deadline;
     if (deadline.at <= now) {
-      waiting.delete(deadline);
+      deadline.at = Infinity;
+      shared--;
       deadline.expire();
     }
-  }
-  if (waiting.size > 0) tick ??= setTimeout(check, TICK_MS);
+  });
+  if (shared > 0) tick ??= setTimeout(check, TICK_MS);
 }
 
 /**
@@ -55,9 +65,8 @@ export function startTimeout(deadline: Deadline, ms: number, now = performance.n
     return;
   }
   deadline.at = now + ms;
-  waiting.add(deadline);
-  if (tick === undefined) tick = setTimeout(check, TICK_MS);
-  else if (waiting.size === 1) (tick as Ref).ref?.();
+  if (++shared === 1 && tick !== undefined) (tick as Ref).ref?.();
+  tick ??= setTimeout(check, TICK_MS);
 }
 
 /** Stops `deadline`'s timeout; it will not expire. Calling it again does nothing. */
@@ -65,7 +74,8 @@ export function cancelTimeout(deadline: Deadline): void {
   if (deadline.timer !== undefined) {
     clearTimeout(deadline.timer);
     deadline.timer = undefined;
-  } else if (waiting.delete(deadline) && waiting.size === 0 && tick !== undefined) {
-    (tick as Ref).unref?.();
+  } else if (deadline.at !== Infinity) {
+    deadline.at = Infinity;
+    if (--shared === 0 && tick !== undefined) (tick as Ref).unref?.();
   }
 }

@@ -232,6 +232,82 @@ test("maxResponseBytes fails a longer body with HttpClientException", async (t) 
   assert.equal((await small.get("/big")).content.byteLength, 100_000);
 });
 
+test("maxResponseBytes stops a chunked body with no Content-Length at the limit", async (t) => {
+  const server = await fixture(t);
+  let sent = 0;
+  server.route("/endless", (_req, res) => {
+    res.writeHead(200, { "content-type": "application/octet-stream" });
+    const chunk = "y".repeat(16 * 1024);
+    const id = setInterval(() => {
+      if (sent < 16 * 1024 * 1024) {
+        res.write(chunk);
+        sent += chunk.length;
+      }
+    }, 1);
+    res.on("close", () => clearInterval(id));
+  });
+  const http = client(
+    t,
+    server,
+    (b) => b.withMaxResponseBytes(64 * 1024).withRetry({ maxRetries: 0 }),
+  );
+  await assert.rejects(http.get("/endless"), /exceeds maxResponseBytes \(65536\)/);
+  assert.ok(sent < 16 * 1024 * 1024, `the server sent ${sent} bytes before the client hung up`);
+});
+
+test("a redirect's body is discarded and the final response is read", async (t) => {
+  const server = await fixture(t);
+  server.route("/from", (_req, res) => {
+    res.writeHead(302, { location: "/to", "content-type": "text/plain" });
+    res.end("moved ".repeat(1000));
+  });
+  server.route("/to", (_req, res) => json(res, 200, { arrived: true }));
+  const response = await client(t, server).get("/from");
+  assert.equal(response.statusCode, 200);
+  assert.deepEqual(response.json(), { arrived: true });
+  assert.equal(response.url, `${server.url}/to`);
+});
+
+test("an informational 103 before the response is skipped", async (t) => {
+  const server = await fixture(t);
+  server.route("/hints", (_req, res) => {
+    res.writeEarlyHints({ link: "</style.css>; rel=preload; as=style" });
+    json(res, 200, { final: true });
+  });
+  const response = await client(t, server).get("/hints");
+  assert.equal(response.statusCode, 200);
+  assert.deepEqual(response.json(), { final: true });
+});
+
+test("a call waiting for a free connection still times out on time", async (t) => {
+  const server = await fixture(t);
+  server.route("/hang", () => {});
+  const http = client(
+    t,
+    server,
+    (b) => b.withPool({ connections: 1 }).withRetry({ maxRetries: 0 }),
+  );
+  const first = http.get("/hang", { timeout: 5 });
+  first.catch(() => {});
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const started = performance.now();
+  await assert.rejects(http.get("/hang", { timeout: 0.2 }), TimeoutException);
+  const waited = performance.now() - started;
+  assert.ok(waited < 2000, `the queued call failed after ${waited.toFixed(0)} ms`);
+});
+
+test("the caller's signal aborts a call in flight", async (t) => {
+  const server = await fixture(t);
+  server.route("/hang", () => {});
+  const http = client(t, server);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 50);
+  await assert.rejects(
+    http.get("/hang", { signal: controller.signal }),
+    (error) => error instanceof HttpClientException && /aborted/.test(error.message),
+  );
+});
+
 test("a refused connection is a ConnectionException, retried for GET", async (t) => {
   const server = await fixture(t);
   const url = server.url;
