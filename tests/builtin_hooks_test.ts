@@ -14,6 +14,25 @@ import { recordedWaits, recordingLogger } from "./helpers.ts";
 
 const ID = "[0-9a-f]{8}";
 
+Deno.test("LoggingRequestHook gives every call its own request ID, past a batch of random words", async () => {
+  const { logger, lines } = recordingLogger();
+  const config = new HttpClientConfigBuilder()
+    .withFetch(() => Promise.resolve(new Response("ok")))
+    .withLogging({ logger })
+    .build();
+  using client = new HttpClient(config);
+  for (let i = 0; i < 600; i++) await client.get("http://127.0.0.1/x");
+  const ids = lines.filter(([, message]) => message.includes("HTTP GET")).map(([, m]) =>
+    m.slice(1, 9)
+  );
+  assert.equal(ids.length, 600);
+  assert.ok(ids.every((id) => new RegExp(`^${ID}$`).test(id)));
+  assert.ok(
+    new Set(ids).size >= 599,
+    "random 32-bit IDs: a repeat among 600 is a 1-in-24,000 event",
+  );
+});
+
 Deno.test("withLogging() writes the exact request, response and error lines", async () => {
   await using server = startFixtureServer();
   const { logger, lines } = recordingLogger();

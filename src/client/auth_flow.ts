@@ -76,8 +76,13 @@ async function authenticate(
 function addedHeaders(before: HttpRequest, after: HttpRequest): ReadonlySet<string> {
   if (before.headers === after.headers) return NONE;
   const added = new Set<string>();
-  for (const [name, value] of Object.entries(after.headers ?? {})) {
-    if (headerValue(before.headers, name) !== value) added.add(name.toLowerCase());
+  const headers = after.headers ?? {};
+  for (const name in headers) {
+    const value = headers[name];
+    // Most headers keep their spelling: the case-insensitive search is for the rest.
+    if (before.headers?.[name] !== value && headerValue(before.headers, name) !== value) {
+      added.add(name.toLowerCase());
+    }
   }
   return added;
 }

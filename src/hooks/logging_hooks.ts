@@ -35,6 +35,19 @@ export interface LoggingErrorHookOptions {
   logger?: Logger | undefined;
 }
 
+/** Random 32-bit words for request IDs, drawn a batch at a time: far cheaper than a UUID each. */
+const RANDOM_WORDS = new Uint32Array(256);
+let nextWord = RANDOM_WORDS.length;
+
+/** A new request ID: 8 lower-case hex characters from `crypto.getRandomValues()`. */
+function newRequestId(): string {
+  if (nextWord === RANDOM_WORDS.length) {
+    crypto.getRandomValues(RANDOM_WORDS);
+    nextWord = 0;
+  }
+  return RANDOM_WORDS[nextWord++]!.toString(16).padStart(8, "0");
+}
+
 /** The request ID of a call, or `unknown` when no logging request hook gave one. */
 function requestIdOf(context: RequestContext): string {
   const id = context.metadata.requestId;
@@ -120,7 +133,7 @@ export class LoggingRequestHook implements RequestHookInterface {
    */
   beforeRequest(request: HttpRequest, context: RequestContext): HttpRequest {
     const { logHeaders, logBody, sensitive, logger } = this.#settings;
-    const id = (context.metadata.requestId ??= crypto.randomUUID().slice(0, 8)) as string;
+    const id = (context.metadata.requestId ??= newRequestId()) as string;
     context.metadata.startTime = performance.now();
     logger.info(`[${id}] HTTP ${request.method} ${pathOf(request)}`);
     if (logHeaders) {
