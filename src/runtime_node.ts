@@ -211,7 +211,7 @@ class Exchange implements Dispatcher.DispatchHandler, WireResponse {
 }
 
 /**
- * undici's `request()` encodes multipart bodies only from its own FormData
+ * undici's `dispatch()` (and `request()`) encodes multipart bodies only from its own FormData
  * class (it checks the brand, and Node's global FormData is another copy).
  */
 function toUndiciForm(form: FormData): UndiciFormData {
