@@ -71,7 +71,11 @@ export function fetchTransport(
 ): Transport {
   const { init: extra, inflate = false } = options;
   return async (request, abort) => {
-    const init: RequestInit = { method: request.method, redirect: "manual", signal: abort.signal() };
+    const init: RequestInit = {
+      method: request.method,
+      redirect: "manual",
+      signal: abort.signal(),
+    };
     // No headers at all is cheaper for fetch than an empty record.
     for (const _ in request.headers) {
       init.headers = request.headers;
