@@ -125,6 +125,34 @@ Deno.test("serializeJson() leaves out undefined members wherever they are", () =
   assert.equal(serializeJson([undefined, gone, 1]), "[null, null, 1]");
 });
 
+Deno.test("serializeJson() writes own enumerable string keys only, in JSON.stringify's order", () => {
+  const inherited = Object.assign(Object.create({ inherited: 1 }), { b: 1, 2: "two", a: [1] });
+  Object.defineProperty(inherited, "hidden", { value: 1, enumerable: false });
+  inherited[Symbol("s")] = 1;
+  class Point {
+    constructor(readonly x: number, readonly y: number) {}
+  }
+  (Point.prototype as unknown as Record<string, unknown>).enumerable = "on the prototype";
+  const deleting = () => {
+    const object: Record<string, unknown> = { b: 2, c: 3 };
+    Object.defineProperty(object, "a", {
+      enumerable: true,
+      get: () => (delete object.b, 1),
+    });
+    return object;
+  };
+  for (const make of [() => inherited, () => new Point(1, 2), deleting]) {
+    assert.equal(serializeJson(make()), pythonStyle(JSON.parse(JSON.stringify(make()))));
+  }
+  const polluted = Object.prototype as Record<string, unknown>;
+  polluted.polluted = "inherited by every object";
+  try {
+    assert.equal(serializeJson({ a: { b: 1 } }), '{"a": {"b": 1}}');
+  } finally {
+    delete polluted.polluted;
+  }
+});
+
 Deno.test("serializeJson() calls toJSON once, with the key, as JSON.stringify does", () => {
   const keys: string[] = [];
   const spy = { toJSON: (key: string) => (keys.push(key), key) };
