@@ -68,8 +68,25 @@ export class Utf8Writer {
 
   /** Writes the key of an object member and the `: ` after it. */
   key(name: string): void {
-    this.string(name);
-    this.#pair(COLON);
+    // Keys are short and plain ASCII almost always: this loop, without the
+    // branches of string() and its room for escapes, costs less. Any other
+    // key is left to string().
+    const bytes = this.reserve(name.length + 4);
+    let at = this.length;
+    bytes[at++] = QUOTE;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c > BACKSLASH ? c >= 0x80 : c < 0x20 || c === QUOTE || c === BACKSLASH) {
+        this.string(name);
+        this.#pair(COLON);
+        return;
+      }
+      bytes[at++] = c;
+    }
+    bytes[at++] = QUOTE;
+    bytes[at++] = COLON;
+    bytes[at++] = SPACE;
+    this.length = at;
   }
 
   /** Writes `null`. */
