@@ -115,6 +115,35 @@ Deno.test("serializeJson() writes long strings and large bodies whole", () => {
   assert.equal(serializeJson({ small: 1 }), '{"small": 1}');
 });
 
+/** The double next to `value` (not 0), away from zero (1) or towards it (-1). */
+function adjacent(value: number, direction: 1 | -1): number {
+  const bits = new BigInt64Array(new Float64Array([value]).buffer);
+  bits[0]! += BigInt(direction);
+  return new Float64Array(bits.buffer)[0]!;
+}
+
+Deno.test("serializeJson() writes every number as JSON.stringify does", () => {
+  const numbers = [0, -0, 1, -1, 9, 10, 99, 100, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, -(2 ** 31) - 1];
+  for (let n = -20_000; n <= 20_000; n++) {
+    const thousandths = n / 1000;
+    // The doubles next to it, such as 0.043000000000000003, are not it, though
+    // 1000 times them may round to the same integer.
+    numbers.push(thousandths, adjacent(thousandths, 1));
+    if (n !== 0) numbers.push(adjacent(thousandths, -1));
+    numbers.push(n / 100, n / 10, thousandths + 1e6);
+  }
+  // Decimals at the edges of the int32 range of thousandths, and past them.
+  for (const edge of [2 ** 31 - 2, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1]) {
+    numbers.push(edge / 1000, -edge / 1000, (edge + 0.5) / 1000);
+  }
+  numbers.push(0.1 + 0.2, 1.005, 1e-7, 123456.7891, 1e21, 5e-324, Number.MAX_VALUE);
+  numbers.push(...fc.sample(fc.double({ noNaN: true, noDefaultInfinity: true }), 20_000));
+  numbers.push(
+    ...fc.sample(fc.integer({ min: -(2 ** 40), max: 2 ** 40 }).map((n) => n / 1000), 20_000),
+  );
+  assert.equal(serializeJson(numbers), `[${numbers.map((n) => JSON.stringify(n)).join(", ")}]`);
+});
+
 Deno.test("serializeJson() leaves out undefined members wherever they are", () => {
   const gone = { toJSON: () => undefined };
   assert.equal(

@@ -79,7 +79,7 @@ function writeJsonValue(walk: Walk, value: unknown, key: string | number): void 
   if (typeof value === "string") return walk.out.string(value);
   if (typeof value === "number") {
     if (!Number.isFinite(value)) throw new JsonPathError(`${value} is not JSON-serializable`);
-    return walk.out.ascii(String(value));
+    return walk.out.number(value);
   }
   if (typeof value === "object") {
     return value === null ? walk.out.null() : writeObject(walk, value, key);
