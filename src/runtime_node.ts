@@ -197,7 +197,11 @@ class Exchange implements Dispatcher.DispatchHandler, WireResponse {
     return Promise.resolve();
   }
 
-  /** The body so far in one array of its own (undici's chunks are views of socket reads). */
+  /**
+   * The body in one plain `Uint8Array` of its own, even for a single chunk
+   * (unlike transport.ts's `concat`): undici's chunks are `Buffer` views of
+   * socket reads, and the response's content is a `Uint8Array`.
+   */
   #joined(): Uint8Array {
     const bytes = new Uint8Array(this.#size);
     let offset = 0;

@@ -21,21 +21,18 @@ export interface AuthOptions {
 const NONE: ReadonlySet<string> = new Set();
 
 /**
- * Sends the hooked request with credentials where the auth hook applies.
+ * Sends the hooked request with credentials where the auth `hook` applies
+ * (a client without an auth hook calls {@linkcode sendRequest} itself).
  * While the hook calls a response an auth error and its retry strategy
  * allows: invalidate, refresh, resend (not counted as a retry). Sets
  * `context.request` to the request sent.
  */
 export async function sendAuthenticated(
   hooked: HttpRequest,
+  hook: AuthHookInterface,
   context: RequestContext,
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
-  const hook = options.authHook;
-  if (hook === undefined) {
-    context.request = hooked;
-    return await sendRequest(hooked, options);
-  }
   const origins = options.authOrigins;
   const reapply = (hop: HttpRequest) => authenticate(hook, origins, hop, context);
   for (let authRetries = 0;; authRetries++) {

@@ -55,9 +55,10 @@ export async function executeCall(
         const requested = runRequestHooks(options.requestHooks, prepared, context);
         const hooked = requested instanceof Promise ? await requested : requested;
         context.request = hooked;
-        const received = options.authHook === undefined
+        const { authHook } = options;
+        const received = authHook === undefined
           ? await sendRequest(hooked, options)
-          : await sendAuthenticated(hooked, context, options);
+          : await sendAuthenticated(hooked, authHook, context, options);
         const responded = runResponseHooks(options.responseHooks, received, context);
         const response = responded instanceof Promise ? await responded : responded;
         delay = context.attempt < retry.maxRetries
