@@ -8,7 +8,7 @@
 //   npm install --prefix /tmp/fetchline-bench-node undici@^7 ky@^1 axios@^1
 //   # fetchline's npm build (`deno task build:npm` writes npm/), packed and installed:
 //   npm pack ./npm --pack-destination /tmp/fetchline-bench-node
-//   npm install --prefix /tmp/fetchline-bench-node /tmp/fetchline-bench-node/fetchline-*.tgz
+//   npm install --prefix /tmp/fetchline-bench-node /tmp/fetchline-bench-node/fetchline-fetchline-*.tgz
 //   node bench/node_throughput.mjs --deps /tmp/fetchline-bench-node --list
 //   node bench/node_throughput.mjs --deps /tmp/fetchline-bench-node --client undici \
 //     --url http://127.0.0.1:8080 --workload get --concurrency 64 --requests 20000 --warmup 2000
@@ -134,7 +134,7 @@ function fetchline(deps, hooks) {
   let client;
   return {
     async setup() {
-      const fl = await load(deps, "fetchline");
+      const fl = await load(deps, "@fetchline/fetchline");
       let builder = new fl.HttpClientConfigBuilder().withPool(AGENT_OPTIONS);
       if (hooks) {
         const token = () =>

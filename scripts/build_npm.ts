@@ -1,5 +1,5 @@
 /**
- * Builds the npm package `fetchline` into `npm/` from the same sources as
+ * Builds the npm package `@fetchline/fetchline` into `npm/` from the same sources as
  * the JSR package, with TypeScript's own compiler: ESM JavaScript and `.d.ts`
  * types, relative `.ts` imports rewritten to `.js`, `src/runtime_node.ts`
  * compiled in place of `src/runtime.ts` (undici and node:fs), a package.json
@@ -94,7 +94,7 @@ function packageJson(): Record<string, unknown> {
   const undici = denoJson.imports["undici"]?.replace(/^npm:undici@/, "");
   if (undici === undefined) throw new Error("deno.json imports has no undici entry");
   return {
-    name: "fetchline",
+    name: denoJson.name,
     version: denoJson.version,
     description:
       "An HTTP client for Deno and Node: immutable requests and responses, hooks, safe retries, " +
@@ -107,6 +107,8 @@ function packageJson(): Record<string, unknown> {
     files: ["*.js", "*.d.ts", "src/"],
     sideEffects: false,
     engines: { node: ">=20.18.1" },
+    // A scoped package is private on npm unless published as public.
+    publishConfig: { access: "public" },
     dependencies: { undici },
     keywords: ["http", "client", "fetch", "undici", "retry", "oauth", "curl", "deno"],
   };
@@ -119,4 +121,4 @@ compile();
 await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(packageJson(), null, 2) + "\n");
 await Deno.copyFile(`${rootDir}/README.md`, `${outDir}/README.md`);
 await Deno.copyFile(`${rootDir}/LICENSE`, `${outDir}/LICENSE`);
-console.log(`Built npm package fetchline@${denoJson.version} in ${outDir}`);
+console.log(`Built npm package ${denoJson.name}@${denoJson.version} in ${outDir}`);

@@ -2,7 +2,7 @@
  * Tests the npm build as a user gets it: packs `npm/` (built by
  * `deno task build:npm`) with `npm pack`, installs the tarball into a
  * temporary folder, copies the Node suite (`tests/node/`) there and runs
- * `node --test`, which imports `fetchline` by its package name.
+ * `node --test`, which imports `@fetchline/fetchline` by its package name.
  *
  * Run with `deno task test:npm`.
  *
@@ -26,8 +26,10 @@ try {
     JSON.stringify({ name: "fetchline-node-suite", private: true, type: "module" }),
   );
   await run("npm", ["install", "--silent", "--no-audit", "--no-fund", tarball], work);
-  for (const file of ["client.test.mjs", "server.mjs"]) {
-    await Deno.copyFile(`${root}tests/node/${file}`, `${work}/${file}`);
+  for await (const entry of Deno.readDir(`${root}tests/node`)) {
+    if (entry.isFile) {
+      await Deno.copyFile(`${root}tests/node/${entry.name}`, `${work}/${entry.name}`);
+    }
   }
   await Deno.copyFile(`${root}tests/bad_headers.json`, `${work}/bad_headers.json`);
   const { code } = await new Deno.Command("node", {

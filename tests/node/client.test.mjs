@@ -1,6 +1,6 @@
 // The npm build on Node, from the packed tarball: scripts/test_npm.ts installs
-// it into a temporary folder and runs `node --test` there, so `fetchline` is
-// imported by its package name exactly as a user would.
+// it into a temporary folder and runs `node --test` there, so
+// `@fetchline/fetchline` is imported by its package name exactly as a user would.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -20,8 +20,8 @@ import {
   TimeoutException,
   TokenData,
   TokenManager,
-} from "fetchline";
-import { toCurl } from "fetchline/utils";
+} from "@fetchline/fetchline";
+import { toCurl } from "@fetchline/fetchline/utils";
 import { json, startServer } from "./server.mjs";
 
 async function fixture(t) {
