@@ -108,7 +108,8 @@ async function installNodeDeps(deps: string, fetchlineNpm: string): Promise<stri
   const packed = await run("npm", ["pack", folder, "--pack-destination", deps]);
   const tarball = `${deps}/${packed?.success ? lastLine(packed.stdout) : ""}`;
   if (packed?.success && (await run("npm", [...args, tarball]))?.success) return [];
-  await run("npm", ["uninstall", "--prefix", deps, "--no-audit", "--no-fund", "@fetchline/fetchline"]);
+  const uninstall = ["uninstall", "--prefix", deps, "--no-audit", "--no-fund"];
+  await run("npm", [...uninstall, "@fetchline/fetchline"]);
   return [
     `node fetchline: no npm build installed from ${folder} (run \`deno task build:npm\`, or pass --fetchline-npm=<folder>)`,
   ];
