@@ -1,4 +1,4 @@
-import type { HttpRequest } from "../models/request.ts";
+import type { FileValue, HttpRequest } from "../models/request.ts";
 import { encodeForm } from "../client/body.ts";
 import { appendParams, isAbsoluteUrl } from "../client/url.ts";
 import { headerValue, trimHeaderValue } from "../models/request.ts";
@@ -20,23 +20,34 @@ const SEPARATOR = " \\\n  ";
  * Safety: every value is single-quoted, a `'` written as `'"'"'`, so no value
  * can break out into the shell. curl's own syntax cannot reinterpret one
  * either: form fields beside files use `--form-string` (never read as
- * `@file` or `<file`), a file path with `;`, `,`, `"` or `\` is
- * double-quoted inside `-F`, an empty header value is written `-H 'Name;'`
- * (`-H 'Name:'` would remove the header), a URL with `[ ] { }` gets
- * `--globoff` after the method, and HEAD gets `--head` so curl does not wait
- * for a body. An absolute URL is written in the normalised form the client
- * sends; a relative one as given.
+ * `@file` or `<file`); in `-F` the name is literal up to its first `=` and
+ * the file path, or an in-memory file's name, is double-quoted when it holds
+ * `;`, `,`, `"`, `\` or white space, so no `;type=`, `;filename=`,
+ * `;headers=` or second file can be slipped in; the path `-` is written `./-`
+ * (not stdin); an empty header value is written `-H 'Name;'` (`-H 'Name:'`
+ * would remove the header), a URL with `[ ] { }` gets `--globoff` after the
+ * method, and HEAD gets `--head` so curl does not wait for a body. An
+ * absolute URL is written in the normalised form the client sends; a
+ * relative one as given. Multipart names and text values are written with
+ * their line breaks as CRLF, as the client sends them; a path holding `\`
+ * gets `;filename=` with the base name the client sends.
  *
  * Limitations: file contents are not included (a path is shown, and a Blob,
- * File or Uint8Array without a path is shown by its file name, which curl
- * would read from the working directory); header values with characters
- * above U+007F are sent by `fetch` as Latin-1 bytes but by curl as UTF-8;
- * session cookies and TLS settings are not included; a value holding NUL
- * cannot be passed to a shell and is refused.
+ * File or Uint8Array without a path is shown by the base name of its file
+ * name, which curl would read from the working directory); curl guesses a
+ * file part's Content-Type from its extension where the client sends the
+ * Blob's type or `application/octet-stream`; curl before 7.81 escapes `"`
+ * and `\` in multipart names with a `\` (the client writes `%22`, keeps
+ * `\`); header values with characters above U+007F are sent by `fetch` as
+ * Latin-1 bytes but by curl as UTF-8; session cookies and TLS settings are
+ * not included. Refused, as curl cannot send them: a multipart field name
+ * (of `files`, or of `data` beside files) that is empty or holds `=`, and a
+ * value holding NUL (no shell argument can).
  *
  * @param request The request.
  * @returns The command.
- * @throws {TypeError} For a value holding NUL. (A header HTTP forbids never
+ * @throws {TypeError} For a value holding NUL, or a multipart field name that
+ * is empty or holds `=`, naming the field. (A header HTTP forbids never
  * gets here: {@linkcode HttpRequest} refuses it, naming it, when built.)
  *
  * @example Render a JSON request
@@ -108,15 +119,47 @@ function bodyArgs(request: HttpRequest): string[] {
     return request.data === undefined ? [] : [`--data ${shellQuote(encodeForm(request.data))}`];
   }
   const args = Object.entries(request.data ?? {}).map(([key, value]) =>
-    `--form-string ${shellQuote(`${key}=${String(value)}`)}`
+    `--form-string ${shellQuote(`${formName("data", key)}=${crlf(String(value))}`)}`
   );
   for (const [field, value] of Object.entries(request.files)) {
-    const path = typeof value === "string"
-      ? value
-      : safeBaseName(value instanceof File ? value.name : field);
-    args.push(`-F ${shellQuote(`${field}=@${formFileName(path)}`)}`);
+    args.push(`-F ${shellQuote(`${formName("files", field)}=@${fileArg(field, value)}`)}`);
   }
   return args;
+}
+
+/**
+ * A field name as `-F` and `--form-string` read it: literally, up to the
+ * first `=`. So a name holding `=` would shift the split (`x=</etc/passwd`
+ * uploads that file) and an empty one sends a part with no name: both are
+ * refused. Line breaks become CRLF, as the client's multipart encoder sends them.
+ */
+function formName(field: "data" | "files", name: string): string {
+  if (name === "" || name.includes("=")) {
+    throw new TypeError(
+      `Cannot render ${field}[${
+        JSON.stringify(name)
+      }] as a curl form field: curl ends a name at its first "=" and sends none for an empty one`,
+    );
+  }
+  return crlf(name);
+}
+
+function crlf(text: string): string {
+  return text.replace(/\r\n|\r|\n/g, "\r\n");
+}
+
+/**
+ * The file part of `-F name=@…`. curl reads `-` as stdin, and names the part
+ * after the last `/` only, where the client also cuts at `\`: then the
+ * client's file name is given as `;filename=`.
+ */
+function fileArg(field: string, value: FileValue): string {
+  if (typeof value !== "string") {
+    return formWord(safeBaseName(value instanceof File ? value.name : field));
+  }
+  const path = formWord(value === "-" ? "./-" : value);
+  if (!value.includes("\\")) return path;
+  return `${path};filename="${escapeQuoted(value.split(/[\\/]/).pop() || value)}"`;
 }
 
 /**
@@ -131,9 +174,16 @@ function safeBaseName(name: string): string {
     : base;
 }
 
-/** A file name as `-F` reads it: double-quoted when `;`, `,`, `"` or `\` would be parsed. */
-function formFileName(name: string): string {
-  return /[;,"\\]/.test(name) ? `"${name.replace(/["\\]/g, "\\$&")}"` : name;
+/**
+ * A file name as `-F` reads it: double-quoted when curl would parse `;`,
+ * `,`, `"` or `\`, or strip leading and trailing white space.
+ */
+function formWord(name: string): string {
+  return /[;,"\\ \t\n\v\f\r]/.test(name) ? `"${escapeQuoted(name)}"` : name;
+}
+
+function escapeQuoted(text: string): string {
+  return text.replace(/["\\]/g, "\\$&");
 }
 
 function urlOf(request: HttpRequest): string {
