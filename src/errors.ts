@@ -9,7 +9,7 @@
 import type { HttpRequest } from "./models/request.ts";
 import type { HttpResponse } from "./models/response.ts";
 import { redactText } from "./models/_redact_url.ts";
-import { defineErrorInspect, errorView } from "./models/_redact_error.ts";
+import { defineErrorInspect, errorView, maskCauseTexts } from "./models/_redact_error.ts";
 
 /** Options shared by every exception of the library. */
 export interface HttpClientExceptionOptions {
@@ -26,6 +26,8 @@ export interface HttpClientExceptionOptions {
  * it is shown with its user-info and credential-like query values masked);
  * `request` and `cause` carry the details. `console.log()`, `String()` and
  * `JSON.stringify()` show no secret (see {@linkcode HttpClientException.toJSON}).
+ * The runtime's error stays the `cause`, but the URLs in the messages down
+ * its cause chain are masked in place, for loggers that walk the chain.
  *
  * @example Catch any failure of a request
  * ```ts
@@ -54,6 +56,7 @@ export class HttpClientException extends Error {
     );
     this.name = new.target.name;
     if (options.request !== undefined) this.request = options.request;
+    maskCauseTexts(options.cause);
   }
 
   /**

@@ -65,6 +65,31 @@ export function maskedCause(value: unknown, depth: number): unknown {
   return copy;
 }
 
+/**
+ * Masks, in place, the message and stack of every runtime error down the
+ * cause chain of `cause` (Deno's fetch names the URL, query included, in
+ * one), so that what walks the chain itself (pino's error serializer, an
+ * uncaught error's report) finds no secret either. The errors stay the
+ * causes, with their class and fields; one that cannot be changed is left.
+ */
+export function maskCauseTexts(cause: unknown): void {
+  for (let error = cause, depth = 0; error instanceof Error && depth < MAX_CAUSES; depth++) {
+    if (!(VIEW in error)) {
+      try {
+        const message = redactText(error.message);
+        if (message !== error.message) error.message = message;
+        const { stack } = error;
+        if (typeof stack === "string" && redactText(stack) !== stack) {
+          error.stack = redactText(stack);
+        }
+      } catch {
+        // A frozen error, or one whose message is a getter: its view is masked still.
+      }
+    }
+    error = error.cause;
+  }
+}
+
 function describe(value: object): string {
   try {
     return String(value);

@@ -261,7 +261,8 @@ export class HttpRequest implements HttpRequestFields {
    * The masked view `console.log()` shows, for `JSON.stringify()`: the fields
    * of {@linkcode HttpRequest.toObject} with the URL masked as in
    * {@linkcode HttpRequest.toString}, credential-like headers, params, form
-   * fields and JSON keys masked, the password of `auth` masked, and bytes or
+   * fields and JSON keys masked, the password of `auth` masked (its user name
+   * too when the password is empty), and bytes or
    * Blobs shown by their size.
    *
    * @returns The view; no credential is in it.
@@ -295,7 +296,8 @@ defineRedactedInspect(HttpRequest, (request) => ({
   params: request.params && maskParamsForView(request.params),
   data: request.data && maskFieldsForView(request.data),
   jsonData: maskDeepForView(request.jsonData, false),
-  auth: request.auth && [request.auth[0], MASK],
+  // A user name without a password is often a token itself (`https://TOKEN@host`).
+  auth: request.auth && [request.auth[1] === "" ? MASK : request.auth[0], MASK],
 }));
 
 /** The value of header `name` in `headers`, compared without regard to case. */
