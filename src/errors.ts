@@ -8,6 +8,8 @@
 
 import type { HttpRequest } from "./models/request.ts";
 import type { HttpResponse } from "./models/response.ts";
+import { redactText } from "./models/_redact_url.ts";
+import { defineErrorInspect, errorView, maskCauseTexts } from "./models/_redact_error.ts";
 
 /** Options shared by every exception of the library. */
 export interface HttpClientExceptionOptions {
@@ -20,8 +22,12 @@ export interface HttpClientExceptionOptions {
 /**
  * The base failure of a request. Catch it for request failures in general.
  *
- * The message names the method and the URL (never a credential); `request`
- * and `cause` carry the details.
+ * The message names the method and the URL (never a credential: any URL in
+ * it is shown with its user-info and credential-like query values masked);
+ * `request` and `cause` carry the details. `console.log()`, `String()` and
+ * `JSON.stringify()` show no secret (see {@linkcode HttpClientException.toJSON}).
+ * The runtime's error stays the `cause`, but the URLs in the messages down
+ * its cause chain are masked in place, for loggers that walk the chain.
  *
  * @example Catch any failure of a request
  * ```ts
@@ -44,11 +50,49 @@ export class HttpClientException extends Error {
    * @param options The failed request and the underlying error.
    */
   constructor(message: string, options: HttpClientExceptionOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(
+      redactText(message),
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
     this.name = new.target.name;
     if (options.request !== undefined) this.request = options.request;
+    maskCauseTexts(options.cause);
+  }
+
+  /**
+   * The masked view `console.log()` shows, for `JSON.stringify()` (and so
+   * for pino and winston): `name`, `message`, `stack`, the `request` and
+   * `response` through their own `toJSON()`, and `cause`: an exception of
+   * the library through its `toJSON()`, a runtime's error as `{ name,
+   * message, cause }` with every URL in its message masked, any other value
+   * as its `String()`.
+   *
+   * @returns The view; no credential is in it.
+   *
+   * @example Serialize a failure for a log
+   * ```ts
+   * import { HttpClientException, HttpRequest } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const request = new HttpRequest("GET", "http://ada:s3cret@127.0.0.1/?token=t0ken", {
+   *   headers: { Authorization: "Bearer t0ken" },
+   * });
+   * const error = new HttpClientException("Connection failed: GET http://127.0.0.1/", {
+   *   request,
+   *   cause: new TypeError("error sending request for url (http://127.0.0.1/?token=t0ken)"),
+   * });
+   * const json = JSON.stringify(error);
+   * assert.ok(!json.includes("s3cret") && !json.includes("t0ken"));
+   * assert.equal(JSON.parse(json).request.headers.Authorization, "***");
+   * assert.equal(JSON.parse(json).cause.message, "error sending request for url (http://127.0.0.1/?token=***)");
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    return errorView(this);
   }
 }
+
+defineErrorInspect(HttpClientException);
 
 /**
  * A request did not complete within its timeout; the timeout covers the

@@ -4,7 +4,8 @@ import { HttpClientException } from "../errors.ts";
 import { headerValue, HttpRequest, mergeHeaders } from "../models/request.ts";
 import type { HttpRequestInit } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { defineRedactedInspect, maskHeadersForView, redactUrl } from "../models/_redact.ts";
+import { defineRedactedInspect, jsonView, redactUrl } from "../models/_redact.ts";
+import { configView } from "../config/_config_view.ts";
 import { createPool } from "../runtime.ts";
 import type { Pool } from "../runtime.ts";
 import { executeCall } from "./lifecycle.ts";
@@ -193,6 +194,33 @@ export class HttpClient {
     this.#pool = undefined;
   }
 
+  /**
+   * The masked view `console.log()` shows, for `JSON.stringify()`: the
+   * configuration with the base URL's user-info, credential-like default
+   * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
+   * user-info, a TLS `key`) masked, and whether the client is closed.
+   *
+   * @returns The view; no credential is in it.
+   *
+   * @example Serialize a client with a proxy for a log
+   * ```ts
+   * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const config = new HttpClientConfigBuilder()
+   *   .withBaseUrl("http://ada:s3cret@127.0.0.1/")
+   *   .withPool({ proxy: { url: "http://127.0.0.1:3128", basicAuth: { username: "ada", password: "pr0xy" } } })
+   *   .build();
+   * using client = new HttpClient(config);
+   * const shown = JSON.parse(JSON.stringify(client));
+   * assert.equal(shown.config.baseUrl, "http://ada:***@127.0.0.1/");
+   * assert.deepEqual(shown.config.pool.proxy.basicAuth, { username: "ada", password: "***" });
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    return jsonView(this);
+  }
+
   /** Closes the client at the end of a `using` block. */
   [Symbol.dispose](): void {
     this.close();
@@ -313,7 +341,7 @@ class CallsInFlight implements CallCounter {
 }
 
 defineRedactedInspect(HttpClient, (client) => ({
-  config: { ...client.config, headers: maskHeadersForView(client.config.headers) },
+  config: configView(client.config),
   closed: client.closed,
 }));
 

@@ -72,6 +72,7 @@ export function pathAndQuery(url: string): string {
     const query = plain[2];
     return (plain[1] || "/") + (query ? `?${query}` : "");
   }
-  const parsed = URL.parse(url, "http://relative.invalid");
+  // Without a base first: against an http: base, `http:/user:pw@host/` would read as a path.
+  const parsed = URL.parse(url) ?? URL.parse(url, "http://relative.invalid");
   return parsed === null ? url : parsed.pathname + parsed.search;
 }

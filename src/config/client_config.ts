@@ -7,6 +7,7 @@ import {
 } from "../models/_validate.ts";
 import { mergeHeaders } from "../models/request.ts";
 import { redactUrl } from "../models/_redact.ts";
+import { withRedactedView } from "./_config_view.ts";
 import type {
   ErrorHookInterface,
   Logger,
@@ -48,7 +49,13 @@ export interface PoolOptions {
   [option: string]: unknown;
 }
 
-/** The frozen configuration of an {@linkcode HttpClient}, made by {@linkcode HttpClientConfigBuilder}. */
+/**
+ * The frozen configuration of an {@linkcode HttpClient}, made by
+ * {@linkcode HttpClientConfigBuilder}. `console.log()` and `JSON.stringify()`
+ * of a built one show the base URL's user-info, credential-like default
+ * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
+ * user-info, a TLS `key`) masked.
+ */
 export interface HttpClientConfig {
   /** The base URL relative request URLs are resolved against. */
   readonly baseUrl?: string;
@@ -361,12 +368,12 @@ export class HttpClientConfigBuilder {
    */
   build(): HttpClientConfig {
     const config = this.#config;
-    return Object.freeze({
+    return Object.freeze(withRedactedView({
       ...config,
       requestHooks: Object.freeze([...config.requestHooks]),
       responseHooks: Object.freeze([...config.responseHooks]),
       errorHooks: Object.freeze([...config.errorHooks]),
-    });
+    }));
   }
 }
 

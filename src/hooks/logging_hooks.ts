@@ -7,7 +7,7 @@ import type {
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
-import { maskHeaders } from "../models/_redact.ts";
+import { maskHeaders, redactQuery, redactText } from "../models/_redact.ts";
 import { encodeForm } from "../client/body.ts";
 import { appendParams, pathAndQuery } from "../client/url.ts";
 
@@ -18,8 +18,18 @@ export interface LoggingRequestHookOptions {
   /** Log the request body. Default false. */
   logBody?: boolean | undefined;
   /**
-   * Further header names to mask, in any letter case; `authorization`,
-   * `proxy-authorization`, `cookie`, `set-cookie` and `x-api-key` always are.
+   * Further header and query parameter names whose values are masked, in any
+   * letter case. Always masked: the headers `authorization`,
+   * `proxy-authorization`, `cookie`, `set-cookie` and `x-api-key`, and the
+   * query parameters `access_token`, `refresh_token`, `id_token`, `token`,
+   * `auth_token`, `api_token`, `oauth_token`, `oauth_signature`, `api_key`,
+   * `apikey`, `api-key`, `key`, `client_secret`, `client_assertion`,
+   * `secret`, `password`, `passwd`, `pwd`, `signature`, `sig`,
+   * `x-amz-signature`, `x-amz-security-token`, `x-goog-signature`, `auth`,
+   * `authorization`, `jwt`, `session`, `session_id` and `sessionid` (not
+   * `code`, which is far more often an error or country code than an OAuth
+   * one). A masked value is written `***`; the rest of the line keeps its
+   * spelling.
    */
   sensitiveKeys?: Iterable<string> | undefined;
   /** Where to write. Default `console`. */
@@ -31,6 +41,12 @@ export interface LoggingResponseHookOptions extends LoggingRequestHookOptions {}
 
 /** Options of {@linkcode LoggingErrorHook}. */
 export interface LoggingErrorHookOptions {
+  /**
+   * Further query parameter names whose values are masked in a URL of the
+   * logged message, in any letter case, beyond those
+   * {@linkcode LoggingRequestHookOptions.sensitiveKeys} lists as always masked.
+   */
+  sensitiveKeys?: Iterable<string> | undefined;
   /** Where to write. Default `console`. */
   logger?: Logger | undefined;
 }
@@ -66,14 +82,18 @@ function settingsOf(options: LoggingRequestHookOptions): LoggingSettings {
   return {
     logHeaders: options.logHeaders ?? false,
     logBody: options.logBody ?? false,
-    sensitive: new Set([...(options.sensitiveKeys ?? [])].map((name) => name.toLowerCase())),
+    sensitive: sensitiveOf(options),
     logger: options.logger ?? console,
   };
 }
 
-/** The URL's path and query, params included. */
-function pathOf(request: HttpRequest): string {
-  return pathAndQuery(appendParams(request.url, request.params));
+function sensitiveOf(options: { sensitiveKeys?: Iterable<string> | undefined }): Set<string> {
+  return new Set([...(options.sensitiveKeys ?? [])].map((name) => name.toLowerCase()));
+}
+
+/** The URL's path and query, params included, credential-like query values masked. */
+function pathOf(request: HttpRequest, sensitive: ReadonlySet<string>): string {
+  return redactQuery(pathAndQuery(appendParams(request.url, request.params)), sensitive);
 }
 
 function bodyOf(request: HttpRequest): string | undefined {
@@ -135,7 +155,7 @@ export class LoggingRequestHook implements RequestHookInterface {
     const { logHeaders, logBody, sensitive, logger } = this.#settings;
     const id = (context.metadata.requestId ??= newRequestId()) as string;
     context.metadata.startTime = performance.now();
-    logger.info(`[${id}] HTTP ${request.method} ${pathOf(request)}`);
+    logger.info(`[${id}] HTTP ${request.method} ${pathOf(request, sensitive)}`);
     if (logHeaders) {
       logger.info(
         `[${id}] Headers: ${JSON.stringify(maskHeaders(request.headers ?? {}, sensitive))}`,
@@ -210,7 +230,8 @@ export class LoggingResponseHook implements ResponseHookInterface {
  * Logs each exception as `[<requestId>] Request failed (attempt <n>/<m>):
  * <Type>: <message>` at `error`, where n is `attempt + 1` and m is
  * `maxRetries + 1`. The library's messages name the method and URL and
- * never a credential.
+ * never a credential; in any other error's message, the user-info and
+ * credential-like query values of a URL are masked as well.
  *
  * @example Log a failure
  * ```ts
@@ -232,6 +253,7 @@ export class LoggingResponseHook implements ResponseHookInterface {
  */
 export class LoggingErrorHook implements ErrorHookInterface {
   readonly #logger: Logger;
+  readonly #sensitive: ReadonlySet<string>;
 
   /**
    * Creates the hook.
@@ -240,6 +262,7 @@ export class LoggingErrorHook implements ErrorHookInterface {
    */
   constructor(options: LoggingErrorHookOptions = {}) {
     this.#logger = options.logger ?? console;
+    this.#sensitive = sensitiveOf(options);
   }
 
   /**
@@ -255,7 +278,7 @@ export class LoggingErrorHook implements ErrorHookInterface {
     this.#logger.error(
       `[${requestIdOf(context)}] Request failed (attempt ${context.attempt + 1}/${
         context.maxRetries + 1
-      }): ${described}`,
+      }): ${redactText(described, this.#sensitive)}`,
     );
   }
 }

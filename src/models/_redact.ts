@@ -1,5 +1,9 @@
 // What the library shows of a value: credentials are masked in every
-// message, log line, toString() and console.log() view.
+// message, log line, toString(), console.log() and JSON.stringify() view.
+
+import { MASK, redactUrl, SENSITIVE_QUERY_NAMES } from "./_redact_url.ts";
+
+export { MASK, redactQuery, redactText, redactUrl } from "./_redact_url.ts";
 
 /** Header names whose values are always masked, lower-case. */
 export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
@@ -45,9 +49,6 @@ export function maskFieldsForView<T>(
   return masked;
 }
 
-/** The mask written in place of a secret. */
-export const MASK = "***";
-
 /**
  * A copy of `headers` with the values of sensitive names masked; `extra`
  * holds further lower-case names.
@@ -64,23 +65,93 @@ export function maskHeaders(
   return masked;
 }
 
-/** The URL with the password of its user-info part masked. */
-export function redactUrl(url: string): string {
-  // Greedy up to the last `@` of the authority: a password may hold an `@`.
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:)[^/?#]*@/i, `$1${MASK}@`);
+/**
+ * A copy of query parameters for a view: the values of credential-like names
+ * masked, by the rule of the URL's own query.
+ */
+export function maskParamsForView<T>(params: Readonly<Record<string, T>>): Record<string, T> {
+  const masked: Record<string, T> = {};
+  for (const [name, value] of Object.entries(params)) {
+    masked[name] = SENSITIVE_QUERY_NAMES.has(name.toLowerCase()) ? MASK as T : value;
+  }
+  return masked;
+}
+
+/** How deep {@linkcode maskDeepForView} goes; deeper values are masked whole. */
+const MAX_DEPTH = 16;
+
+/**
+ * A copy of nested options or a JSON body for a view: a value under a
+ * credential-like key is masked; under a credential-like key holding an
+ * object (`basicAuth: { username, password }`) every value but a `username`
+ * is. With `urls`, every other string is shown through {@linkcode redactUrl}
+ * (a proxy URL's user-info).
+ */
+export function maskDeepForView(value: unknown, urls: boolean, secret = false, depth = 0): unknown {
+  if (depth > MAX_DEPTH) return MASK;
+  if (Array.isArray(value)) {
+    return value.map((item) => maskDeepForView(item, urls, secret, depth + 1));
+  }
+  if (
+    value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype
+  ) {
+    const masked: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const hidden = secret ? key !== "username" : CREDENTIAL_LIKE.test(key);
+      masked[key] = maskDeepForView(item, urls, hidden, depth + 1);
+    }
+    return masked;
+  }
+  if (secret && value !== undefined && value !== null) return MASK;
+  return urls && typeof value === "string" ? redactUrl(value) : value;
 }
 
 type Inspect = (value: unknown, options?: unknown) => string;
 
+/** Where {@linkcode defineRedactedInspect} keeps a class's view function. */
+export const VIEW: unique symbol = Symbol("view");
+
+/**
+ * The masked view of `value` for `toJSON()`: a value whose class defined one
+ * gives its view; binary data and streams, which JSON cannot show, become a
+ * summary such as `Uint8Array(42)`.
+ */
+export function jsonView(value: object): Record<string, unknown> {
+  const view = (value as { [VIEW]?: () => Record<string, unknown> })[VIEW]?.call(value) ?? {};
+  const shown: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(view)) {
+    shown[key] =
+      item !== null && typeof item === "object" && Object.getPrototypeOf(item) === Object.prototype
+        ? Object.fromEntries(
+          Object.entries(item).map(([name, inner]) => [name, summarizeBinary(inner)]),
+        )
+        : summarizeBinary(item);
+  }
+  return shown;
+}
+
+function summarizeBinary(value: unknown): unknown {
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${value.byteLength})`;
+  if (value instanceof ArrayBuffer) return `ArrayBuffer(${value.byteLength})`;
+  if (value instanceof Blob) return `${value.constructor.name}(${value.size})`;
+  if (value instanceof ReadableStream) return "ReadableStream";
+  return value;
+}
+
 /**
  * Makes Deno's and Node's `console.log()` show `view(instance)` (a redacted
- * plain object) instead of the instance's fields. Defined on the prototype,
- * so it stays out of the public types.
+ * plain object) instead of the instance's fields, and {@linkcode jsonView}
+ * give it. Defined on the prototype, so it stays out of the public types.
  */
 export function defineRedactedInspect<T extends object>(
   target: { prototype: T; name: string },
   view: (instance: T) => Record<string, unknown>,
 ): void {
+  Object.defineProperty(target.prototype, VIEW, {
+    value(this: T) {
+      return view(this);
+    },
+  });
   Object.defineProperty(target.prototype, Symbol.for("Deno.customInspect"), {
     value(this: T, inspect: Inspect, options: unknown): string {
       return `${target.name} ${inspect(view(this), options)}`;

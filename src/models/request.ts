@@ -2,9 +2,12 @@ import { parseMethod } from "./http_method.ts";
 import type { HttpMethod } from "./http_method.ts";
 import {
   defineRedactedInspect,
+  jsonView,
   MASK,
+  maskDeepForView,
   maskFieldsForView,
   maskHeadersForView,
+  maskParamsForView,
   redactUrl,
 } from "./_redact.ts";
 import {
@@ -244,12 +247,45 @@ export class HttpRequest implements HttpRequestFields {
   }
 
   /**
-   * A one-line description with no credential: `HttpRequest(GET https://…)`.
+   * A one-line description with no credential: `HttpRequest(GET https://…)`,
+   * the URL's user-info and credential-like query values masked (a password
+   * as `user:***@`, a user name alone as `***@`, `?access_token=***`).
    *
    * @returns The description.
    */
   toString(): string {
     return `HttpRequest(${this.method} ${redactUrl(this.url)})`;
+  }
+
+  /**
+   * The masked view `console.log()` shows, for `JSON.stringify()`: the fields
+   * of {@linkcode HttpRequest.toObject} with the URL masked as in
+   * {@linkcode HttpRequest.toString}, credential-like headers, params, form
+   * fields and JSON keys masked, the password of `auth` masked (its user name
+   * too when the password is empty), and bytes or
+   * Blobs shown by their size.
+   *
+   * @returns The view; no credential is in it.
+   *
+   * @example Serialize a request for a log
+   * ```ts
+   * import { HttpRequest } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const request = new HttpRequest("GET", "http://127.0.0.1/items?page=2&access_token=t0ken", {
+   *   headers: { Authorization: "Bearer t0ken", Accept: "application/json" },
+   *   params: { api_key: "k3y" },
+   * });
+   * assert.deepEqual(JSON.parse(JSON.stringify(request)), {
+   *   method: "GET",
+   *   url: "http://127.0.0.1/items?page=2&access_token=***",
+   *   headers: { Authorization: "***", Accept: "application/json" },
+   *   params: { api_key: "***" },
+   * });
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    return jsonView(this);
   }
 }
 
@@ -257,8 +293,11 @@ defineRedactedInspect(HttpRequest, (request) => ({
   ...request.toObject(),
   url: redactUrl(request.url),
   headers: request.headers && maskHeadersForView(request.headers),
+  params: request.params && maskParamsForView(request.params),
   data: request.data && maskFieldsForView(request.data),
-  auth: request.auth && [request.auth[0], MASK],
+  jsonData: maskDeepForView(request.jsonData, false),
+  // A user name without a password is often a token itself (`https://TOKEN@host`).
+  auth: request.auth && [request.auth[1] === "" ? MASK : request.auth[0], MASK],
 }));
 
 /** The value of header `name` in `headers`, compared without regard to case. */

@@ -1,6 +1,6 @@
 import { ResponseParseException } from "../errors.ts";
 import type { HttpRequest } from "./request.ts";
-import { defineRedactedInspect, maskHeadersForView, redactUrl } from "./_redact.ts";
+import { defineRedactedInspect, jsonView, maskHeadersForView, redactUrl } from "./_redact.ts";
 
 /** The fields of an {@linkcode HttpResponse}. */
 export interface HttpResponseInit {
@@ -166,6 +166,37 @@ export class HttpResponse {
    */
   toString(): string {
     return `HttpResponse(${this.statusCode} ${this.request.method} ${redactUrl(this.url)})`;
+  }
+
+  /**
+   * The masked view `console.log()` shows, for `JSON.stringify()`: status,
+   * URL (masked as in {@linkcode HttpRequest.toString}), headers with
+   * credential-like values masked, `content` by its size
+   * (`"Uint8Array(42)"`), `elapsedMs`, `encoding` and the request's own view.
+   *
+   * @returns The view; no credential is in it.
+   *
+   * @example Serialize a response for a log
+   * ```ts
+   * import { HttpRequest, HttpResponse } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const response = new HttpResponse({
+   *   statusCode: 200,
+   *   headers: { "Set-Cookie": "sid=s3ss", "Content-Type": "text/plain" },
+   *   content: new TextEncoder().encode("ok"),
+   *   elapsedMs: 1.5,
+   *   url: "http://127.0.0.1/",
+   *   request: new HttpRequest("GET", "http://127.0.0.1/"),
+   * });
+   * const shown = JSON.parse(JSON.stringify(response));
+   * assert.deepEqual(shown.headers, { "set-cookie": "***", "content-type": "text/plain" });
+   * assert.equal(shown.content, "Uint8Array(2)");
+   * assert.equal(shown.request.url, "http://127.0.0.1/");
+   * ```
+   */
+  toJSON(): Record<string, unknown> {
+    return jsonView(this);
   }
 }
 

@@ -1,0 +1,36 @@
+// What console.log() and JSON.stringify() show of a configuration: the base
+// URL's user-info, credential-like default headers and pool options (a
+// proxy's `basicAuth`, a proxy URL's user-info, a TLS `key`) masked.
+
+import type { HttpClientConfig } from "./client_config.ts";
+import { maskDeepForView, maskHeadersForView, redactUrl } from "../models/_redact.ts";
+
+type Inspect = (value: unknown, options?: unknown) => string;
+
+/** The masked view of a configuration, a plain object. */
+export function configView(config: HttpClientConfig): Record<string, unknown> {
+  return {
+    ...config,
+    baseUrl: config.baseUrl === undefined ? undefined : redactUrl(config.baseUrl),
+    headers: maskHeadersForView(config.headers),
+    pool: config.pool === undefined ? undefined : maskDeepForView(config.pool, true),
+    authOrigins: config.authOrigins === undefined ? undefined : [...config.authOrigins],
+  };
+}
+
+/**
+ * Gives a built configuration (a frozen plain object) a masked
+ * `console.log()` view and `toJSON()`. The properties are not enumerable,
+ * so a spread copy of the configuration does not carry them.
+ */
+export function withRedactedView<T extends HttpClientConfig>(config: T): T {
+  const show = (inspect: Inspect, options: unknown) =>
+    `HttpClientConfig ${inspect(configView(config), options)}`;
+  return Object.defineProperties(config, {
+    toJSON: { value: () => configView(config) },
+    [Symbol.for("Deno.customInspect")]: { value: show },
+    [Symbol.for("nodejs.util.inspect.custom")]: {
+      value: (_depth: number, options: unknown, inspect: Inspect) => show(inspect, options),
+    },
+  });
+}
