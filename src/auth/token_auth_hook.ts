@@ -6,6 +6,9 @@ import { headerValue } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { validateHeader } from "../models/_validate.ts";
+import { redactUrl } from "../models/_redact.ts";
+import { AuthenticationException } from "../errors.ts";
+import { fitsInHeader } from "./_header_token.ts";
 
 /** Options of {@linkcode TokenAuthHook}. */
 export interface TokenAuthHookOptions extends BaseAuthHookOptions {
@@ -21,7 +24,8 @@ export interface TokenAuthHookOptions extends BaseAuthHookOptions {
  * after a 401 invalidates, refreshes and resends as its retry strategy
  * allows. Concurrent calls that all receive a 401 for the same token cause
  * one refresh: a call whose token another call has already replaced just
- * resends with the new one.
+ * resends with the new one. A token a header cannot carry fails the call
+ * with {@linkcode AuthenticationException}, which never shows it.
  *
  * @example Authenticate with a token manager
  * ```ts
@@ -76,6 +80,15 @@ export class TokenAuthHook extends BaseAuthHook {
   async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
     if (carriesCredentials(request, this.authHeaderName)) return request;
     this.#current = await this.tokenManager.getToken();
+    if (!fitsInHeader(this.#current.accessToken)) {
+      // TokenManager refuses such a token itself; another manager may not.
+      throw new AuthenticationException(
+        `The token manager returned a token a header cannot carry: ${request.method} ${
+          redactUrl(request.url)
+        }`,
+        { request },
+      );
+    }
     return request.withHeaders({ [this.authHeaderName]: this.#valueOf(this.#current) });
   }
 
