@@ -20,7 +20,9 @@ export interface AuthorizationHookOptions {
  * request carries credentials already. The provider is asked on every
  * attempt; an empty token, or one a header cannot carry (CR, LF, NUL,
  * other control characters, anything above U+00FF), fails the call with
- * {@linkcode AuthenticationException}, which never shows the token.
+ * {@linkcode AuthenticationException}, which never shows the token. The
+ * header is a credential (`credentialHeaders`): a redirect that leaves the
+ * origin, or goes from https to http, drops it.
  *
  * @example Use a token from elsewhere
  * ```ts
@@ -38,6 +40,8 @@ export class AuthorizationHook implements RequestHookInterface {
   readonly headerName: string;
   /** The scheme written before the token. */
   readonly prefix: string;
+  /** The header the token goes in, as a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[];
   readonly #tokenProvider: () => string | Promise<string>;
 
   /**
@@ -58,6 +62,7 @@ export class AuthorizationHook implements RequestHookInterface {
     this.prefix = options.prefix ?? "Bearer";
     validateHeader("headerName", this.headerName, "");
     validateHeader("prefix", this.headerName, this.prefix);
+    this.credentialHeaders = Object.freeze([this.headerName]);
   }
 
   /**

@@ -25,7 +25,9 @@ export interface TokenAuthHookOptions extends BaseAuthHookOptions {
  * allows. Concurrent calls that all receive a 401 for the same token cause
  * one refresh: a call whose token another call has already replaced just
  * resends with the new one. A token a header cannot carry fails the call
- * with {@linkcode AuthenticationException}, which never shows it.
+ * with {@linkcode AuthenticationException}, which never shows it. The
+ * header is a credential (`credentialHeaders`): a redirect that leaves the
+ * origin, or goes from https to http, drops it, whoever set it.
  *
  * @example Authenticate with a token manager
  * ```ts
@@ -48,6 +50,8 @@ export class TokenAuthHook extends BaseAuthHook {
   readonly authHeaderName: string;
   /** The scheme written before the token. */
   readonly authHeaderPrefix: string;
+  /** The header the token goes in, as a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[];
   #current: TokenData | undefined;
 
   /**
@@ -69,6 +73,7 @@ export class TokenAuthHook extends BaseAuthHook {
     this.authHeaderPrefix = options.authHeaderPrefix ?? "Bearer";
     validateHeader("authHeaderName", this.authHeaderName, "");
     validateHeader("authHeaderPrefix", this.authHeaderName, this.authHeaderPrefix);
+    this.credentialHeaders = Object.freeze([this.authHeaderName]);
   }
 
   /**

@@ -1,6 +1,7 @@
-// The auth layer of one attempt (API.md lifecycle steps 2, 4 and 5): apply
-// the auth hook where it is allowed, hand the redirect layer what it must
-// strip and re-apply, and refresh and resend after an authentication error.
+// The auth layer of one attempt (lifecycle steps 2, 4 and 5): apply the
+// auth hook where it is allowed, hand the redirect layer what it must strip
+// and re-apply, and refresh and resend after an authentication error that
+// came from where the credentials went.
 
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { headerValue, HttpRequest } from "../models/request.ts";
@@ -14,18 +15,24 @@ import type { SendOptions } from "./send.ts";
 export interface AuthOptions {
   /** The auth hook, if any. */
   readonly authHook?: AuthHookInterface | undefined;
-  /** The origins the hook runs for; `undefined` means any. */
+  /** The origins the hook runs for (besides the call's own, with `authOwnOrigin`). */
   readonly authOrigins?: ReadonlySet<string> | undefined;
+  /** True when the hook also runs for the origin of the call's own request (no base URL). */
+  readonly authOwnOrigin?: boolean | undefined;
 }
+
+/** The headers an auth hook added to a request. */
+type Authenticated = { request: HttpRequest; added: ReadonlySet<string> };
 
 const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Sends the hooked request with credentials where the auth `hook` applies
  * (a client without an auth hook calls {@linkcode sendRequest} itself).
- * While the hook calls a response an auth error and its retry strategy
- * allows: invalidate, refresh, resend (not counted as a retry). Sets
- * `context.request` to the request sent.
+ * While the hook calls a response an auth error, the credentials were sent
+ * to the origin that gave it, and the retry strategy allows: invalidate,
+ * refresh, resend (not counted as a retry). Sets `context.request` to the
+ * request sent.
  */
 export async function sendAuthenticated(
   hooked: HttpRequest,
@@ -33,14 +40,20 @@ export async function sendAuthenticated(
   context: RequestContext,
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
-  const origins = options.authOrigins;
-  const reapply = (hop: HttpRequest) => authenticate(hook, origins, hop, context);
+  const allowed = allowedOrigin(options, hooked);
   for (let authRetries = 0;; authRetries++) {
-    const { request, added } = await authenticate(hook, origins, hooked, context);
-    context.request = request;
-    const response = await sendRequest(request, options, { headers: added, reapply });
+    const first = await authenticate(hook, allowed, hooked, context);
+    context.request = first.request;
+    // Whether the hop that answered carried the hook's credentials.
+    let credentialed = first.added.size > 0;
+    const reapply = async (hop: HttpRequest) => {
+      const result = await authenticate(hook, allowed, hop, context);
+      credentialed = result.added.size > 0;
+      return result;
+    };
+    const response = await sendRequest(first.request, options, { headers: first.added, reapply });
     if (
-      added.size === 0 || !hook.isAuthError(response) ||
+      !credentialed || !hook.isAuthError(response) ||
       !hook.retryStrategy.shouldRetry(response, authRetries)
     ) {
       return response;
@@ -50,15 +63,24 @@ export async function sendAuthenticated(
   }
 }
 
+/** Tells whether the hook may run for an origin, in the call of `own`. */
+function allowedOrigin(options: AuthOptions, own: HttpRequest): (origin: string) => boolean {
+  const origins = options.authOrigins ?? NONE;
+  if (!options.authOwnOrigin) return (origin) => origins.has(origin);
+  const ownOrigin = new URL(own.url).origin;
+  return (origin) => origin === ownOrigin || origins.has(origin);
+}
+
 /** Applies the hook where it should authenticate and the origin is allowed; names the headers it added. */
 async function authenticate(
   hook: AuthHookInterface,
-  origins: ReadonlySet<string> | undefined,
+  allowed: (origin: string) => boolean,
   request: HttpRequest,
   context: RequestContext,
-): Promise<{ request: HttpRequest; added: ReadonlySet<string> }> {
-  const allowed = origins === undefined || origins.has(new URL(request.url).origin);
-  if (!allowed || !hook.shouldAuthenticate(request)) return { request, added: NONE };
+): Promise<Authenticated> {
+  if (!allowed(new URL(request.url).origin) || !hook.shouldAuthenticate(request)) {
+    return { request, added: NONE };
+  }
   const result = await hook.beforeRequest(request, context);
   if (!(result instanceof HttpRequest)) {
     throw new TypeError(

@@ -21,6 +21,8 @@ export interface SendOptions extends AbortSources {
   readonly maxRedirects: number;
   /** The largest body read, in bytes (`Infinity`: no limit). */
   readonly maxResponseBytes: number;
+  /** Lower-case names of further credential headers, which a redirect drops when it leaves the origin. */
+  readonly credentialHeaders?: ReadonlySet<string> | undefined;
 }
 
 /**
@@ -53,6 +55,7 @@ export async function sendRequest(
         options.maxRedirects,
         async (hop) => transport(await toWireRequest(hop), step),
         auth,
+        options.credentialHeaders,
       ));
     }
     const content = await response.bytes(options.maxResponseBytes);
