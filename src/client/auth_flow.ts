@@ -1,15 +1,20 @@
 // The auth layer of one attempt (lifecycle steps 2, 4 and 5): apply the
 // auth hook where it is allowed, hand the redirect layer what it must strip
 // and re-apply, and refresh and resend after an authentication error that
-// came from where the credentials went.
+// came from where the credentials went. Each exchange runs in a step
+// started before the auth hook, so the token fetch (or the refresh before a
+// resend, or the auth of a redirect hop) is bounded by the exchange's
+// timeout, the caller's signal and the client's close.
 
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { headerValue, HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";
-import { sendRequest } from "./send.ts";
+import { Step, untilAborted } from "./abort.ts";
+import { sendRequest, toClientError } from "./send.ts";
 import type { SendOptions } from "./send.ts";
+import { startTimeout } from "./timeouts.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {
@@ -41,25 +46,45 @@ export async function sendAuthenticated(
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
   const allowed = allowedOrigin(options, hooked);
+  const seconds = hooked.timeout ?? options.timeout;
+  let failed: HttpResponse | undefined;
   for (let authRetries = 0;; authRetries++) {
-    const first = await authenticate(hook, allowed, hooked, context);
-    context.request = first.request;
-    // Whether the hop that answered carried the hook's credentials.
-    let credentialed = first.added.size > 0;
-    const reapply = async (hop: HttpRequest) => {
-      const result = await authenticate(hook, allowed, hop, context);
-      credentialed = result.added.size > 0;
-      return result;
-    };
-    const response = await sendRequest(first.request, options, { headers: first.added, reapply });
-    if (
-      !credentialed || !hook.isAuthError(response) ||
-      !hook.retryStrategy.shouldRetry(response, authRetries)
-    ) {
-      return response;
+    const step = new Step(options);
+    startTimeout(step, seconds * 1000);
+    try {
+      const until = <T>(pending: Promise<T>) =>
+        untilAborted(
+          pending,
+          step,
+          () => toClientError(undefined, hooked, seconds, step.timedOut, options),
+        );
+      if (failed !== undefined) {
+        hook.invalidateAuth(failed);
+        if (!(await until(hook.refreshAuth(failed)))) return failed;
+      }
+      const first = await until(authenticate(hook, allowed, hooked, context));
+      context.request = first.request;
+      // Whether the hop that answered carried the hook's credentials.
+      let credentialed = first.added.size > 0;
+      const reapply = async (hop: HttpRequest) => {
+        const result = await until(authenticate(hook, allowed, hop, context));
+        credentialed = result.added.size > 0;
+        return result;
+      };
+      const response = await sendRequest(first.request, options, {
+        headers: first.added,
+        reapply,
+      }, { step, seconds });
+      if (
+        !credentialed || !hook.isAuthError(response) ||
+        !hook.retryStrategy.shouldRetry(response, authRetries)
+      ) {
+        return response;
+      }
+      failed = response;
+    } finally {
+      step.release();
     }
-    hook.invalidateAuth(response);
-    if (!(await hook.refreshAuth(response))) return response;
   }
 }
 

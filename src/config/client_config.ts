@@ -146,7 +146,10 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the default timeout, in seconds (a finite number above 0).
+   * Sets the default timeout, in seconds (a finite number above 0): one
+   * exchange, from the auth hook's token fetch (or refresh) for it to the
+   * last byte of the response. A call that runs out of it fails with
+   * `TimeoutException`, even while it waits for a token.
    *
    * @param seconds The timeout.
    * @returns This builder.
