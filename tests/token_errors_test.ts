@@ -110,6 +110,9 @@ Deno.test("A token manager or provider returning a token a header cannot carry f
       /^The token (manager|provider) returned a token a header cannot carry: GET http:\/\/127\.0\.0\.1:\d+\/a$/,
     );
     assert.ok(!/Qz7|Wv9/.test(shown(error)));
+    assert.ok(error.cause instanceof TypeError, "the cause names the header and the character");
+    assert.match(error.cause.message, /"(Authorization|X-Auth-Token)".*CR at index 3/);
+    assert.ok(!/Qz7|Wv9/.test(error.cause.message));
   }
   assert.equal(server.requests.length, 0);
 });

@@ -6,12 +6,21 @@
 
 import { validateHeader } from "../models/_validate.ts";
 
+/**
+ * The TypeError a value of header `name` gets for `token` (it names the
+ * header and the character, never the value), or `undefined` when the
+ * token fits.
+ */
+export function unfitTokenError(name: string, token: string): TypeError | undefined {
+  try {
+    validateHeader("token", name, token);
+    return undefined;
+  } catch (error) {
+    return error as TypeError;
+  }
+}
+
 /** True when `token` can be a header value (alone or after a scheme and a space). */
 export function fitsInHeader(token: string): boolean {
-  try {
-    validateHeader("token", "Authorization", token);
-    return true;
-  } catch {
-    return false;
-  }
+  return unfitTokenError("Authorization", token) === undefined;
 }

@@ -4,7 +4,7 @@ import { AuthenticationException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { validateHeader } from "../models/_validate.ts";
 import { redactUrl } from "../models/_redact.ts";
-import { fitsInHeader } from "./_header_token.ts";
+import { unfitTokenError } from "./_header_token.ts";
 
 /** Options of {@linkcode AuthorizationHook}. */
 export interface AuthorizationHookOptions {
@@ -80,10 +80,11 @@ export class AuthorizationHook implements RequestHookInterface {
         request,
       });
     }
-    if (!fitsInHeader(token)) {
+    const unfit = unfitTokenError(this.headerName, token);
+    if (unfit !== undefined) {
       throw new AuthenticationException(
         `The token provider returned a token a header cannot carry: ${target}`,
-        { request },
+        { request, cause: unfit },
       );
     }
     return request.withHeaders({

@@ -8,7 +8,7 @@ import type { HttpResponse } from "../models/response.ts";
 import { validateHeader } from "../models/_validate.ts";
 import { redactUrl } from "../models/_redact.ts";
 import { AuthenticationException } from "../errors.ts";
-import { fitsInHeader } from "./_header_token.ts";
+import { unfitTokenError } from "./_header_token.ts";
 
 /** Options of {@linkcode TokenAuthHook}. */
 export interface TokenAuthHookOptions extends BaseAuthHookOptions {
@@ -85,13 +85,14 @@ export class TokenAuthHook extends BaseAuthHook {
   async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
     if (carriesCredentials(request, this.authHeaderName)) return request;
     this.#current = await this.tokenManager.getToken();
-    if (!fitsInHeader(this.#current.accessToken)) {
-      // TokenManager refuses such a token itself; another manager may not.
+    // TokenManager refuses such a token itself; another manager may not.
+    const unfit = unfitTokenError(this.authHeaderName, this.#current.accessToken);
+    if (unfit !== undefined) {
       throw new AuthenticationException(
         `The token manager returned a token a header cannot carry: ${request.method} ${
           redactUrl(request.url)
         }`,
-        { request },
+        { request, cause: unfit },
       );
     }
     return request.withHeaders({ [this.authHeaderName]: this.#valueOf(this.#current) });
