@@ -26,7 +26,7 @@ export interface AuthOptions {
   readonly authOwnOrigin?: boolean | undefined;
 }
 
-/** The headers an auth hook added to a request. */
+/** A request after the auth hook, and the lower-case names of the headers the hook added. */
 type Authenticated = { request: HttpRequest; added: ReadonlySet<string> };
 
 const NONE: ReadonlySet<string> = new Set();
@@ -52,12 +52,7 @@ export async function sendAuthenticated(
     const step = new Step(options);
     startTimeout(step, seconds * 1000);
     try {
-      const until = <T>(pending: Promise<T>) =>
-        untilAborted(
-          pending,
-          step,
-          () => toClientError(undefined, hooked, seconds, step.timedOut, options),
-        );
+      const until = waitIn(step, hooked, seconds, options);
       if (failed !== undefined) {
         hook.invalidateAuth(failed);
         if (!(await until(hook.refreshAuth(failed)))) return failed;
@@ -86,6 +81,20 @@ export async function sendAuthenticated(
       step.release();
     }
   }
+}
+
+/**
+ * Waits for a promise while `step` holds; once it is aborted, fails with
+ * what the exchange would have: a TimeoutException naming the timeout, or
+ * the close's or the caller's abort.
+ */
+function waitIn(step: Step, request: HttpRequest, seconds: number, options: SendOptions) {
+  return <T>(pending: Promise<T>): Promise<T> =>
+    untilAborted(
+      pending,
+      step,
+      () => toClientError(undefined, request, seconds, step.timedOut, options),
+    );
 }
 
 /** Tells whether the hook may run for an origin, in the call of `own`. */
