@@ -228,7 +228,7 @@ Deno.test("TokenManager wraps a failing step in AuthenticationException with the
   const error = await rejectsWith(
     manager.getToken(),
     AuthenticationException,
-    /^Token step 'second' failed: Error: directory unreachable$/,
+    /^Token step 'second' failed: it threw Error$/,
   );
   assert.equal(error.cause, cause);
   assert.ok(manager.context.hasValidToken("first"));
@@ -387,14 +387,18 @@ Deno.test("Auth hooks refuse empty credentials at construction", () => {
   assert.throws(() => new HttpClientConfigBuilder().withAuthHook({} as never), TypeError);
 });
 
-Deno.test("A token with a newline fails the call with a TypeError that does not show it", async () => {
+Deno.test("A token with a newline fails the call with an AuthenticationException that does not show it", async () => {
   await using server = startFixtureServer();
   const manager = new TokenManager([{
     name: "bad",
     fetch: () => Promise.resolve(new TokenData({ accessToken: "sec\nret" })),
   }]);
   await using client = tokenClient(server, manager);
-  const error = await rejectsWith(client.get("/x"), TypeError, /"Authorization".*LF/);
+  const error = await rejectsWith(
+    client.get("/x"),
+    AuthenticationException,
+    /^Token step 'bad' failed: its token holds characters a header cannot carry$/,
+  );
   assert.ok(!error.message.includes("sec"));
   assert.equal(server.requests.length, 0);
 });

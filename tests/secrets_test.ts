@@ -192,8 +192,8 @@ Deno.test("A failing token endpoint shows no secret in logs or errors, however i
   const endpoints: [string, RegExp][] = [
     [`${server.url}/oauth/denied`, /failed: status 401 \(invalid_client\)$/],
     [`${server.url}/echo`, /failed: the response has no access_token \(status 200\)$/],
-    [`http://127.0.0.1:${listener.addr.port}/oauth/token`, /failed: ConnectionException: /],
-    [`${server.url}/delay/3000`, /failed: TimeoutException: Request timed out after 0\.1 s/],
+    [`http://127.0.0.1:${listener.addr.port}/oauth/token`, /failed: it threw ConnectionException$/],
+    [`${server.url}/delay/3000`, /failed: it threw TimeoutException$/],
   ];
   const { lines, errors, client, failure } = observed();
   for (const credentialsIn of ["header", "body"] as const) {

@@ -12,7 +12,9 @@ export interface ApiKeyAuthHookOptions extends BaseAuthHookOptions {
 
 /**
  * Sends an API key in a header (default `X-API-Key`). An empty key is a
- * TypeError. `getToken()` returns the key with `tokenType` `ApiKey`.
+ * TypeError. The header is a credential (`credentialHeaders`): a redirect
+ * that leaves the origin, or goes from https to http, drops it, whoever
+ * set it. `getToken()` returns the key with `tokenType` `ApiKey`.
  *
  * @example Send an API key
  * ```ts
@@ -28,6 +30,8 @@ export interface ApiKeyAuthHookOptions extends BaseAuthHookOptions {
 export class ApiKeyAuthHook extends BaseAuthHook {
   /** The header the key goes in. */
   readonly headerName: string;
+  /** The header the key goes in, as a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[];
   readonly #apiKey: string;
 
   /**
@@ -42,6 +46,7 @@ export class ApiKeyAuthHook extends BaseAuthHook {
     this.headerName = options.headerName ?? "X-API-Key";
     validateHeader("headerName", this.headerName, "");
     validateHeader("apiKey", this.headerName, apiKey);
+    this.credentialHeaders = Object.freeze([this.headerName]);
   }
 
   /**

@@ -4,6 +4,7 @@ import { AuthenticationException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { validateHeader } from "../models/_validate.ts";
 import { redactUrl } from "../models/_redact.ts";
+import { unfitTokenError } from "./_header_token.ts";
 
 /** Options of {@linkcode AuthorizationHook}. */
 export interface AuthorizationHookOptions {
@@ -17,8 +18,11 @@ export interface AuthorizationHookOptions {
  * A request hook (register it with `withRequestHook`) that writes the token
  * a provider returns, as `<prefix> <token>`, into a header, unless the
  * request carries credentials already. The provider is asked on every
- * attempt; an empty token fails the call with
- * {@linkcode AuthenticationException}.
+ * attempt; an empty token, or one a header cannot carry (CR, LF, NUL,
+ * other control characters, anything above U+00FF), fails the call with
+ * {@linkcode AuthenticationException}, which never shows the token. The
+ * header is a credential (`credentialHeaders`): a redirect that leaves the
+ * origin, or goes from https to http, drops it.
  *
  * @example Use a token from elsewhere
  * ```ts
@@ -36,6 +40,8 @@ export class AuthorizationHook implements RequestHookInterface {
   readonly headerName: string;
   /** The scheme written before the token. */
   readonly prefix: string;
+  /** The header the token goes in, as a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[];
   readonly #tokenProvider: () => string | Promise<string>;
 
   /**
@@ -56,6 +62,7 @@ export class AuthorizationHook implements RequestHookInterface {
     this.prefix = options.prefix ?? "Bearer";
     validateHeader("headerName", this.headerName, "");
     validateHeader("prefix", this.headerName, this.prefix);
+    this.credentialHeaders = Object.freeze([this.headerName]);
   }
 
   /**
@@ -67,12 +74,17 @@ export class AuthorizationHook implements RequestHookInterface {
   async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
     if (carriesCredentials(request, this.headerName)) return request;
     const token = await this.#tokenProvider();
+    const target = `${request.method} ${redactUrl(request.url)}`;
     if (typeof token !== "string" || token === "") {
+      throw new AuthenticationException(`The token provider returned no token: ${target}`, {
+        request,
+      });
+    }
+    const unfit = unfitTokenError(this.headerName, token);
+    if (unfit !== undefined) {
       throw new AuthenticationException(
-        `The token provider returned no token: ${request.method} ${redactUrl(request.url)}`,
-        {
-          request,
-        },
+        `The token provider returned a token a header cannot carry: ${target}`,
+        { request, cause: unfit },
       );
     }
     return request.withHeaders({

@@ -24,6 +24,8 @@ import type { HttpRequest } from "../models/request.ts";
 export class BasicAuthHook extends BaseAuthHook {
   /** The username. */
   readonly username: string;
+  /** `Authorization`, a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[] = Object.freeze(["Authorization"]);
   readonly #header: string;
 
   /**

@@ -1,5 +1,6 @@
 import type { TokenFetchStep } from "./token_manager.ts";
-import { requireText, validateHeader } from "../models/_validate.ts";
+import { requireText } from "../models/_validate.ts";
+import { fitsInHeader } from "./_header_token.ts";
 import { HttpClient } from "../client/http_client.ts";
 import { HttpClientConfigBuilder } from "../config/client_config.ts";
 import { TokenData } from "../config/token_data.ts";
@@ -98,18 +99,4 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
       return TokenData.fromOAuth2(body);
     },
   };
-}
-
-/**
- * True when `token` can go in a header. A token from a server is data, not
- * a caller's mistake: one with CR, LF or NUL is a failed token step
- * (AuthenticationException) rather than a TypeError at the next request.
- */
-function fitsInHeader(token: string): boolean {
-  try {
-    validateHeader("access_token", "Authorization", token);
-    return true;
-  } catch {
-    return false;
-  }
 }

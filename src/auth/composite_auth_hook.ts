@@ -37,6 +37,8 @@ export interface CompositeAuthHookOptions {
 export class CompositeAuthHook implements AuthHookInterface {
   /** The hooks, in order. */
   readonly hooks: readonly AuthHookInterface[];
+  /** Every hook's credential headers: a redirect that leaves the origin drops them. */
+  readonly credentialHeaders: readonly string[];
   /** `first_match` or `all`. */
   readonly strategy: "first_match" | "all";
   /** How many times a call may refresh and resend. */
@@ -59,6 +61,9 @@ export class CompositeAuthHook implements AuthHookInterface {
       );
     }
     this.hooks = Object.freeze([...hooks]);
+    this.credentialHeaders = Object.freeze(
+      this.hooks.flatMap((hook) => hook.credentialHeaders ?? []),
+    );
     this.strategy = strategy;
     this.retryStrategy = options.retryStrategy ?? new SimpleAuthRetryStrategy();
   }

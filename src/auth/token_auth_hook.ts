@@ -6,6 +6,9 @@ import { headerValue } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { validateHeader } from "../models/_validate.ts";
+import { redactUrl } from "../models/_redact.ts";
+import { AuthenticationException } from "../errors.ts";
+import { unfitTokenError } from "./_header_token.ts";
 
 /** Options of {@linkcode TokenAuthHook}. */
 export interface TokenAuthHookOptions extends BaseAuthHookOptions {
@@ -21,7 +24,10 @@ export interface TokenAuthHookOptions extends BaseAuthHookOptions {
  * after a 401 invalidates, refreshes and resends as its retry strategy
  * allows. Concurrent calls that all receive a 401 for the same token cause
  * one refresh: a call whose token another call has already replaced just
- * resends with the new one.
+ * resends with the new one. A token a header cannot carry fails the call
+ * with {@linkcode AuthenticationException}, which never shows it. The
+ * header is a credential (`credentialHeaders`): a redirect that leaves the
+ * origin, or goes from https to http, drops it, whoever set it.
  *
  * @example Authenticate with a token manager
  * ```ts
@@ -44,6 +50,8 @@ export class TokenAuthHook extends BaseAuthHook {
   readonly authHeaderName: string;
   /** The scheme written before the token. */
   readonly authHeaderPrefix: string;
+  /** The header the token goes in, as a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[];
   #current: TokenData | undefined;
 
   /**
@@ -65,6 +73,7 @@ export class TokenAuthHook extends BaseAuthHook {
     this.authHeaderPrefix = options.authHeaderPrefix ?? "Bearer";
     validateHeader("authHeaderName", this.authHeaderName, "");
     validateHeader("authHeaderPrefix", this.authHeaderName, this.authHeaderPrefix);
+    this.credentialHeaders = Object.freeze([this.authHeaderName]);
   }
 
   /**
@@ -76,6 +85,16 @@ export class TokenAuthHook extends BaseAuthHook {
   async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
     if (carriesCredentials(request, this.authHeaderName)) return request;
     this.#current = await this.tokenManager.getToken();
+    // TokenManager refuses such a token itself; another manager may not.
+    const unfit = unfitTokenError(this.authHeaderName, this.#current.accessToken);
+    if (unfit !== undefined) {
+      throw new AuthenticationException(
+        `The token manager returned a token a header cannot carry: ${request.method} ${
+          redactUrl(request.url)
+        }`,
+        { request, cause: unfit },
+      );
+    }
     return request.withHeaders({ [this.authHeaderName]: this.#valueOf(this.#current) });
   }
 

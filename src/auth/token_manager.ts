@@ -1,8 +1,10 @@
 import type { TokenManagerInterface } from "./auth_interfaces.ts";
 import { TokenData } from "../config/token_data.ts";
-import { AuthenticationException } from "../errors.ts";
+import { AuthenticationException, HttpClientException } from "../errors.ts";
 import { FetchContext } from "../models/fetch_context.ts";
-import { validateSeconds } from "../models/_validate.ts";
+import { HttpResponse } from "../models/response.ts";
+import { describeType, validateSeconds } from "../models/_validate.ts";
+import { fitsInHeader } from "./_header_token.ts";
 
 /** One step of a token fetch: its token is stored in the context under `name`. */
 export interface TokenFetchStep {
@@ -30,7 +32,12 @@ export interface TokenManagerOptions {
  * last step's token is the one used. Concurrent calls share one run of the
  * pipeline (single flight), so 100 requests meeting an expired token cause
  * one fetch. A failing step raises {@linkcode AuthenticationException}
- * naming the step, with the cause.
+ * naming the step and the class of its error (and the status, for one of
+ * this library's exceptions that carries a response), with the error as
+ * `cause`: never the error's message, which may hold a secret (a token
+ * endpoint echoing the client secret). A token that a header cannot carry
+ * (CR, LF, NUL, other control characters, anything above U+00FF) fails its
+ * step the same way, without the token.
  *
  * @example A two-step pipeline
  * ```ts
@@ -144,16 +151,31 @@ export class TokenManager implements TokenManagerInterface {
 }
 
 async function fetchStep(step: TokenFetchStep, context: FetchContext): Promise<TokenData> {
+  const fail = (reason: string, cause?: unknown) =>
+    new AuthenticationException(
+      `Token step '${step.name}' failed: ${reason}`,
+      cause === undefined ? {} : { cause },
+    );
   let token: unknown;
   try {
     token = await step.fetch(context);
   } catch (cause) {
+    // Ours already names the step and holds no secret (clientCredentialsStep's status).
     if (cause instanceof AuthenticationException) throw cause;
-    const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : "it threw";
-    throw new AuthenticationException(`Token step '${step.name}' failed: ${reason}`, { cause });
+    throw fail(`it threw ${describeError(cause)}`, cause);
   }
-  if (!(token instanceof TokenData)) {
-    throw new AuthenticationException(`Token step '${step.name}' failed: it returned no TokenData`);
+  if (!(token instanceof TokenData)) throw fail("it returned no TokenData");
+  if (!fitsInHeader(token.accessToken)) {
+    throw fail("its token holds characters a header cannot carry");
   }
   return token;
+}
+
+/** The class of `error`, and the status when it is one of ours that carries a response. */
+function describeError(error: unknown): string {
+  const response = error instanceof HttpClientException
+    ? (error as { response?: unknown }).response
+    : undefined;
+  const status = response instanceof HttpResponse ? ` (status ${response.statusCode})` : "";
+  return `${describeType(error)}${status}`;
 }

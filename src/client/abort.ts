@@ -141,3 +141,23 @@ export function abortSteps(owner: object): void {
     if (entry instanceof Step && entry.owner === owner) entry.abort();
   });
 }
+
+/**
+ * Waits for `pending` while `abort` holds: once it aborts, rejects with
+ * `failure()` at once. `pending` itself runs on (a token fetch other calls
+ * share is not cancelled), and what it settles to later is ignored.
+ */
+export function untilAborted<T>(
+  pending: Promise<T>,
+  abort: Abort,
+  failure: () => unknown,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(failure());
+    abort.onAbort(onAbort);
+    Promise.resolve(pending).then(
+      (value) => (abort.offAbort(onAbort), resolve(value)),
+      (error) => (abort.offAbort(onAbort), reject(error)),
+    );
+  });
+}

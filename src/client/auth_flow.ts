@@ -1,31 +1,43 @@
-// The auth layer of one attempt (API.md lifecycle steps 2, 4 and 5): apply
-// the auth hook where it is allowed, hand the redirect layer what it must
-// strip and re-apply, and refresh and resend after an authentication error.
+// The auth layer of one attempt (lifecycle steps 2, 4 and 5): apply the
+// auth hook where it is allowed, hand the redirect layer what it must strip
+// and re-apply, and refresh and resend after an authentication error that
+// came from where the credentials went. Each exchange runs in a step
+// started before the auth hook, so the token fetch (or the refresh before a
+// resend, or the auth of a redirect hop) is bounded by the exchange's
+// timeout, the caller's signal and the client's close.
 
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { headerValue, HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";
-import { sendRequest } from "./send.ts";
+import { Step, untilAborted } from "./abort.ts";
+import { sendRequest, toClientError } from "./send.ts";
 import type { SendOptions } from "./send.ts";
+import { startTimeout } from "./timeouts.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {
   /** The auth hook, if any. */
   readonly authHook?: AuthHookInterface | undefined;
-  /** The origins the hook runs for; `undefined` means any. */
+  /** The origins the hook runs for (besides the call's own, with `authOwnOrigin`). */
   readonly authOrigins?: ReadonlySet<string> | undefined;
+  /** True when the hook also runs for the origin of the call's own request (no base URL). */
+  readonly authOwnOrigin?: boolean | undefined;
 }
+
+/** A request after the auth hook, and the lower-case names of the headers the hook added. */
+type Authenticated = { request: HttpRequest; added: ReadonlySet<string> };
 
 const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Sends the hooked request with credentials where the auth `hook` applies
  * (a client without an auth hook calls {@linkcode sendRequest} itself).
- * While the hook calls a response an auth error and its retry strategy
- * allows: invalidate, refresh, resend (not counted as a retry). Sets
- * `context.request` to the request sent.
+ * While the hook calls a response an auth error, the credentials were sent
+ * to the origin that gave it, and the retry strategy allows: invalidate,
+ * refresh, resend (not counted as a retry). Sets `context.request` to the
+ * request sent.
  */
 export async function sendAuthenticated(
   hooked: HttpRequest,
@@ -33,32 +45,76 @@ export async function sendAuthenticated(
   context: RequestContext,
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
-  const origins = options.authOrigins;
-  const reapply = (hop: HttpRequest) => authenticate(hook, origins, hop, context);
+  const allowed = allowedOrigin(options, hooked);
+  const seconds = hooked.timeout ?? options.timeout;
+  let failed: HttpResponse | undefined;
   for (let authRetries = 0;; authRetries++) {
-    const { request, added } = await authenticate(hook, origins, hooked, context);
-    context.request = request;
-    const response = await sendRequest(request, options, { headers: added, reapply });
-    if (
-      added.size === 0 || !hook.isAuthError(response) ||
-      !hook.retryStrategy.shouldRetry(response, authRetries)
-    ) {
-      return response;
+    const step = new Step(options);
+    startTimeout(step, seconds * 1000);
+    try {
+      const until = waitIn(step, hooked, seconds, options);
+      if (failed !== undefined) {
+        hook.invalidateAuth(failed);
+        if (!(await until(hook.refreshAuth(failed)))) return failed;
+      }
+      const first = await until(authenticate(hook, allowed, hooked, context));
+      context.request = first.request;
+      // Whether the hop that answered carried the hook's credentials.
+      let credentialed = first.added.size > 0;
+      const reapply = async (hop: HttpRequest) => {
+        const result = await until(authenticate(hook, allowed, hop, context));
+        credentialed = result.added.size > 0;
+        return result;
+      };
+      const response = await sendRequest(first.request, options, {
+        headers: first.added,
+        reapply,
+      }, { step, seconds });
+      if (
+        !credentialed || !hook.isAuthError(response) ||
+        !hook.retryStrategy.shouldRetry(response, authRetries)
+      ) {
+        return response;
+      }
+      failed = response;
+    } finally {
+      step.release();
     }
-    hook.invalidateAuth(response);
-    if (!(await hook.refreshAuth(response))) return response;
   }
+}
+
+/**
+ * Waits for a promise while `step` holds; once it is aborted, fails with
+ * what the exchange would have: a TimeoutException naming the timeout, or
+ * the close's or the caller's abort.
+ */
+function waitIn(step: Step, request: HttpRequest, seconds: number, options: SendOptions) {
+  return <T>(pending: Promise<T>): Promise<T> =>
+    untilAborted(
+      pending,
+      step,
+      () => toClientError(undefined, request, seconds, step.timedOut, options),
+    );
+}
+
+/** Tells whether the hook may run for an origin, in the call of `own`. */
+function allowedOrigin(options: AuthOptions, own: HttpRequest): (origin: string) => boolean {
+  const origins = options.authOrigins ?? NONE;
+  if (!options.authOwnOrigin) return (origin) => origins.has(origin);
+  const ownOrigin = new URL(own.url).origin;
+  return (origin) => origin === ownOrigin || origins.has(origin);
 }
 
 /** Applies the hook where it should authenticate and the origin is allowed; names the headers it added. */
 async function authenticate(
   hook: AuthHookInterface,
-  origins: ReadonlySet<string> | undefined,
+  allowed: (origin: string) => boolean,
   request: HttpRequest,
   context: RequestContext,
-): Promise<{ request: HttpRequest; added: ReadonlySet<string> }> {
-  const allowed = origins === undefined || origins.has(new URL(request.url).origin);
-  if (!allowed || !hook.shouldAuthenticate(request)) return { request, added: NONE };
+): Promise<Authenticated> {
+  if (!allowed(new URL(request.url).origin) || !hook.shouldAuthenticate(request)) {
+    return { request, added: NONE };
+  }
   const result = await hook.beforeRequest(request, context);
   if (!(result instanceof HttpRequest)) {
     throw new TypeError(

@@ -11,6 +11,7 @@ import type { Pool } from "../runtime.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { CallCounter, LifecycleOptions } from "./lifecycle.ts";
 import { abortSteps } from "./abort.ts";
+import { authScope } from "./auth_scope.ts";
 import { needsIdempotencyKey } from "./retry.ts";
 import { fetchTransport } from "./transport.ts";
 import type { Transport } from "./transport.ts";
@@ -58,7 +59,6 @@ export class HttpClient {
   readonly #calls = new CallsInFlight();
   /** What every call shares; made on the first request. */
   #options: LifecycleOptions | undefined;
-  readonly #authOrigins: ReadonlySet<string> | undefined;
 
   /**
    * Creates a client; no connection is made until the first request.
@@ -67,8 +67,6 @@ export class HttpClient {
    */
   constructor(config: HttpClientConfig = DEFAULT_CONFIG) {
     this.config = config;
-    this.#authOrigins = config.authOrigins ??
-      (config.baseUrl === undefined ? undefined : new Set([new URL(config.baseUrl).origin]));
   }
 
   /** True once {@linkcode HttpClient.close} has been called. */
@@ -264,7 +262,7 @@ export class HttpClient {
       errorHooks: config.errorHooks,
       retry: config.retry,
       authHook: config.authHook,
-      authOrigins: this.#authOrigins,
+      ...authScope(config),
       calls: this.#calls,
     };
   }

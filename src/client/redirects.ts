@@ -36,8 +36,9 @@ export function isRedirect(response: WireResponse): boolean {
  * returned). As in httpx and
  * requests, 303 and 302 turn any method but HEAD into GET without a body,
  * 301 turns POST into GET; 307 and 308 keep the method and body. A hop to another origin, or from https to http, drops
- * the credential headers, the headers the auth hook added and `auth`, and
- * applies the auth hook again where `auth` allows. More hops than allowed is an
+ * the credential headers (the fixed set and `credentialHeaders`), the
+ * headers the auth hook added and `auth`, and applies the auth hook again
+ * where `auth` allows. More hops than allowed is an
  * HttpClientException.
  */
 export async function followRedirects(
@@ -46,11 +47,13 @@ export async function followRedirects(
   maxRedirects: number,
   send: (hop: HttpRequest) => Promise<WireResponse>,
   auth?: RedirectAuth,
+  credentialHeaders: ReadonlySet<string> = new Set(),
 ): Promise<FinalResponse> {
   let hop = request;
   let { response, url } = first;
-  // Every header the auth hook added on any hop so far: all leave with the origin.
-  let authHeaders = auth?.headers ?? new Set<string>();
+  // The declared credential headers and every header the auth hook added on
+  // any hop so far: all leave with the origin.
+  let authHeaders = new Set([...credentialHeaders, ...auth?.headers ?? []]);
   for (let count = 0;; count++) {
     if (!isRedirect(response) || maxRedirects === 0) return { response, url };
     await response.discard();

@@ -21,6 +21,16 @@ export interface SendOptions extends AbortSources {
   readonly maxRedirects: number;
   /** The largest body read, in bytes (`Infinity`: no limit). */
   readonly maxResponseBytes: number;
+  /** Lower-case names of further credential headers, which a redirect drops when it leaves the origin. */
+  readonly credentialHeaders?: ReadonlySet<string> | undefined;
+}
+
+/** A step its caller started (and releases), with the timeout it runs under. */
+export interface StartedStep {
+  /** The step; its timeout is running. */
+  readonly step: Step;
+  /** Its timeout in seconds, for the message. */
+  readonly seconds: number;
 }
 
 /**
@@ -29,17 +39,19 @@ export interface SendOptions extends AbortSources {
  * the timeout. Failures become the library's exceptions: a timeout is a
  * {@linkcode TimeoutException}, a refused, reset or cut connection a
  * {@linkcode ConnectionException}, a close or an abort an
- * {@linkcode HttpClientException}.
+ * {@linkcode HttpClientException}. With `started`, the exchange runs in
+ * that step, under its timeout, and leaves it to its caller to release.
  */
 export async function sendRequest(
   request: HttpRequest,
   options: SendOptions,
   auth?: RedirectAuth,
+  started?: StartedStep,
 ): Promise<HttpResponse> {
   const start = performance.now();
-  const seconds = request.timeout ?? options.timeout;
-  const step = new Step(options);
-  startTimeout(step, seconds * 1000, start);
+  const seconds = started?.seconds ?? request.timeout ?? options.timeout;
+  const step = started?.step ?? new Step(options);
+  if (started === undefined) startTimeout(step, seconds * 1000, start);
   try {
     const { transport } = options;
     const pending = toWireRequest(request);
@@ -53,6 +65,7 @@ export async function sendRequest(
         options.maxRedirects,
         async (hop) => transport(await toWireRequest(hop), step),
         auth,
+        options.credentialHeaders,
       ));
     }
     const content = await response.bytes(options.maxResponseBytes);
@@ -67,11 +80,12 @@ export async function sendRequest(
   } catch (error) {
     throw toClientError(error, request, seconds, step.timedOut, options);
   } finally {
-    step.release();
+    if (started === undefined) step.release();
   }
 }
 
-function toClientError(
+/** The library's exception for `error`, thrown in a step of `request` that had a timeout of `seconds`. */
+export function toClientError(
   error: unknown,
   request: HttpRequest,
   seconds: number,

@@ -82,8 +82,8 @@ export interface HttpClientConfig {
   /** The authentication hook. */
   readonly authHook?: AuthHookInterface;
   /**
-   * The origins the auth hook runs for. Not set: the base URL's origin, or
-   * any origin when there is no base URL.
+   * The origins the auth hook runs for. Not set: the base URL's origin.
+   * With no base URL, the origin of each call's own request as well.
    */
   readonly authOrigins?: ReadonlySet<string>;
 }
@@ -153,7 +153,10 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the default timeout, in seconds (a finite number above 0).
+   * Sets the default timeout, in seconds (a finite number above 0): one
+   * exchange, from the auth hook's token fetch (or refresh) for it to the
+   * last byte of the response. A call that runs out of it fails with
+   * `TimeoutException`, even while it waits for a token.
    *
    * @param seconds The timeout.
    * @returns This builder.
@@ -337,9 +340,10 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the origins the auth hook runs for (default: the base URL's origin).
-   * On a redirect to any other origin, or from https to http, credentials are
-   * dropped.
+   * Sets the origins the auth hook runs for (default: the base URL's origin;
+   * with no base URL, the origin of each call's own request, which stays
+   * allowed beside these). On a redirect to any other origin, or from https
+   * to http, credentials are dropped.
    *
    * @param origins Absolute URLs or origins, such as `https://api.example.com`.
    * @returns This builder.

@@ -27,6 +27,13 @@ export interface RequestHookInterface {
    * @returns The request to send, or a promise of it.
    */
   beforeRequest(request: HttpRequest, context: RequestContext): HttpRequest | Promise<HttpRequest>;
+  /**
+   * The names of the headers this hook writes credentials into, if any.
+   * The client treats them as it treats `Authorization`: a redirect that
+   * leaves the origin, or goes from https to http, drops them, whoever set
+   * them. The built-in auth hooks and `AuthorizationHook` declare theirs.
+   */
+  readonly credentialHeaders?: readonly string[] | undefined;
 }
 
 /**
