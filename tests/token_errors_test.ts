@@ -22,7 +22,7 @@ const SECRET = "s3cret-in-a-message";
 
 /** Everything a log or a caller could see of an error, its cause excepted. */
 function shown(error: Error): string {
-  return [error.message, String(error), JSON.stringify(error)].join("\n");
+  return [error.message, String(error), JSON.stringify(error), Deno.inspect(error)].join("\n");
 }
 
 Deno.test("TokenManager names the failing step and the error's class, never the error's message", async () => {

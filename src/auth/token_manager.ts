@@ -5,6 +5,7 @@ import { FetchContext } from "../models/fetch_context.ts";
 import { HttpResponse } from "../models/response.ts";
 import { describeType, validateSeconds } from "../models/_validate.ts";
 import { fitsInHeader } from "./_header_token.ts";
+import { hideCauseText } from "../models/_redact_error.ts";
 
 /** One step of a token fetch: its token is stored in the context under `name`. */
 export interface TokenFetchStep {
@@ -162,7 +163,8 @@ async function fetchStep(step: TokenFetchStep, context: FetchContext): Promise<T
   } catch (cause) {
     // Ours already names the step and holds no secret (clientCredentialsStep's status).
     if (cause instanceof AuthenticationException) throw cause;
-    throw fail(`it threw ${describeError(cause)}`, cause);
+    // The cause's text may quote a secret: views show only its class.
+    throw hideCauseText(fail(`it threw ${describeError(cause)}`, cause));
   }
   if (!(token instanceof TokenData)) throw fail("it returned no TokenData");
   if (!fitsInHeader(token.accessToken)) {

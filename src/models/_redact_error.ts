@@ -12,6 +12,19 @@ const BUILT_IN_ERRORS = [TypeError, RangeError, SyntaxError, ReferenceError, Eva
 /** How many causes deep a view goes; a longer chain ends in `***`. */
 const MAX_CAUSES = 8;
 
+/** Exceptions whose cause came from a user's code: its text is never shown. */
+const OPAQUE_CAUSES = new WeakSet<Error>();
+
+/**
+ * Marks `error`'s cause as a user's error whose text may hold anything (a
+ * token step's error may quote the secret it was sent): views show only its
+ * class. The cause itself stays on `error`, unchanged.
+ */
+export function hideCauseText<E extends Error>(error: E): E {
+  OPAQUE_CAUSES.add(error);
+  return error;
+}
+
 /**
  * The masked view of an exception of the library: `name`, `message`,
  * `stack`, its own fields (`request`, `response`…, each shown through its
@@ -24,8 +37,25 @@ export function errorView(error: Error): Record<string, unknown> {
     stack: error.stack,
   };
   for (const [key, value] of Object.entries(error)) view[key] = maskedCause(value, 0);
-  if (error.cause !== undefined) view.cause = maskedCause(error.cause, 0);
+  if (error.cause !== undefined) {
+    view.cause = OPAQUE_CAUSES.has(error) ? opaqueCause(error.cause) : maskedCause(error.cause, 0);
+  }
   return view;
+}
+
+/** A user's error as a view shows it: its class, and `***` for its message. */
+function opaqueCause(cause: unknown): unknown {
+  if (!(cause instanceof Error)) return MASK;
+  const copy = new Error(MASK);
+  for (const key of ["name", "stack"]) {
+    Object.defineProperty(copy, key, {
+      value: key === "name" ? cause.name : `${cause.name}: ${MASK}`,
+      writable: true,
+      configurable: true,
+    });
+  }
+  Object.defineProperty(copy, "toJSON", { value: () => ({ name: cause.name, message: MASK }) });
+  return copy;
 }
 
 /**
