@@ -58,12 +58,16 @@ export class BodyBuffer {
     if (length !== undefined && length > 0) this.#bytes = new Uint8Array(length);
   }
 
-  /** Adds `chunk`; past the limit, throws {@linkcode BodyTooLarge} and holds nothing more. */
-  append(chunk: Uint8Array): void {
+  /**
+   * Adds `chunk`; past the limit, throws {@linkcode BodyTooLarge} and holds
+   * nothing more. A `reused` chunk's memory is written again later: it is
+   * copied at once.
+   */
+  append(chunk: Uint8Array, reused = false): void {
     const size = this.size + chunk.byteLength;
     if (size > this.#maxBytes) throw new BodyTooLarge(this.#maxBytes);
     if (this.#bytes === undefined && this.#first === undefined) {
-      this.#first = chunk;
+      this.#first = reused ? chunk.slice() : chunk;
       this.size = size;
       return;
     }
@@ -108,6 +112,43 @@ export class BodyBuffer {
     if (held.buffer !== growable) bytes.set(held.subarray(0, this.size));
     this.#bytes = bytes;
     this.#first = undefined;
+  }
+}
+
+/** The size of the one array a byte stream is read into. */
+const READ_SIZE = 64 * 1024;
+
+/**
+ * Reads `stream` whole, as {@linkcode collectBytes} does. A byte stream
+ * (Deno's fetch bodies) is read into one reused array instead of one new
+ * chunk a read: a body of unknown length then costs its size, not its size
+ * plus the chunks that wait for the garbage collector (tens of MiB).
+ */
+export async function collectStream(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  let reader: ReadableStreamBYOBReader;
+  try {
+    reader = stream.getReader({ mode: "byob" });
+  } catch {
+    return await collectBytes(stream, maxBytes);
+  }
+  const body = new BodyBuffer(maxBytes);
+  let view = new Uint8Array(READ_SIZE);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read(view);
+      if (done) return body.bytes();
+      body.append(value, true);
+      // The read took the array's memory over: the next read gets it back.
+      view = new Uint8Array(value.buffer);
+    }
+  } catch (error) {
+    await reader.cancel(error).catch(() => {});
+    throw error;
+  } finally {
+    reader.releaseLock();
   }
 }
 

@@ -3,7 +3,7 @@ import { trimHeaderValue } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { Abort } from "./abort.ts";
 import { encodeBody } from "./body.ts";
-import { BodyTooLarge, collectBytes } from "./body_buffer.ts";
+import { BodyTooLarge, collectBytes, collectStream } from "./body_buffer.ts";
 import type { EncodedBody } from "./body.ts";
 import { basicAuthorization } from "./credentials.ts";
 import { appendParams } from "./url.ts";
@@ -204,7 +204,7 @@ async function readFetchBody(
     await body.cancel();
     throw new BodyTooLarge(maxBytes);
   }
-  if (length === null) return await collectBytes(body, maxBytes);
+  if (length === null) return await collectStream(body, maxBytes);
   const bytes = await allBytes(response);
   // A `withFetch` function may give a body longer than its Content-Length.
   if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
