@@ -15,9 +15,18 @@ export async function readDecoded(
   maxBytes: number,
 ): Promise<Uint8Array> {
   let bytes: Uint8Array = new Uint8Array(0);
-  // pipeline() destroys every stream when one fails, the sink included.
+  let failure: unknown;
+  // pipeline() destroys every stream when one fails, the sink included, but
+  // rejects with an AbortError when the sink throws: keep the sink's error.
   await chain(encoded, ...decoders, async (decoded: AsyncIterable<Uint8Array>) => {
-    bytes = await collectBytes(decoded, maxBytes);
+    try {
+      bytes = await collectBytes(decoded, maxBytes);
+    } catch (error) {
+      failure = error;
+      throw error;
+    }
+  }).catch((error: unknown) => {
+    throw failure ?? error;
   });
   return bytes;
 }
