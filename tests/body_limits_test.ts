@@ -39,8 +39,9 @@ Deno.test("withMaxResponseBytes() reads a chunked body of 192 MiB holding about 
   const { result: response, growth } = await rssGrowth(() => http.get(`${url}/zeros`));
   assert.equal(response.content.byteLength, 192 * MiB);
   assert.equal(response.content[192 * MiB - 1], 0);
-  // The chunks and their join together would be 384 MiB.
-  assert.ok(growth < 240 * MiB, `RSS grew by ${growth / MiB} MiB`);
+  // The chunks and their join together would be 384 MiB; the slack is for
+  // chunks the runtime made that wait for the garbage collector.
+  assert.ok(growth < 288 * MiB, `RSS grew by ${growth / MiB} MiB`);
 });
 
 for (const coding of ["gzip", "br"] as const) {

@@ -114,13 +114,18 @@ export function fetchTransport(
 }
 
 /**
- * Deno's fetch fails a response head past its parser's limits (about 100
- * header lines) with "fetch failed", the reason only in `cause`.
+ * A fetch fails a response head past its parser's limits with "fetch
+ * failed", the reason only in `cause`: Deno's at about 100 header lines,
+ * Node's (undici) past 16 KiB.
  */
 function headOverflow(error: unknown): MalformedResponse | undefined {
   const cause = (error as { cause?: unknown } | null)?.cause;
-  return cause instanceof Error && cause.message.includes("message head is too large")
-    ? new MalformedResponse("too many response headers", error)
+  if (!(cause instanceof Error)) return undefined;
+  if (cause.message.includes("message head is too large")) {
+    return new MalformedResponse("too many response headers", error);
+  }
+  return (cause as { code?: unknown }).code === "UND_ERR_HEADERS_OVERFLOW"
+    ? new MalformedResponse("response headers too large", error)
     : undefined;
 }
 

@@ -125,8 +125,9 @@ test("withMaxResponseBytes() reads a chunked body of 192 MiB holding about one c
   const { result: response, growth } = await rssGrowth(() => http.get(`${server.url}/zeros`));
   assert.equal(response.content.byteLength, 192 * MiB);
   assert.equal(response.content[192 * MiB - 1], 0);
-  // The chunks and their join together would be 384 MiB.
-  assert.ok(growth < 240 * MiB, `RSS grew by ${growth / MiB} MiB`);
+  // The chunks and their join together would be 384 MiB; the slack is for
+  // chunks the runtime made that wait for the garbage collector.
+  assert.ok(growth < 288 * MiB, `RSS grew by ${growth / MiB} MiB`);
 });
 
 for (const coding of ["gzip", "br", "deflate"]) {
@@ -137,7 +138,9 @@ for (const coding of ["gzip", "br", "deflate"]) {
     const error = await rejectsWith(
       client(t).get(`${server.url}/corrupt`),
       DecodingException,
-      new RegExp(`^Response body could not be decoded \\(${coding}\\): GET http://127\\.0\\.0\\.1:\\d+/corrupt$`),
+      new RegExp(
+        `^Response body could not be decoded \\(${coding}\\): GET http://127\\.0\\.0\\.1:\\d+/corrupt$`,
+      ),
     );
     assert.ok(error.cause instanceof Error, "cause is the runtime's error");
     assert.equal(server.requests, 1);
@@ -147,7 +150,8 @@ for (const coding of ["gzip", "br", "deflate"]) {
 test("get() retries a gzip body cut short by the connection twice, as a ConnectionException", async (t) => {
   const gzip = zlib.gzipSync(Buffer.alloc(64 * 1024, "a"), { level: 0 });
   const server = await rawServer(t, (socket) => {
-    const head = `HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${gzip.length}\r\n\r\n`;
+    const head =
+      `HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: ${gzip.length}\r\n\r\n`;
     socket.end(Buffer.concat([Buffer.from(head), gzip.subarray(0, gzip.length / 2)]));
   });
   await rejectsWith(client(t).get(`${server.url}/cut`), ConnectionException, /GET .*\/cut/);
