@@ -4,7 +4,7 @@
 // the same bytes.
 
 /**
- * Thrown by {@linkcode WireResponse.bytes} when the body's bytes cannot be
+ * Thrown by `WireResponse.bytes()` when the body's bytes cannot be
  * decoded for its Content-Encoding; `cause` is the runtime's error. A body
  * cut short by the connection is not one: the transport's own error stays.
  */
