@@ -57,6 +57,7 @@ export type { ClientCredentialsOptions } from "./src/auth/client_credentials.ts"
 export {
   AuthenticationException,
   ConnectionException,
+  DecodingException,
   HttpClientException,
   ResponseParseException,
   TimeoutException,

@@ -126,6 +126,27 @@ export class TimeoutException extends HttpClientException {}
 export class ConnectionException extends HttpClientException {}
 
 /**
+ * A response body could not be decoded for its Content-Encoding (corrupt
+ * gzip, br or deflate). Not retried: the same bytes would come again. The
+ * message names the coding, the method and the URL; `cause` is the
+ * runtime's error. A body cut short by the connection is a
+ * {@linkcode ConnectionException} instead.
+ *
+ * @example Tell a corrupt body from other failures
+ * ```ts
+ * import { DecodingException, HttpClientException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new DecodingException(
+ *   "Response body could not be decoded (gzip): GET http://127.0.0.1/",
+ * );
+ * assert.ok(error instanceof HttpClientException);
+ * assert.equal(error.name, "DecodingException");
+ * ```
+ */
+export class DecodingException extends HttpClientException {}
+
+/**
  * Credentials could not be obtained (for example a token endpoint failed).
  * The message names the step and the status, never the secret.
  *

@@ -5,14 +5,14 @@
 // It exports what `runtime.ts` exports.
 
 import { readFile as readNodeFile } from "node:fs/promises";
-import { Readable, Transform } from "node:stream";
-import type { TransformCallback } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import zlib from "node:zlib";
+import { Readable } from "node:stream";
+import type { Transform } from "node:stream";
 import { Agent, errors, FormData as UndiciFormData } from "undici";
 import type { Dispatcher } from "undici";
 import type { PoolOptions } from "./config/client_config.ts";
-import { BodyTooLarge, collectBytes, declaresMoreThan, isZlibWrapped } from "./client/transport.ts";
+import { BodyDecodeError, declaresMoreThan, MalformedResponse } from "./client/transport.ts";
+import { BodyBuffer, BodyTooLarge } from "./client/body_buffer.ts";
+import { decodersFor, readDecoded } from "./node_decoders.ts";
 import type { Transport, WireRequest, WireResponse } from "./client/transport.ts";
 import type { Abort } from "./client/abort.ts";
 
@@ -82,8 +82,9 @@ const DISCARD_LIMIT = 128 * 1024;
 /**
  * One exchange as undici's dispatch handler, and its response once the head
  * has arrived ({@linkcode Exchange.head}). The body is collected as it comes:
- * as chunks when it is not encoded, else through a `Readable` into the
- * decoders. Aborting the step aborts the exchange, even while it waits for
+ * into a {@linkcode BodyBuffer} once `bytes()` has set the limit (the chunks
+ * before that are held as they came) when it is not encoded, else through a
+ * `Readable` into the decoders. Aborting the step aborts the exchange, even while it waits for
  * a connection.
  */
 class Exchange implements Dispatcher.DispatchHandler, WireResponse {
@@ -98,9 +99,10 @@ class Exchange implements Dispatcher.DispatchHandler, WireResponse {
   #rejectHead!: (error: unknown) => void;
   #started = false;
   #controller: Dispatcher.DispatchController | undefined;
-  #chunks: Uint8Array[] = [];
+  /** The chunks that came before `bytes()`. */
+  #pending: Uint8Array[] = [];
   #size = 0;
-  #maxBytes = Infinity;
+  #body: BodyBuffer | undefined;
   #ended = false;
   #failed = false;
   #error: unknown;
@@ -151,20 +153,23 @@ class Exchange implements Dispatcher.DispatchHandler, WireResponse {
       this.#encoded.push(chunk);
       return;
     }
-    this.#size += chunk.byteLength;
-    if (this.#discarding) {
-      if (this.#size > DISCARD_LIMIT) controller.abort(new errors.RequestAbortedError());
-    } else if (this.#size > this.#maxBytes) {
-      controller.abort(new BodyTooLarge(this.#maxBytes));
-    } else {
-      this.#chunks.push(chunk);
+    if (this.#body !== undefined) {
+      try {
+        this.#body.append(chunk);
+      } catch (error) {
+        controller.abort(error as Error);
+      }
+      return;
     }
+    this.#size += chunk.byteLength;
+    if (!this.#discarding) this.#pending.push(chunk);
+    else if (this.#size > DISCARD_LIMIT) controller.abort(new errors.RequestAbortedError());
   }
 
   onResponseEnd(): void {
     this.#ended = true;
     if (this.#encoded !== undefined) this.#encoded.push(null);
-    else this.#waiter?.resolve(this.#joined());
+    else if (this.#body !== undefined) this.#waiter?.resolve(this.#body.bytes());
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: unknown): void {
@@ -172,45 +177,49 @@ class Exchange implements Dispatcher.DispatchHandler, WireResponse {
     this.#failed = true;
     this.#error = error;
     this.#abort.offAbort(this.#onAbort);
-    if (!this.#started) this.#rejectHead(error);
+    if (!this.#started) this.#rejectHead(headOverflow(error) ?? error);
     else if (this.#encoded !== undefined) this.#encoded.destroy(error as Error);
     else this.#waiter?.reject(error);
   }
 
   bytes(maxBytes: number): Promise<Uint8Array> {
-    if (this.#encoded !== undefined) return readDecoded(this.#encoded, this.#decoders, maxBytes);
-    this.#maxBytes = maxBytes;
-    const declared = this.#method === "HEAD" ? undefined : this.headers["content-length"];
+    if (this.#encoded !== undefined) {
+      return readDecoded(this.#encoded, this.#decoders, maxBytes).catch(this.#decodeFailed);
+    }
+    const bodiless = this.#method === "HEAD" || this.status === 204 || this.status === 304;
+    const declared = bodiless ? undefined : this.headers["content-length"];
     if (this.#size > maxBytes || declaresMoreThan(declared, maxBytes)) {
       this.#controller?.abort(new errors.RequestAbortedError());
       return Promise.reject(new BodyTooLarge(maxBytes));
     }
     if (this.#failed) return Promise.reject(this.#error);
-    if (this.#ended) return Promise.resolve(this.#joined());
+    const length = Number(declared);
+    const body = new BodyBuffer(maxBytes, Number.isSafeInteger(length) ? length : undefined);
+    for (const chunk of this.#pending) body.append(chunk);
+    this.#pending = [];
+    if (this.#ended) return Promise.resolve(body.bytes());
+    this.#body = body;
     return new Promise((resolve, reject) => this.#waiter = { resolve, reject });
   }
 
+  /**
+   * A decoded read failed: when the exchange itself did not (a cut
+   * connection fails it first), a decoder rejected the bytes, and the rest
+   * of the body is not worth reading.
+   */
+  readonly #decodeFailed = (error: unknown): never => {
+    if (this.#failed) throw error;
+    this.#controller?.abort(new errors.RequestAbortedError());
+    if (error instanceof BodyTooLarge) throw error;
+    throw new BodyDecodeError(this.headers["content-encoding"]?.trim() ?? "", error);
+  };
+
   discard(): Promise<void> {
-    this.#chunks = [];
+    this.#pending = [];
+    this.#body = undefined;
     if (this.#encoded !== undefined) this.#encoded.destroy();
     else if (!this.#ended && !this.#failed) this.#discarding = true;
     return Promise.resolve();
-  }
-
-  /**
-   * The body in one plain `Uint8Array` of its own, even for a single chunk
-   * (unlike transport.ts's `concat`): undici's chunks are `Buffer` views of
-   * socket reads, and the response's content is a `Uint8Array`.
-   */
-  #joined(): Uint8Array {
-    const bytes = new Uint8Array(this.#size);
-    let offset = 0;
-    for (const chunk of this.#chunks) {
-      bytes.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    this.#chunks = [];
-    return bytes;
   }
 }
 
@@ -256,87 +265,9 @@ function joinHeaders(
   return record;
 }
 
-/** Reads the decoded body: the limit counts decoded bytes. */
-async function readDecoded(
-  encoded: Readable,
-  decoders: Transform[],
-  maxBytes: number,
-): Promise<Uint8Array> {
-  let bytes: Uint8Array = new Uint8Array(0);
-  // pipeline() destroys every stream when one fails, the sink included.
-  await chain(encoded, ...decoders, async (decoded: AsyncIterable<Uint8Array>) => {
-    bytes = await collectBytes(decoded, maxBytes);
-  });
-  return bytes;
-}
-
-// Node's typings have no overload for a spread of transforms before a sink.
-const chain = pipeline as (...stages: unknown[]) => Promise<void>;
-
-/**
- * The decoders for a Content-Encoding, applied in reverse order of the
- * codings, as fetch does: none for HEAD, 204, 205 and 304, none at all when
- * one coding is unknown (the body is then returned as received).
- */
-function decodersFor(method: string, status: number, encoding: string | undefined): Transform[] {
-  if (encoding === undefined || method === "HEAD") return [];
-  if (status === 204 || status === 205 || status === 304) return [];
-  const decoders: Transform[] = [];
-  for (const coding of encoding.toLowerCase().split(",").reverse()) {
-    const decoder = decoderFor(coding.trim());
-    if (decoder === undefined) return [];
-    decoders.push(decoder);
-  }
-  return decoders;
-}
-
-// Lenient about a missing end of stream, as fetch is.
-const ZLIB_OPTIONS = {
-  flush: zlib.constants.Z_SYNC_FLUSH,
-  finishFlush: zlib.constants.Z_SYNC_FLUSH,
-};
-const BROTLI_OPTIONS = {
-  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
-  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
-};
-
-function decoderFor(coding: string): Transform | undefined {
-  switch (coding) {
-    case "gzip":
-    case "x-gzip":
-      return zlib.createGunzip(ZLIB_OPTIONS);
-    case "deflate":
-      return new DeflateDecoder();
-    case "br":
-      return zlib.createBrotliDecompress(BROTLI_OPTIONS);
-    default:
-      return undefined;
-  }
-}
-
-/**
- * Inflates "deflate", zlib-wrapped or raw as some servers send it: the first
- * byte tells ({@linkcode isZlibWrapped}).
- */
-class DeflateDecoder extends Transform {
-  #inflate: zlib.Inflate | zlib.InflateRaw | undefined;
-
-  override _transform(chunk: Uint8Array, _: BufferEncoding, done: TransformCallback): void {
-    if (this.#inflate === undefined) {
-      if (chunk.byteLength === 0) return done();
-      const inflate = isZlibWrapped(chunk[0] as number)
-        ? zlib.createInflate(ZLIB_OPTIONS)
-        : zlib.createInflateRaw(ZLIB_OPTIONS);
-      inflate.on("data", (data: Uint8Array) => this.push(data));
-      inflate.on("error", (error: Error) => this.destroy(error));
-      this.#inflate = inflate;
-    }
-    this.#inflate.write(chunk, done);
-  }
-
-  override _flush(done: TransformCallback): void {
-    if (this.#inflate === undefined) return done();
-    this.#inflate.once("end", () => done());
-    this.#inflate.end();
-  }
+/** undici's error for a response head past its `maxHeaderSize` (16 KiB by default). */
+function headOverflow(error: unknown): MalformedResponse | undefined {
+  return (error as { code?: unknown } | null)?.code === "UND_ERR_HEADERS_OVERFLOW"
+    ? new MalformedResponse("response headers too large", error)
+    : undefined;
 }

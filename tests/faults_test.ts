@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import {
   ConnectionException,
+  DecodingException,
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
@@ -197,4 +198,64 @@ Deno.test("HttpClient.get() retries a redirect to a refused port twice, POST not
     "POST /redirect/307",
   ]);
   assert.equal(errors.length, 4);
+});
+
+/**
+ * Sends one GET to a raw listener with `fault`: it must fail with exactly
+ * `type` and a message matching `message` after one attempt, the listener
+ * having seen one request, and every connection closed.
+ */
+async function assertNotRetried(
+  fault: RawFault,
+  type: typeof HttpClientException,
+  message: RegExp,
+): Promise<Error> {
+  await using server = startFixtureServer();
+  const { client, attempts, errors } = faultClient(await server.faultUrl(fault));
+  await using _ = client;
+  const error = await rejectsWith(client.get(`/${fault}`), type, message);
+  assert.deepEqual(attempts, ["GET#0"]);
+  assert.equal(server.requests.length, 1, "the server saw one request");
+  assert.deepEqual(errors, [error]);
+  assert.ok(await server.rawConnectionsClosed(), "every connection was closed");
+  return error;
+}
+
+for (const coding of ["gzip", "br", "deflate"]) {
+  Deno.test(`HttpClient.get() fails a corrupt ${coding} body with DecodingException, without retrying`, async () => {
+    const fault = `corrupt-${coding}` as RawFault;
+    const error = await assertNotRetried(
+      fault,
+      DecodingException,
+      new RegExp(
+        `^Response body could not be decoded \\(${coding}\\): GET http://127\\.0\\.0\\.1:\\d+/${fault}$`,
+      ),
+    );
+    assert.ok(error.cause instanceof Error, "cause is the runtime's error");
+  });
+}
+
+Deno.test("HttpClient.get() retries a gzip body cut short by the connection twice, as a ConnectionException", async () => {
+  await using server = startFixtureServer();
+  await assertRawFault(server, "truncated-gzip", ConnectionException);
+});
+
+Deno.test("HttpClient.get() names too many response headers and does not retry", async () => {
+  await assertNotRetried(
+    "many-headers",
+    HttpClientException,
+    /^Malformed response \(too many response headers\): GET http:\/\/127\.0\.0\.1:\d+\/many-headers$/,
+  );
+});
+
+Deno.test("HttpClient lets Deno's NotCapable through unchanged, after one attempt and no retry wait", async () => {
+  const { waits, sleep } = recordedWaits();
+  // 127.0.0.2 is outside --allow-net=127.0.0.1, so the permission check fails
+  // before any connection; port 8, as fetch refuses port 9 outright.
+  const { client, attempts, errors } = faultClient("http://127.0.0.2:8", 5, { sleep });
+  await using _ = client;
+  const error = await rejectsWith(client.get("/denied"), Deno.errors.NotCapable, /127\.0\.0\.2:8/);
+  assert.deepEqual(attempts, ["GET#0"]);
+  assert.deepEqual(waits, []);
+  assert.deepEqual(errors, [error], "the error hooks saw the same object");
 });

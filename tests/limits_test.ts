@@ -22,7 +22,7 @@ Deno.test("withMaxResponseBytes() fails a longer body and lets one of exactly th
   const error = await rejectsWith(
     tight.get(`${server.url}/sized`),
     HttpClientException,
-    /^Response body exceeds maxResponseBytes \(999\): GET http:\/\/127\.0\.0\.1:\d+\/sized$/,
+    /^Response body exceeds maxResponseBytes \(999\): GET http:\/\/127\.0\.0\.1:\d+\/sized \(read it with stream\(\), or raise withMaxResponseBytes\)$/,
   );
   assert.equal(error.constructor, HttpClientException);
 });
@@ -50,7 +50,7 @@ Deno.test("withMaxResponseBytes() stops reading an endless body at the limit, lo
   assert.ok(sent < 16 * 1024 * 1024, `server sent ${sent} bytes`);
 });
 
-Deno.test("withMaxResponseBytes() refuses a limit that is not a whole number, and takes Infinity", () => {
+Deno.test("withMaxResponseBytes() refuses a limit that is not a whole number, takes Infinity, and defaults to 256 MiB", () => {
   const builder = new HttpClientConfigBuilder();
   for (const bad of [-1, 1.5, NaN]) {
     assert.throws(() => builder.withMaxResponseBytes(bad), RangeError);
@@ -58,5 +58,5 @@ Deno.test("withMaxResponseBytes() refuses a limit that is not a whole number, an
   assert.throws(() => builder.withMaxResponseBytes(-1), /Invalid maxResponseBytes/);
   assert.equal(builder.withMaxResponseBytes(0).build().maxResponseBytes, 0);
   assert.equal(builder.withMaxResponseBytes(Infinity).build().maxResponseBytes, Infinity);
-  assert.equal(new HttpClientConfigBuilder().build().maxResponseBytes, Infinity);
+  assert.equal(new HttpClientConfigBuilder().build().maxResponseBytes, 256 * 1024 * 1024);
 });

@@ -1,4 +1,9 @@
-import { ConnectionException, HttpClientException, TimeoutException } from "../errors.ts";
+import {
+  ConnectionException,
+  DecodingException,
+  HttpClientException,
+  TimeoutException,
+} from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
@@ -8,7 +13,7 @@ import type { RedirectAuth } from "./redirects.ts";
 import { Step } from "./abort.ts";
 import { startTimeout } from "./timeouts.ts";
 import type { AbortSources } from "./abort.ts";
-import { BodyTooLarge, toWireRequest } from "./transport.ts";
+import { BodyDecodeError, BodyTooLarge, MalformedResponse, toWireRequest } from "./transport.ts";
 import type { Transport } from "./transport.ts";
 
 /** What one exchange needs besides the request. */
@@ -94,12 +99,29 @@ export function toClientError(
 ): unknown {
   if (error instanceof HookError) return error.error;
   if (error instanceof HttpClientException) return error;
+  // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
+  // caller's environment, not the network: it reaches the caller as it is,
+  // and the retry decision never sees a ConnectionException to retry.
+  const name = error instanceof Error ? error.name : "";
+  if (name === "NotCapable" || name === "PermissionDenied") return error;
   const target = `${request.method} ${redactUrl(request.url)}`;
   if (error instanceof BodyTooLarge) {
     return new HttpClientException(
-      `Response body exceeds maxResponseBytes (${error.maxBytes}): ${target}`,
+      `Response body exceeds maxResponseBytes (${error.maxBytes}): ${target} ` +
+        "(read it with stream(), or raise withMaxResponseBytes)",
       { request, cause: error },
     );
+  }
+  // Not transient, so neither is retried: the same bytes would come again.
+  if (error instanceof BodyDecodeError) {
+    const message = `Response body could not be decoded (${error.coding}): ${target}`;
+    return new DecodingException(message, { request, cause: error.cause });
+  }
+  if (error instanceof MalformedResponse) {
+    return new HttpClientException(`Malformed response (${error.reason}): ${target}`, {
+      request,
+      cause: error.cause,
+    });
   }
   if (timedOut) {
     return new TimeoutException(`Request timed out after ${seconds} s: ${target}`, {

@@ -3,6 +3,8 @@ import { trimHeaderValue } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { Abort } from "./abort.ts";
 import { encodeBody } from "./body.ts";
+import { BodyTooLarge, collectBytes, collectStream } from "./body_buffer.ts";
+import { BodyDecodeError, headOverflow, isDecoderError } from "./transport_errors.ts";
 import type { EncodedBody } from "./body.ts";
 import { basicAuthorization } from "./credentials.ts";
 import { appendParams } from "./url.ts";
@@ -40,14 +42,8 @@ export interface WireResponse {
  */
 export type Transport = (request: WireRequest, abort: Abort) => Promise<WireResponse>;
 
-/** Thrown by {@linkcode WireResponse.bytes} when the body exceeds its limit. */
-export class BodyTooLarge extends Error {
-  /** Names the limit. */
-  constructor(readonly maxBytes: number) {
-    super(`Response body exceeds ${maxBytes} bytes`);
-    this.name = "BodyTooLarge";
-  }
-}
+export { BodyTooLarge, collectBytes } from "./body_buffer.ts";
+export { BodyDecodeError, MalformedResponse } from "./transport_errors.ts";
 
 /** How {@linkcode fetchTransport} adapts a `fetch`. */
 export interface FetchTransportOptions {
@@ -83,7 +79,13 @@ export function fetchTransport(
     }
     if (request.body !== undefined) init.body = request.body;
     if (extra !== undefined) Object.assign(init, extra);
-    return new FetchResponse(await fetchLike(request.url, init), inflate);
+    let response: Response;
+    try {
+      response = await fetchLike(request.url, init);
+    } catch (error) {
+      throw headOverflow(error) ?? error;
+    }
+    return new FetchResponse(response, inflate);
   };
 }
 
@@ -105,11 +107,17 @@ class FetchResponse implements WireResponse {
     return this.headers.get("location");
   }
 
-  bytes(maxBytes: number): Promise<Uint8Array> {
+  async bytes(maxBytes: number): Promise<Uint8Array> {
     const response = this.#response;
-    const deflated = this.#inflate && response.body !== null &&
-      this.headers.get("content-encoding")?.trim().toLowerCase() === "deflate";
-    return readFetchBody(response, maxBytes, deflated);
+    const coding = response.headers.get("content-encoding")?.trim().toLowerCase() || undefined;
+    const source = { failed: false };
+    try {
+      return await readFetchBody(response, maxBytes, coding, this.#inflate, source);
+    } catch (error) {
+      throw coding !== undefined && !source.failed && isDecoderError(error)
+        ? new BodyDecodeError(coding, error)
+        : error;
+    }
   }
 
   async discard(): Promise<void> {
@@ -117,19 +125,36 @@ class FetchResponse implements WireResponse {
   }
 }
 
+/**
+ * Reads the whole decoded body under `maxBytes`. An unencoded body of known
+ * length is read by `Response.bytes()` (on Deno one allocation of that
+ * length, the cheapest read); any other goes through a {@linkcode BodyBuffer}
+ * that stops at the limit. `source.failed` tells a connection failure from
+ * the decoder's.
+ */
 async function readFetchBody(
   response: Response,
   maxBytes: number,
-  deflated: boolean,
+  coding: string | undefined,
+  inflate: boolean,
+  source: { failed: boolean },
 ): Promise<Uint8Array> {
   const { body } = response;
-  if (deflated && body !== null) return await collectBytes(await inflated(body), maxBytes);
-  if (maxBytes === Infinity || body === null) return await allBytes(response);
-  if (declaresMoreThan(response.headers.get("content-length"), maxBytes)) {
+  if (body === null) return new Uint8Array(0);
+  if (inflate && coding === "deflate") {
+    return await collectBytes(await inflated(body, source), maxBytes);
+  }
+  if (maxBytes === Infinity) return await allBytes(response);
+  const length = coding === undefined ? response.headers.get("content-length") : null;
+  if (declaresMoreThan(length, maxBytes)) {
     await body.cancel();
     throw new BodyTooLarge(maxBytes);
   }
-  return await collectBytes(body, maxBytes);
+  if (length === null) return await collectStream(body, maxBytes);
+  const bytes = await allBytes(response);
+  // A `withFetch` function may give a body longer than its Content-Length.
+  if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
+  return bytes;
 }
 
 /** The whole body: `Response.bytes()` where the runtime has it (Deno, Node 22), no copy either way. */
@@ -145,21 +170,6 @@ export function declaresMoreThan(contentLength: string | null | undefined, maxBy
   return Number(contentLength ?? 0) > maxBytes;
 }
 
-/** Reads `source` whole; more than `maxBytes` rejects with {@linkcode BodyTooLarge} at once. */
-export async function collectBytes(
-  source: AsyncIterable<Uint8Array>,
-  maxBytes: number,
-): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of source) {
-    size += chunk.byteLength;
-    if (size > maxBytes) throw new BodyTooLarge(maxBytes);
-    chunks.push(chunk);
-  }
-  return concat(chunks, size);
-}
-
 /**
  * True when a deflate body starting with `firstByte` is zlib-wrapped, as
  * RFC 9110 means "deflate"; some servers send raw deflate instead. A zlib
@@ -169,11 +179,19 @@ export function isZlibWrapped(firstByte: number): boolean {
   return (firstByte & 0x0f) === 0x08;
 }
 
-/** `body` inflated, zlib-wrapped or raw. */
-async function inflated(body: ReadableStream<Uint8Array>): Promise<ReadableStream<Uint8Array>> {
+/** `body` inflated, zlib-wrapped or raw; a failed read of `body` sets `source.failed`. */
+async function inflated(
+  body: ReadableStream<Uint8Array>,
+  source: { failed: boolean },
+): Promise<ReadableStream<Uint8Array>> {
   const reader = body.getReader();
-  let first = await reader.read();
-  while (!first.done && first.value.byteLength === 0) first = await reader.read();
+  const read = () =>
+    reader.read().catch((error) => {
+      source.failed = true;
+      throw error;
+    });
+  let first = await read();
+  while (!first.done && first.value.byteLength === 0) first = await read();
   let pending = first.done ? undefined : first.value;
   if (pending === undefined) return new Blob([]).stream();
   const raw = !isZlibWrapped(pending[0] as number);
@@ -184,7 +202,7 @@ async function inflated(body: ReadableStream<Uint8Array>): Promise<ReadableStrea
         pending = undefined;
         return;
       }
-      const { done, value } = await reader.read();
+      const { done, value } = await read();
       if (done) controller.close();
       else controller.enqueue(value);
     },
@@ -196,18 +214,6 @@ async function inflated(body: ReadableStream<Uint8Array>): Promise<ReadableStrea
       Uint8Array
     >,
   );
-}
-
-/** Joins `chunks` of `size` bytes in all into one array. */
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }
 
 /**

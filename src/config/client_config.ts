@@ -65,7 +65,7 @@ export interface HttpClientConfig {
   readonly headers: Readonly<Record<string, string>>;
   /** How many redirects one call follows; 0 returns the 3xx response. */
   readonly maxRedirects: number;
-  /** The largest response body read, in bytes; `Infinity` (the default) for no limit. */
+  /** The most decoded bytes a buffered read holds (default 256 MiB); `Infinity` for no limit. */
   readonly maxResponseBytes: number;
   /** Options of the connection pool. */
   readonly pool?: Readonly<PoolOptions>;
@@ -106,12 +106,15 @@ export interface LoggingOptions {
   logger?: Logger | undefined;
 }
 
-/** The defaults: timeout 30 s, 2 retries, 20 redirects, no base URL, headers or hooks. */
+/**
+ * The defaults: timeout 30 s, 2 retries, 20 redirects, buffered bodies up to
+ * 256 MiB, no base URL, headers or hooks.
+ */
 export const DEFAULT_CONFIG: HttpClientConfig = Object.freeze({
   timeout: 30,
   headers: Object.freeze({}),
   maxRedirects: 20,
-  maxResponseBytes: Infinity,
+  maxResponseBytes: 256 * 1024 * 1024,
   requestHooks: Object.freeze([]),
   responseHooks: Object.freeze([]),
   errorHooks: Object.freeze([]),
@@ -196,8 +199,8 @@ export class HttpClientConfigBuilder {
    * call with an `HttpClientException` once the limit is passed, without
    * reading further; it counts the decoded bytes (after gzip, deflate, br).
    *
-   * @param bytes A whole number of bytes, 0 or more, or `Infinity` for no
-   * limit (the default).
+   * @param bytes A whole number of bytes, 0 or more (default 256 MiB), or
+   * `Infinity` for no limit.
    * @returns This builder.
    */
   withMaxResponseBytes(bytes: number): this {

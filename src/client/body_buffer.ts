@@ -1,0 +1,165 @@
+// Collects a buffered response body under its limit, shared by every
+// transport. The rule: never hold much more than the body itself. A body of
+// known length is read into one array of that length; a body of unknown
+// length grows one resizable ArrayBuffer in place (the engine reserves
+// address space up to `maxByteLength` and commits pages only as they are
+// written), so there is no moment holding the chunks and their join, nor an
+// old and a new array while growing. The result is a view of that buffer:
+// no copy at the end either.
+
+/** Thrown when a body exceeds its limit; the transport stops reading at once. */
+export class BodyTooLarge extends Error {
+  /** Names the limit. */
+  constructor(readonly maxBytes: number) {
+    super(`Response body exceeds ${maxBytes} bytes`);
+    this.name = "BodyTooLarge";
+  }
+}
+
+/**
+ * The largest `maxByteLength` every supported runtime accepts (Node 20 and
+ * 22: 4 GiB). A body past it fails as too large even when the limit is higher.
+ */
+const MAX_RESERVE = 2 ** 32;
+
+/** The first size a growing buffer takes: most bodies of two chunks or more fit. */
+const FIRST_GROWTH = 64 * 1024;
+
+/** The ES2024 resizable `ArrayBuffer`, typed here for builds whose lib predates it. */
+interface ResizableBuffer extends ArrayBuffer {
+  readonly maxByteLength: number;
+  resize(byteLength: number): void;
+}
+const Resizable = ArrayBuffer as unknown as new (
+  byteLength: number,
+  options: { maxByteLength: number },
+) => ResizableBuffer;
+
+/**
+ * A body being collected. `append()` throws {@linkcode BodyTooLarge} as soon
+ * as the limit is passed; `bytes()` gives the body as a plain `Uint8Array`.
+ */
+export class BodyBuffer {
+  /** Bytes appended so far. */
+  size = 0;
+  readonly #maxBytes: number;
+  /** A lone first chunk, kept without copying until a second one comes. */
+  #first: Uint8Array | undefined;
+  #bytes: Uint8Array | undefined;
+  #growable: ResizableBuffer | undefined;
+
+  /**
+   * @param maxBytes The limit, in bytes (`Infinity`: none).
+   * @param length The body's length when known (an unencoded body's
+   * Content-Length, already checked against the limit).
+   */
+  constructor(maxBytes: number, length?: number) {
+    this.#maxBytes = maxBytes;
+    if (length !== undefined && length > 0) this.#bytes = new Uint8Array(length);
+  }
+
+  /**
+   * Adds `chunk`; past the limit, throws {@linkcode BodyTooLarge} and holds
+   * nothing more. A `reused` chunk's memory is written again later: it is
+   * copied at once.
+   */
+  append(chunk: Uint8Array, reused = false): void {
+    const size = this.size + chunk.byteLength;
+    if (size > this.#maxBytes) throw new BodyTooLarge(this.#maxBytes);
+    if (this.#bytes === undefined && this.#first === undefined) {
+      this.#first = reused ? chunk.slice() : chunk;
+      this.size = size;
+      return;
+    }
+    if (this.#bytes === undefined || size > this.#bytes.byteLength) this.#grow(size);
+    (this.#bytes as Uint8Array).set(chunk, this.size);
+    this.size = size;
+  }
+
+  /** The body: a plain `Uint8Array` the caller owns. */
+  bytes(): Uint8Array {
+    const first = this.#first;
+    if (this.#bytes === undefined) {
+      if (first === undefined) return new Uint8Array(0);
+      // A chunk that is a whole array of its own is returned as it is;
+      // a view into a runtime's read buffer (Node's `Buffer`) is copied out.
+      return first.constructor === Uint8Array && first.byteOffset === 0 &&
+          first.byteLength === first.buffer.byteLength
+        ? first
+        : new Uint8Array(first);
+    }
+    if (this.#growable !== undefined) {
+      // Gives back the pages reserved past the end of the body.
+      this.#growable.resize(this.size);
+      return new Uint8Array(this.#growable, 0, this.size);
+    }
+    return this.size === this.#bytes.byteLength ? this.#bytes : this.#bytes.subarray(0, this.size);
+  }
+
+  /** Makes room for `size` bytes: doubling in place, so a body of n bytes takes about log2(n) resizes. */
+  #grow(size: number): void {
+    let growable = this.#growable;
+    if (growable === undefined || size > growable.maxByteLength) {
+      const reserve = Math.min(this.#maxBytes, MAX_RESERVE);
+      if (size > reserve) throw new BodyTooLarge(reserve);
+      growable = new Resizable(0, { maxByteLength: reserve });
+      this.#growable = growable;
+    }
+    const held = this.#bytes ?? this.#first as Uint8Array;
+    const wanted = Math.max(size, FIRST_GROWTH, 2 * growable.byteLength);
+    growable.resize(Math.min(wanted, growable.maxByteLength));
+    const bytes = new Uint8Array(growable);
+    if (held.buffer !== growable) bytes.set(held.subarray(0, this.size));
+    this.#bytes = bytes;
+    this.#first = undefined;
+  }
+}
+
+/** The size of the one array a byte stream is read into. */
+const READ_SIZE = 64 * 1024;
+
+/**
+ * Reads `stream` whole, as {@linkcode collectBytes} does. A byte stream
+ * (Deno's fetch bodies) is read into one reused array instead of one new
+ * chunk a read: a body of unknown length then costs its size, not its size
+ * plus the chunks that wait for the garbage collector (tens of MiB).
+ */
+export async function collectStream(
+  stream: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Uint8Array> {
+  let reader: ReadableStreamBYOBReader;
+  try {
+    reader = stream.getReader({ mode: "byob" });
+  } catch {
+    return await collectBytes(stream, maxBytes);
+  }
+  const body = new BodyBuffer(maxBytes);
+  let view = new Uint8Array(READ_SIZE);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read(view);
+      if (done) return body.bytes();
+      body.append(value, true);
+      // The read took the array's memory over: the next read gets it back.
+      view = new Uint8Array(value.buffer);
+    }
+  } catch (error) {
+    await reader.cancel(error).catch(() => {});
+    throw error;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** Reads `source` into a {@linkcode BodyBuffer}; past `maxBytes`, stops reading and rejects. */
+export async function collectBytes(
+  source: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+  length?: number,
+): Promise<Uint8Array> {
+  const body = new BodyBuffer(maxBytes, length);
+  // Throwing inside `for await` cancels the source.
+  for await (const chunk of source) body.append(chunk);
+  return body.bytes();
+}

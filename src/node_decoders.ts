@@ -1,0 +1,107 @@
+// The decoders of the npm build's transport (`runtime_node.ts`): Node's zlib
+// for each Content-Encoding, as fetch decodes them.
+
+import { Transform } from "node:stream";
+import type { Readable, TransformCallback } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import zlib from "node:zlib";
+import { collectBytes } from "./client/body_buffer.ts";
+import { isZlibWrapped } from "./client/transport.ts";
+
+/** Reads the decoded body: the limit counts decoded bytes. */
+export async function readDecoded(
+  encoded: Readable,
+  decoders: Transform[],
+  maxBytes: number,
+): Promise<Uint8Array> {
+  let bytes: Uint8Array = new Uint8Array(0);
+  let failure: unknown;
+  // pipeline() destroys every stream when one fails, the sink included, but
+  // rejects with an AbortError when the sink throws: keep the sink's error.
+  await chain(encoded, ...decoders, async (decoded: AsyncIterable<Uint8Array>) => {
+    try {
+      bytes = await collectBytes(decoded, maxBytes);
+    } catch (error) {
+      failure = error;
+      throw error;
+    }
+  }).catch((error: unknown) => {
+    throw failure ?? error;
+  });
+  return bytes;
+}
+
+// Node's typings have no overload for a spread of transforms before a sink.
+const chain = pipeline as (...stages: unknown[]) => Promise<void>;
+
+/**
+ * The decoders for a Content-Encoding, applied in reverse order of the
+ * codings, as fetch does: none for HEAD, 204, 205 and 304, none at all when
+ * one coding is unknown (the body is then returned as received).
+ */
+export function decodersFor(
+  method: string,
+  status: number,
+  encoding: string | undefined,
+): Transform[] {
+  if (encoding === undefined || method === "HEAD") return [];
+  if (status === 204 || status === 205 || status === 304) return [];
+  const decoders: Transform[] = [];
+  for (const coding of encoding.toLowerCase().split(",").reverse()) {
+    const decoder = decoderFor(coding.trim());
+    if (decoder === undefined) return [];
+    decoders.push(decoder);
+  }
+  return decoders;
+}
+
+// Lenient about a missing end of stream, as fetch is.
+const ZLIB_OPTIONS = {
+  flush: zlib.constants.Z_SYNC_FLUSH,
+  finishFlush: zlib.constants.Z_SYNC_FLUSH,
+};
+const BROTLI_OPTIONS = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+};
+
+function decoderFor(coding: string): Transform | undefined {
+  switch (coding) {
+    case "gzip":
+    case "x-gzip":
+      return zlib.createGunzip(ZLIB_OPTIONS);
+    case "deflate":
+      return new DeflateDecoder();
+    case "br":
+      return zlib.createBrotliDecompress(BROTLI_OPTIONS);
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Inflates "deflate", zlib-wrapped or raw as some servers send it: the first
+ * byte tells ({@linkcode isZlibWrapped}).
+ */
+class DeflateDecoder extends Transform {
+  #inflate: zlib.Inflate | zlib.InflateRaw | undefined;
+
+  override _transform(chunk: Uint8Array, _: BufferEncoding, done: TransformCallback): void {
+    if (this.#inflate === undefined) {
+      if (chunk.byteLength === 0) return done();
+      const inflate = isZlibWrapped(chunk[0] as number)
+        ? zlib.createInflate(ZLIB_OPTIONS)
+        : zlib.createInflateRaw(ZLIB_OPTIONS);
+      inflate.on("data", (data: Uint8Array) => this.push(data));
+      inflate.on("error", (error: Error) => this.destroy(error));
+      this.#inflate = inflate;
+    }
+    this.#inflate.write(chunk, done);
+  }
+
+  override _flush(done: TransformCallback): void {
+    if (this.#inflate === undefined) return done();
+    this.#inflate.once("end", () => done());
+    this.#inflate.end();
+  }
+}
