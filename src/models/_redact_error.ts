@@ -43,18 +43,26 @@ export function errorView(error: Error): Record<string, unknown> {
   return view;
 }
 
-/** A user's error as a view shows it: its class, and `***` for its message. */
-function opaqueCause(cause: unknown): unknown {
-  if (!(cause instanceof Error)) return MASK;
-  const copy = new Error(MASK);
-  for (const key of ["name", "stack"]) {
-    Object.defineProperty(copy, key, {
-      value: key === "name" ? cause.name : `${cause.name}: ${MASK}`,
-      writable: true,
-      configurable: true,
-    });
+/**
+ * A user's error as a view shows it: its class, and `***` for its message.
+ * One of the library's own keeps its masked fields (its request, say), but
+ * not its message, nor anything of its causes but their classes: its cause
+ * may be the user's text again (a JSON parser quoting a body).
+ */
+function opaqueCause(cause: unknown, depth = 0): unknown {
+  if (!(cause instanceof Error) || depth >= MAX_CAUSES) return MASK;
+  const stack = `${cause.name}: ${MASK}`;
+  if (VIEW in cause) {
+    const view: Record<string, unknown> = { ...errorView(cause), message: MASK, stack };
+    if (cause.cause !== undefined) view.cause = opaqueCause(cause.cause, depth + 1);
+    return view;
   }
-  Object.defineProperty(copy, "toJSON", { value: () => ({ name: cause.name, message: MASK }) });
+  const copy = new Error(MASK);
+  const hidden = (key: string, value: unknown) =>
+    Object.defineProperty(copy, key, { value, writable: true, configurable: true });
+  hidden("name", cause.name);
+  hidden("stack", stack);
+  hidden("toJSON", () => ({ name: cause.name, message: MASK }));
   return copy;
 }
 
