@@ -12,6 +12,7 @@ import {
   isPlainRecord,
   validateHeaders,
   validateTimeout,
+  validateUrlText,
   validateUsername,
 } from "./_validate.ts";
 import { serializeJson } from "../json/serialize_json.ts";
@@ -69,10 +70,12 @@ export interface HttpRequestFields extends HttpRequestInit {
  * {@linkcode HttpRequest.withHeaders} and {@linkcode HttpRequest.with}.
  *
  * Bad input throws a `TypeError` naming the field: an unknown method, a URL
- * that is not a string or `URL`, both `data` and `jsonData`, a timeout that
+ * that is not a string or `URL`, a URL with a control character (CR, LF,
+ * tab…) or a space at either end, both `data` and `jsonData`, a timeout that
  * is not a finite number of seconds above 0, a JSON body with a `BigInt`, a
- * cycle or `NaN`, a header name or value HTTP forbids, and a body on GET or
- * HEAD (`fetch` cannot send one). `jsonData` is serialized once, here: later
+ * cycle or `NaN`, a header name HTTP forbids, a header value with a control
+ * character but HTAB or a character above U+00FF, and a body on GET or HEAD
+ * (`fetch` cannot send one). `jsonData` is serialized once, here: later
  * changes to the object given are not sent.
  *
  * @example Build a request and a changed copy
@@ -127,7 +130,8 @@ export class HttpRequest implements HttpRequestFields {
     if (typeof url !== "string" && !(url instanceof URL)) {
       throw new TypeError(`Invalid url: expected a string or URL, got ${describeType(url)}`);
     }
-    this.url = String(url);
+    // A copy keeps the URL it did not change: checked already.
+    this.url = from !== undefined && url === from.url ? url : validateUrlText("url", String(url));
     const { headers, params, data, jsonData, files, timeout, auth } = init;
     if (data !== undefined && jsonData !== undefined) {
       throw new TypeError("Invalid body: give either data or jsonData, not both");
