@@ -31,7 +31,9 @@ try {
       await Deno.copyFile(`${root}tests/node/${entry.name}`, `${work}/${entry.name}`);
     }
   }
-  await Deno.copyFile(`${root}tests/bad_headers.json`, `${work}/bad_headers.json`);
+  for (const shared of ["bad_headers.json", "bad_urls.json"]) {
+    await Deno.copyFile(`${root}tests/${shared}`, `${work}/${shared}`);
+  }
   const { code } = await new Deno.Command("node", {
     args: ["--test"],
     cwd: work,

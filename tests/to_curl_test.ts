@@ -258,6 +258,8 @@ const anyChar = fc.oneof(
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 1 }),
 );
 const noNul = (text: string) => text.replaceAll("\0", "");
+/** `text` in a URL's path: without the controls a URL refuses, and never last, where a space is refused. */
+const inPath = (text: string) => `${[...text].filter((c) => c >= " " && c !== "\x7f").join("")}/z`;
 const basic = (user: string, password: string) =>
   `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${user}:${password}`)))}`;
 
@@ -278,7 +280,7 @@ Deno.test("toCurl() commands never run anything else, and curl sends exactly the
         hostile(anyChar).map((user) => noNul(user).replaceAll(":", "") || "u"),
         hostile(anyChar).map(noNul),
         async (headerValue, body, urlText, user, password) => {
-          const request = new HttpRequest("POST", `${server.url}/p/${urlText}`, {
+          const request = new HttpRequest("POST", `${server.url}/p/${inPath(urlText)}`, {
             params: { q: urlText },
             headers: { "X-Value": headerValue },
             jsonData: body,

@@ -3,6 +3,8 @@ import { parseMethod } from "../models/http_method.ts";
 import type { HttpMethod } from "../models/http_method.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { validateCount, validateSeconds } from "../models/_validate.ts";
+import { trimHeaderValue } from "../models/request.ts";
+import { parseHttpDate } from "./http_date.ts";
 
 /** How retries behave; every field is optional in {@linkcode HttpClientConfigBuilder.withRetry}. */
 export interface RetryOptions {
@@ -128,16 +130,20 @@ function backoffDelay(policy: RetryPolicy, attempt: number): number {
   return policy.random() * Math.min(policy.maxBackoff, policy.backoff * 2 ** attempt) * 1000;
 }
 
-/** `Retry-After` as milliseconds from now: delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
+/**
+ * `Retry-After` as milliseconds from now: delay-seconds (digits only) or an
+ * HTTP-date, 0 for a date past. Any other value (`-1`, `1.5`, `1e3`, a date
+ * in another format) is `undefined`, so the usual backoff applies.
+ */
 export function parseRetryAfter(
   value: string | undefined,
   now: number = Date.now(),
 ): number | undefined {
   if (value === undefined) return undefined;
-  const trimmed = value.trim();
+  const trimmed = trimHeaderValue(value);
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  const date = parseHttpDate(trimmed, now);
+  return date === undefined ? undefined : Math.max(0, date - now);
 }
 
 /** Waits `ms`, rejecting with the signal's reason when it aborts. */

@@ -19,11 +19,26 @@ export function resolveUrl(baseUrl: string | undefined, url: string): string | u
   if (isAbsoluteUrl(url)) return url;
   if (baseUrl === undefined) return undefined;
   const split = url.search(/[?#]/);
-  const path = (split === -1 ? url : url.slice(0, split)).replace(/^\/+|\/+$/g, "");
+  const path = trimSlashes(split === -1 ? url : url.slice(0, split), true);
   const rest = split === -1 ? "" : url.slice(split);
-  const base = baseUrl.replace(/\/+$/, "");
+  const base = trimSlashes(baseUrl, false);
   return path === "" ? base + rest : `${base}/${path}${rest}`;
 }
+
+/**
+ * `text` without the `/` run at its end, and at its start when `leading`.
+ * A loop, not `/^\/+|\/+$/`: that regex retries at every `/` of an inner
+ * run, quadratic in the run's length.
+ */
+function trimSlashes(text: string, leading: boolean): string {
+  let start = 0;
+  let end = text.length;
+  if (leading) { while (start < end && text.charCodeAt(start) === SLASH) start++; }
+  while (end > start && text.charCodeAt(end - 1) === SLASH) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+const SLASH = 0x2f;
 
 /**
  * Encodes query parameters in insertion order: arrays repeat the key,

@@ -4,6 +4,7 @@ import {
   validateCount,
   validateHeaders,
   validateTimeout,
+  validateUrlText,
 } from "../models/_validate.ts";
 import { mergeHeaders } from "../models/request.ts";
 import { redactUrl } from "../models/_redact.ts";
@@ -145,7 +146,8 @@ export class HttpClientConfigBuilder {
   #config: { -readonly [K in keyof HttpClientConfig]: HttpClientConfig[K] } = { ...DEFAULT_CONFIG };
 
   /**
-   * Sets the base URL: an absolute `http:` or `https:` URL.
+   * Sets the base URL: an absolute `http:` or `https:` URL, without a
+   * control character or a space at either end (`TypeError` otherwise).
    *
    * @param baseUrl The base URL.
    * @returns This builder.
@@ -388,6 +390,8 @@ function checkBaseUrl(baseUrl: unknown): string {
   if (typeof baseUrl !== "string" && !(baseUrl instanceof URL)) {
     throw new TypeError(`Invalid baseUrl: expected a string or URL, got ${describeType(baseUrl)}`);
   }
+  // Checked before parsing, which would drop a tab, CR or LF silently.
+  validateUrlText("baseUrl", String(baseUrl));
   const parsed = URL.parse(String(baseUrl));
   if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
     throw new TypeError(

@@ -6,8 +6,9 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * Throws a TypeError naming the header when `name` is not an HTTP token or
- * `value` is not a string HTTP can carry (no CR, LF or NUL, nothing above
- * U+00FF). The value itself is never quoted: it may be a credential.
+ * `value` is not a string HTTP can carry (no control character but HTAB,
+ * nothing above U+00FF). The message gives the code and index of the first
+ * bad character, never the value: it may be a credential.
  */
 export function validateHeader(field: string, name: string, value: unknown): void {
   if (!TOKEN.test(name)) {
@@ -30,8 +31,41 @@ export function validateHeader(field: string, name: string, value: unknown): voi
   }
 }
 
-/** What a header value cannot carry: CR, LF, NUL, and anything above U+00FF. */
-const FORBIDDEN_IN_VALUE = /[\r\n\0\u0100-\uffff]/;
+/**
+ * What a header value cannot carry: the controls U+0000 to U+001F but HTAB,
+ * DEL, and anything above U+00FF. `fetch` would refuse them only when
+ * sending, as a network error that a GET retries.
+ */
+// deno-lint-ignore no-control-regex -- the controls are what the class finds
+const FORBIDDEN_IN_VALUE = /[\0-\x08\n-\x1f\x7f\u0100-\uffff]/;
+
+/**
+ * Returns `url`, or throws a TypeError naming `field` when it holds a
+ * control character (U+0000 to U+001F, DEL) anywhere or a space at either
+ * end. The URL parser would drop a tab, CR or LF silently (`/a\r\nX-B: 1`
+ * goes out as `/aX-B:%201`) and trim the ends, so the URL sent would not be
+ * the one given. The message gives the code and index of the character,
+ * never the URL: it may carry credentials.
+ */
+export function validateUrlText(field: string, url: string): string {
+  const bad = url.search(FORBIDDEN_IN_URL);
+  if (bad !== -1) {
+    throw new TypeError(
+      `Invalid ${field}: character ${codeName(url.charCodeAt(bad))} at index ${bad} is not allowed`,
+    );
+  }
+  const space = url.startsWith(" ") ? 0 : url.endsWith(" ") ? url.length - 1 : -1;
+  if (space !== -1) {
+    throw new TypeError(
+      `Invalid ${field}: character U+0020 at index ${space} is not allowed at the start or end`,
+    );
+  }
+  return url;
+}
+
+/** What a URL cannot carry: the controls U+0000 to U+001F and DEL. */
+// deno-lint-ignore no-control-regex -- the controls are what the class finds
+const FORBIDDEN_IN_URL = /[\0-\x1f\x7f]/;
 
 /** Validates every entry of a header record (own enumerable keys). */
 export function validateHeaders(field: string, headers: unknown): Record<string, string> {
