@@ -95,9 +95,13 @@ const AUTHORITY_START = /^(?:[a-z][a-z0-9+.-]*:[/\\]*|[/\\]{2})/i;
  * `@` is masked: when unsure, mask more.
  */
 function maskUnparsedUserInfo(url: string): string {
-  // As the parser does: leading and trailing C0 controls and spaces go, tabs and newlines anywhere.
-  // deno-lint-ignore no-control-regex
-  const cleaned = url.replace(/^[\x00-\x20]+|[\x00-\x20]+$/g, "").replace(/[\t\n\r]/g, "");
+  // As the parser does: leading and trailing C0 controls and spaces go, tabs and newlines
+  // anywhere. Trimmed by a loop: a regex for the end is retried at every position of a run.
+  let first = 0;
+  let last = url.length;
+  while (first < last && url.charCodeAt(first) <= 0x20) first++;
+  while (last > first && url.charCodeAt(last - 1) <= 0x20) last--;
+  const cleaned = url.slice(first, last).replace(/[\t\n\r]/g, "");
   const start = AUTHORITY_START.exec(cleaned)?.[0].length;
   if (start === undefined) return url;
   const rest = cleaned.slice(start);
@@ -153,28 +157,73 @@ function isSensitive(rawName: string, extra: ReadonlySet<string>): boolean {
   return SENSITIVE_QUERY_NAMES.has(lower) || extra.has(lower);
 }
 
-/**
- * A URL inside free text (an error message of the runtime names it): a
- * scheme, at least one slash, and no white space; punctuation that closes a
- * sentence or a parenthesis stays outside.
- */
-const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:[/\\][^\s]*?(?=[),.;:'"\]>]*(?:\s|$))/gi;
-
-/** A credential-like pair of a query in free text, without the URL's scheme (a path and query). */
-const PAIR_IN_TEXT = /([?&;#])([^\s=?&;#]+)=([^\s&]*?)(?=[),.;:'"\]>]*(?:[\s&]|$))/g;
+/** Punctuation that closes a sentence or a parenthesis: kept outside a URL or a value in text. */
+const CLOSING = "),.;:'\"]>";
 
 /**
  * `text` (an error message, a log line) with the user-info and the
  * credential-like query values of every URL in it masked, and credential-like
- * pairs of a path's query too.
+ * pairs of a path's query too. A URL in text is a scheme, a colon, a slash
+ * and no white space, without the closing punctuation at its end. Scanned
+ * by hand, in linear time: the regular expressions for these shapes are
+ * retried at every position of a long run and take quadratic time.
  */
 export function redactText(text: string, extra: ReadonlySet<string> = NO_NAMES): string {
   if (!/[@?#]/.test(text)) return text;
-  return text
-    .replace(URL_IN_TEXT, (url) => redactUrl(url, extra))
-    .replace(
-      PAIR_IN_TEXT,
-      (pair, separator: string, name: string) =>
-        isSensitive(name, extra) ? `${separator}${name}=${MASK}` : pair,
-    );
+  return maskPairs(text.replace(/\S+/g, (word) => maskUrlIn(word, extra)), extra);
+}
+
+/** `word` (no white space) with the URL in it, if any, masked. */
+function maskUrlIn(word: string, extra: ReadonlySet<string>): string {
+  for (let colon = word.indexOf(":"); colon !== -1; colon = word.indexOf(":", colon + 1)) {
+    const slash = word[colon + 1];
+    if (slash !== "/" && slash !== "\\") continue;
+    // The scheme: the run of scheme characters before the colon, from its first letter.
+    let start = colon;
+    while (start > 0 && /[a-z0-9+.-]/i.test(word[start - 1]!)) start--;
+    while (start < colon && !/[a-z]/i.test(word[start]!)) start++;
+    if (start === colon) continue;
+    const end = withoutClosing(word, colon + 2, word.length);
+    return word.slice(0, start) + redactUrl(word.slice(start, end), extra) + word.slice(end);
+  }
+  return word;
+}
+
+/** Where the closing punctuation at the end of `text[from, to)` starts. */
+function withoutClosing(text: string, from: number, to: number): number {
+  while (to > from && CLOSING.includes(text[to - 1]!)) to--;
+  return to;
+}
+
+/**
+ * `text` with the values of credential-like `name=value` pairs masked: a
+ * pair follows `?`, `&`, `;` or `#`, and its value runs to white space or
+ * `&`, without the closing punctuation at its end.
+ */
+function maskPairs(text: string, extra: ReadonlySet<string>): string {
+  let shown = "";
+  let copied = 0;
+  for (let at = indexOfAny(text, "?&;#", 0); at < text.length;) {
+    const nameEnd = indexOfAnyOrBlank(text, "=?&;#", at + 1);
+    if (nameEnd === at + 1 || text[nameEnd] !== "=") {
+      at = indexOfAny(text, "?&;#", at + 1);
+      continue;
+    }
+    const valueEnd = withoutClosing(text, nameEnd + 1, indexOfAnyOrBlank(text, "&", nameEnd + 1));
+    if (isSensitive(text.slice(at + 1, nameEnd), extra)) {
+      shown += `${text.slice(copied, nameEnd + 1)}${MASK}`;
+      copied = valueEnd;
+    }
+    at = indexOfAny(text, "?&;#", valueEnd);
+  }
+  return copied === 0 ? text : shown + text.slice(copied);
+}
+
+/** The first index from `from` of one of `chars` or of white space, or the length. */
+function indexOfAnyOrBlank(text: string, chars: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    const char = text[i]!;
+    if (chars.includes(char) || /\s/.test(char)) return i;
+  }
+  return text.length;
 }
