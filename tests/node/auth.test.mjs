@@ -15,13 +15,7 @@ import {
   TokenData,
   TokenManager,
 } from "@fetchline/fetchline";
-import { json, startServer } from "./server.mjs";
-
-async function fixture(t) {
-  const server = await startServer();
-  t.after(() => server.close());
-  return server;
-}
+import { fixture, json } from "./server.mjs";
 
 function client(t, configure) {
   const created = new HttpClient(

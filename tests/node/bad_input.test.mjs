@@ -11,13 +11,7 @@ import {
   HttpClientConfigBuilder,
   HttpRequest,
 } from "@fetchline/fetchline";
-import { startServer } from "./server.mjs";
-
-async function fixture(t) {
-  const server = await startServer();
-  t.after(() => server.close());
-  return server;
-}
+import { fixture } from "./server.mjs";
 
 test("bad URLs and base URLs get the same TypeError as on Deno", () => {
   const cases = JSON.parse(readFileSync(new URL("./bad_urls.json", import.meta.url), "utf8"));

@@ -22,13 +22,7 @@ import {
   TokenManager,
 } from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
-import { json, startServer } from "./server.mjs";
-
-async function fixture(t) {
-  const server = await startServer();
-  t.after(() => server.close());
-  return server;
-}
+import { fixture, json } from "./server.mjs";
 
 function client(t, server, configure = (builder) => builder) {
   const builder = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(5);

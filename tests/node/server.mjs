@@ -43,6 +43,13 @@ export async function startServer() {
 }
 
 /** Answers with `status` and a JSON body. */
+/** Starts a server for the test `t`, closed when the test ends. */
+export async function fixture(t) {
+  const server = await startServer();
+  t.after(() => server.close());
+  return server;
+}
+
 export function json(res, status, body, headers = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
