@@ -140,7 +140,10 @@ Deno.test("The logging hook reads the path of a 1 MB URL in linear time", () => 
 Deno.test("Masking a 1 MB URL or message with long runs that fit no pattern takes linear time", async () => {
   const { redactText, redactUrl } = await import("../src/models/_redact_url.ts");
   const run = (text: string) => text.repeat(MB);
-  finishesFast("unparsed user-info with a run of blanks", () => redactUrl(`http://a@[${run(" ")}x`));
+  finishesFast(
+    "unparsed user-info with a run of blanks",
+    () => redactUrl(`http://a@[${run(" ")}x`),
+  );
   finishesFast("a run of scheme characters with no colon", () => redactText(`?${run("a")}`));
   finishesFast("a scheme, a slash and a run of brackets", () => redactText(`?a:/${run(")")}x`));
   finishesFast("a query value and a run of brackets", () => redactText(`?a=${run(")")}x`));
