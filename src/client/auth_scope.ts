@@ -14,8 +14,8 @@ export type AuthScope =
 
 /**
  * The auth scope of `config`. The auth hook runs for the origins of
- * `withAuthOrigins`, else the base URL's origin; with no base URL, also for
- * the origin of each call's own request, so a redirect never carries
+ * `withAuthOrigins`, else the base URL's origin, else (no base URL) the
+ * origin of each call's own request, so a redirect never carries
  * credentials to another origin unless `withAuthOrigins` names it. The
  * credential headers are those the hooks declare (`credentialHeaders`),
  * lower-case; `undefined` when none is declared.
@@ -35,7 +35,9 @@ export function authScope(config: HttpClientConfig): AuthScope {
   }
   return {
     authOrigins,
-    authOwnOrigin: baseUrl === undefined,
+    // An explicit list is the whole list: a client that names its API's origin must not send
+    // its credentials to any other URL it is called with (a webhook a user gave, say).
+    authOwnOrigin: baseUrl === undefined && config.authOrigins === undefined,
     credentialHeaders: declared.size === 0 ? undefined : declared,
   };
 }

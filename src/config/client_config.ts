@@ -345,10 +345,10 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the origins the auth hook runs for (default: the base URL's origin;
-   * with no base URL, the origin of each call's own request, which stays
-   * allowed beside these). On a redirect to any other origin, or from https
-   * to http, credentials are dropped.
+   * Sets the origins the auth hook runs for, and no others (default: the
+   * base URL's origin; with no base URL, the origin of each call's own
+   * request). On a redirect to any other origin, or from https to http,
+   * credentials are dropped.
    *
    * @param origins Absolute URLs or origins, such as `https://api.example.com`.
    * @returns This builder.
