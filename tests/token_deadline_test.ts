@@ -11,6 +11,7 @@ import {
   type HttpRequest,
   TimeoutException,
   TokenAuthHook,
+  type TokenFetchStep,
   TokenManager,
 } from "../mod.ts";
 import { TokenData } from "../config.ts";
@@ -169,4 +170,24 @@ Deno.test("A token fetched within the timeout leaves the call's timeout running 
   );
   assert.equal((await client.get("/a")).statusCode, 200);
   await rejectsWith(settles(client.get("/delay/2000")), TimeoutException, /after 0\.3 s/);
+});
+
+Deno.test("A token run still going after staleRunSeconds is not joined: the next call fetches anew", async () => {
+  await using server = startFixtureServer();
+  let fetches = 0;
+  const hangsFirst: TokenFetchStep = {
+    name: "hangs-first",
+    fetch: () =>
+      ++fetches === 1
+        ? new Promise<TokenData>(() => {})
+        : Promise.resolve(new TokenData({ accessToken: `t-${fetches}` })),
+  };
+  const manager = new TokenManager([hangsFirst], { staleRunSeconds: 0.1 });
+  using client = tokenClient(server, manager, 0.3);
+  await rejectsWith(settles(client.get("/a")), TimeoutException, /after 0\.3 s/);
+  const response = await settles(client.get("/b"));
+  assert.equal(response.statusCode, 200);
+  assert.equal(server.last().headers["authorization"], "Bearer t-2");
+  assert.equal(fetches, 2);
+  assert.throws(() => new TokenManager([hangsFirst], { staleRunSeconds: -1 }), RangeError);
 });

@@ -24,6 +24,14 @@ export interface TokenFetchStep {
 export interface TokenManagerOptions {
   /** Treat a token as expired this many seconds early. Default 30. */
   refreshSkewSeconds?: number | undefined;
+  /**
+   * A run of the pipeline still going after this many seconds is no longer
+   * joined: the next call starts a new run, and the old one's tokens, should
+   * they come, are dropped. Default 30. A call waiting for a token is bounded
+   * by its own timeout anyway; this keeps one hung token endpoint from
+   * holding every later call for good.
+   */
+  staleRunSeconds?: number | undefined;
 }
 
 /**
@@ -68,13 +76,18 @@ export class TokenManager implements TokenManagerInterface {
   readonly context: FetchContext = new FetchContext();
   readonly #steps: readonly TokenFetchStep[];
   readonly #skewSeconds: number;
+  readonly #staleRunMs: number;
   #running: Promise<TokenData> | undefined;
+  /** When the run in progress started, on the `performance.now()` clock. */
+  #runStarted = 0;
+  /** Counts the runs started: a run's tokens are stored only while it is the latest. */
+  #generation = 0;
 
   /**
    * Creates the manager.
    *
    * @param steps The ordered steps; at least one.
-   * @param options The refresh skew.
+   * @param options The refresh skew, and when a run is too old to join.
    */
   constructor(steps: readonly TokenFetchStep[], options: TokenManagerOptions = {}) {
     if (!Array.isArray(steps) || steps.length === 0) {
@@ -89,6 +102,7 @@ export class TokenManager implements TokenManagerInterface {
     }
     this.#steps = [...steps];
     this.#skewSeconds = validateSeconds("refreshSkewSeconds", options.refreshSkewSeconds ?? 30);
+    this.#staleRunMs = validateSeconds("staleRunSeconds", options.staleRunSeconds ?? 30) * 1000;
   }
 
   /**
@@ -98,7 +112,8 @@ export class TokenManager implements TokenManagerInterface {
    * @returns The token.
    */
   getToken(): Promise<TokenData> {
-    if (this.#running !== undefined) return this.#running;
+    const running = this.#joinable();
+    if (running !== undefined) return running;
     const current = this.context.getToken(this.#last);
     if (current !== undefined && this.#isValid(current)) return Promise.resolve(current);
     return this.#run(false);
@@ -111,12 +126,18 @@ export class TokenManager implements TokenManagerInterface {
    * @returns The new token.
    */
   refreshToken(): Promise<TokenData> {
-    return this.#running ?? this.#run(true);
+    return this.#joinable() ?? this.#run(true);
   }
 
   /** Discards the last step's token, unless a run is replacing it now. */
   invalidateToken(): void {
-    if (this.#running === undefined) this.context.tokens.delete(this.#last);
+    if (this.#joinable() === undefined) this.context.tokens.delete(this.#last);
+  }
+
+  /** The run in progress, unless it has gone on too long to be worth joining. */
+  #joinable(): Promise<TokenData> | undefined {
+    if (this.#running === undefined) return undefined;
+    return performance.now() - this.#runStarted > this.#staleRunMs ? undefined : this.#running;
   }
 
   get #last(): string {
@@ -128,6 +149,8 @@ export class TokenManager implements TokenManagerInterface {
   }
 
   #run(forceLast: boolean): Promise<TokenData> {
+    const generation = ++this.#generation;
+    this.#runStarted = performance.now();
     const run = (async () => {
       let token: TokenData | undefined;
       for (const [index, step] of this.#steps.entries()) {
@@ -138,7 +161,8 @@ export class TokenManager implements TokenManagerInterface {
           continue;
         }
         token = await fetchStep(step, this.context);
-        this.context.addToken(step.name, token);
+        // A run given up as stale keeps its tokens to itself: a newer run's are the ones kept.
+        if (generation === this.#generation) this.context.addToken(step.name, token);
       }
       return token!;
     })();
