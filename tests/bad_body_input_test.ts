@@ -1,4 +1,4 @@
-// The bad input matrix (issue 8.5), part two: JSON bodies, files, bodies on
+// The bad input matrix, part two: JSON bodies, files, bodies on
 // GET and HEAD, and credentials with line breaks. Each row names the exact
 // error class and checks that the message names the field, never a secret.
 

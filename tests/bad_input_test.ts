@@ -1,4 +1,4 @@
-// The bad input matrix (issue 8.5), part one: headers, methods, URLs and
+// The bad input matrix, part one: headers, methods, URLs and
 // timeouts. Each row names the exact error class and checks that the
 // message names the field; rows sent through a client also check that
 // nothing reached the server. Bodies, files and credentials are in

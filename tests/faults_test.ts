@@ -1,4 +1,4 @@
-// The fault matrix (issue 8.2): every way a server or the network can fail a
+// The fault matrix: every way a server or the network can fail a
 // call, each ending with the right exception or response, the right number
 // of attempts (idempotent methods retried twice by default, POST never), and
 // nothing left open: the sanitizers check the client side, and the raw

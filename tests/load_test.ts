@@ -1,4 +1,4 @@
-// The load test at the suite's scale (issue 8.4); the full 10,000 requests
+// The load test at the suite's scale; the full 10,000 requests
 // at concurrency 200, with heap figures after GC, run in `deno task
 // test:load` (tests/load/). The sanitizers check that nothing is left open.
 

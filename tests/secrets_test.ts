@@ -1,4 +1,4 @@
-// Secrets (issue 8.6): with every logging option on, the whole auth flow
+// Secrets: with every logging option on, the whole auth flow
 // (token fetch, 401 and refresh, Basic, API key, credentials given per call)
 // and its error paths (a failing token endpoint, a timeout, a dropped
 // connection) leave no secret in any log line, error message, String(error)

@@ -1,4 +1,4 @@
-// The auth layer of one attempt (lifecycle steps 2, 4 and 5): apply the
+// The auth layer of one attempt (the auth hook, re-auth after a redirect, refresh and resend after a 401): apply the
 // auth hook where it is allowed, hand the redirect layer what it must strip
 // and re-apply, and refresh and resend after an authentication error that
 // came from where the credentials went. Each exchange runs in a step

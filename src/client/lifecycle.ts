@@ -32,7 +32,7 @@ export interface CallCounter {
 }
 
 /**
- * Runs one call through the lifecycle (API.md): per attempt, the request
+ * Runs one call through the lifecycle: per attempt, the request
  * hooks, the auth hook and the exchange (with auth refreshes), the response
  * hooks; on an exception the error hooks;
  * then the retry decision. One {@linkcode RequestContext} serves every

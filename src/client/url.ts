@@ -8,7 +8,7 @@ export function isAbsoluteUrl(url: string): boolean {
 }
 
 /**
- * Joins `url` to `baseUrl` (SPEC.md rules 4 and 5): an absolute URL is kept
+ * Joins `url` to `baseUrl`: an absolute URL is kept
  * as it is; with a base, `/path`, `path` and `/path/` all give `<base>/path`,
  * with no doubled and no trailing slash, whatever the base ends with.
  *

@@ -1,4 +1,4 @@
-// Interop with a real server written by others (issue 8.1): httpbin echoes
+// Interop with a real server written by others: httpbin echoes
 // what it received, so each step compares what the client meant to send
 // with what arrived. One httpbin serves every step; `deno task
 // test:interop` runs this file, the main test task does not.

@@ -1,4 +1,4 @@
-// The full load test (issue 8.4), run by `deno task test:load` with
+// The full load test, run by `deno task test:load` with
 // --expose-gc so the heap figures are taken after a collection.
 
 import assert from "node:assert/strict";
