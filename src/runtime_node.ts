@@ -10,7 +10,7 @@ import type { Transform } from "node:stream";
 import { Agent, errors, FormData as UndiciFormData } from "undici";
 import type { Dispatcher } from "undici";
 import type { PoolOptions } from "./config/client_config.ts";
-import { BodyDecodeError, declaresMoreThan, MalformedResponse } from "./client/transport.ts";
+import { BodyDecodeError, declaresMoreThan, headOverflow } from "./client/transport.ts";
 import { BodyBuffer, BodyTooLarge } from "./client/body_buffer.ts";
 import { decodersFor, readDecoded } from "./node_decoders.ts";
 import type { Transport, WireRequest, WireResponse } from "./client/transport.ts";
@@ -263,11 +263,4 @@ function joinHeaders(
     if (value !== undefined) record[name] = Array.isArray(value) ? value.join(", ") : value;
   }
   return record;
-}
-
-/** undici's error for a response head past its `maxHeaderSize` (16 KiB by default). */
-function headOverflow(error: unknown): MalformedResponse | undefined {
-  return (error as { code?: unknown } | null)?.code === "UND_ERR_HEADERS_OVERFLOW"
-    ? new MalformedResponse("response headers too large", error)
-    : undefined;
 }

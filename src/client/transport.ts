@@ -43,7 +43,7 @@ export interface WireResponse {
 export type Transport = (request: WireRequest, abort: Abort) => Promise<WireResponse>;
 
 export { BodyTooLarge, collectBytes } from "./body_buffer.ts";
-export { BodyDecodeError, MalformedResponse } from "./transport_errors.ts";
+export { BodyDecodeError, headOverflow, MalformedResponse } from "./transport_errors.ts";
 
 /** How {@linkcode fetchTransport} adapts a `fetch`. */
 export interface FetchTransportOptions {

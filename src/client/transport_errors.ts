@@ -30,19 +30,21 @@ export class MalformedResponse extends Error {
 }
 
 /**
- * A fetch fails a response head past its parser's limits with "fetch
- * failed", the reason only in `cause`: Deno's at about 100 header lines,
- * Node's (undici) past 16 KiB.
+ * The error for a response head past the runtime's parser's limits: a
+ * fetch fails it with "fetch failed", the reason only in `cause` (Deno's at
+ * about 100 header lines, Node's past 16 KiB); undici's `dispatch()` (the
+ * npm build) with its own error.
  */
 export function headOverflow(error: unknown): MalformedResponse | undefined {
   const cause = (error as { cause?: unknown } | null)?.cause;
-  if (!(cause instanceof Error)) return undefined;
-  if (cause.message.includes("message head is too large")) {
+  if (cause instanceof Error && cause.message.includes("message head is too large")) {
     return new MalformedResponse("too many response headers", error);
   }
-  return (cause as { code?: unknown }).code === "UND_ERR_HEADERS_OVERFLOW"
-    ? new MalformedResponse("response headers too large", error)
-    : undefined;
+  // undici's own error (the npm build's transport), or as the cause of Node's fetch's.
+  const overflow = [error, cause].some((e) =>
+    (e as { code?: unknown } | null)?.code === "UND_ERR_HEADERS_OVERFLOW"
+  );
+  return overflow ? new MalformedResponse("response headers too large", error) : undefined;
 }
 
 /**
