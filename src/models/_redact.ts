@@ -1,7 +1,7 @@
 // What the library shows of a value: credentials are masked in every
 // message, log line, toString(), console.log() and JSON.stringify() view.
 
-import { MASK, redactUrl, SENSITIVE_QUERY_NAMES } from "./_redact_url.ts";
+import { isSensitiveQueryName, MASK, redactText, redactUrl } from "./_redact_url.ts";
 
 export { MASK, redactQuery, redactText, redactUrl } from "./_redact_url.ts";
 
@@ -21,7 +21,11 @@ export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
  */
 const CREDENTIAL_LIKE = /auth|token|secret|key|cookie|session|passw/i;
 
-/** A copy of `headers` for a `console.log()` view: sensitive and credential-like values masked. */
+/**
+ * A copy of `headers` for a `console.log()` view: sensitive and
+ * credential-like values masked, and the URLs in the others (`Location`,
+ * `Link`, `Referer`) masked as every shown URL is.
+ */
 export function maskHeadersForView(
   headers: Readonly<Record<string, string>>,
 ): Record<string, string> {
@@ -29,7 +33,7 @@ export function maskHeadersForView(
   for (const [name, value] of Object.entries(headers)) {
     masked[name] = SENSITIVE_HEADERS.has(name.toLowerCase()) || CREDENTIAL_LIKE.test(name)
       ? MASK
-      : value;
+      : redactText(value);
   }
   return masked;
 }
@@ -50,8 +54,10 @@ export function maskFieldsForView<T>(
 }
 
 /**
- * A copy of `headers` with the values of sensitive names masked; `extra`
- * holds further lower-case names.
+ * A copy of `headers` with the values of sensitive names masked, and the
+ * URLs in the others (`Location`, `Link`) masked as every shown URL is;
+ * `extra` holds further lower-case names, of headers and of query
+ * parameters.
  */
 export function maskHeaders(
   headers: Readonly<Record<string, string>>,
@@ -60,7 +66,9 @@ export function maskHeaders(
   const masked: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    masked[name] = SENSITIVE_HEADERS.has(lower) || extra.has(lower) ? MASK : value;
+    masked[name] = SENSITIVE_HEADERS.has(lower) || extra.has(lower)
+      ? MASK
+      : redactText(value, extra);
   }
   return masked;
 }
@@ -72,7 +80,7 @@ export function maskHeaders(
 export function maskParamsForView<T>(params: Readonly<Record<string, T>>): Record<string, T> {
   const masked: Record<string, T> = {};
   for (const [name, value] of Object.entries(params)) {
-    masked[name] = SENSITIVE_QUERY_NAMES.has(name.toLowerCase()) ? MASK as T : value;
+    masked[name] = isSensitiveQueryName(name) ? MASK as T : value;
   }
   return masked;
 }
@@ -84,11 +92,13 @@ const MAX_DEPTH = 16;
  * A copy of nested options or a JSON body for a view: a value under a
  * credential-like key is masked; under a credential-like key holding an
  * object (`basicAuth: { username, password }`) every value but a `username`
- * is. With `urls`, every other string is shown through {@linkcode redactUrl}
- * (a proxy URL's user-info).
+ * is, and the `username` too when no password stands beside it (a user name
+ * alone is often a token). With `urls`, every other string and `URL` is
+ * shown through {@linkcode redactUrl} (a proxy URL's user-info).
  */
 export function maskDeepForView(value: unknown, urls: boolean, secret = false, depth = 0): unknown {
   if (depth > MAX_DEPTH) return MASK;
+  if (value instanceof URL) return urls ? redactUrl(value.href) : value;
   if (Array.isArray(value)) {
     return value.map((item) => maskDeepForView(item, urls, secret, depth + 1));
   }
@@ -96,8 +106,10 @@ export function maskDeepForView(value: unknown, urls: boolean, secret = false, d
     value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype
   ) {
     const masked: Record<string, unknown> = {};
+    const password = (value as { password?: unknown }).password;
+    const loneUser = password === undefined || password === "";
     for (const [key, item] of Object.entries(value)) {
-      const hidden = secret ? key !== "username" : CREDENTIAL_LIKE.test(key);
+      const hidden = secret ? key !== "username" || loneUser : CREDENTIAL_LIKE.test(key);
       masked[key] = maskDeepForView(item, urls, hidden, depth + 1);
     }
     return masked;

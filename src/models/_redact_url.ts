@@ -125,13 +125,13 @@ export function redactQuery(text: string, extra: ReadonlySet<string> = NO_NAMES)
   if (query === -1) return text;
   let shown = text.slice(0, query);
   let at = query;
-  // A pair starts after `?`, `&`, `;` or `#`; a masked value runs to the next `&`, so a
-  // `;` or `#` in it is masked too, while an unmasked value is searched for a `;name=`.
+  // A pair starts after `?`, `&`, `;` or `#`; a masked value runs to the next `&` or `#` (a
+  // `;` in it is masked too), while an unmasked value is searched for a `;name=`.
   while (at < text.length) {
     const nameStart = at + 1;
     const nameEnd = indexOfAny(text, "=&;?#", nameStart);
     if (text[nameEnd] === "=" && isSensitive(text.slice(nameStart, nameEnd), extra)) {
-      const valueEnd = indexOfAny(text, "&", nameEnd);
+      const valueEnd = indexOfAny(text, "&#", nameEnd);
       shown += `${text.slice(at, nameEnd + 1)}${MASK}`;
       at = valueEnd;
       continue;
@@ -148,11 +148,25 @@ function indexOfAny(text: string, chars: string, from: number): number {
   return text.length;
 }
 
+/**
+ * True when a query parameter's name is one of
+ * {@linkcode SENSITIVE_QUERY_NAMES}, compared without regard to case, after
+ * percent-decoding and without an array suffix (`token[]`, `api_key[0]`).
+ */
+export function isSensitiveQueryName(name: string): boolean {
+  return isSensitive(name, NO_NAMES);
+}
+
 function isSensitive(rawName: string, extra: ReadonlySet<string>): boolean {
   // A server reads `%61pi_key` or `api+key` decoded, as URLSearchParams does.
-  const name = /[%+]/.test(rawName)
+  let name = /[%+]/.test(rawName)
     ? new URLSearchParams(`${rawName}=`).keys().next().value ?? rawName
     : rawName;
+  // PHP and Rails read `token[]=…` and `token[0]=…` as the parameter `token`.
+  if (name.endsWith("]")) {
+    const bracket = name.indexOf("[");
+    if (bracket > 0) name = name.slice(0, bracket);
+  }
   const lower = name.toLowerCase();
   return SENSITIVE_QUERY_NAMES.has(lower) || extra.has(lower);
 }
@@ -173,20 +187,45 @@ export function redactText(text: string, extra: ReadonlySet<string> = NO_NAMES):
   return maskPairs(text.replace(/\S+/g, (word) => maskUrlIn(word, extra)), extra);
 }
 
-/** `word` (no white space) with the URL in it, if any, masked. */
+/** Schemes the URL parser reads an authority after with no slash at all (`http:user:pw@host`). */
+const SPECIAL_SCHEMES: ReadonlySet<string> = new Set(["http", "https", "ws", "wss", "ftp"]);
+
+/**
+ * `word` (no white space) with the URL in it, if any, masked: a scheme, a
+ * colon and a slash; a special scheme and a colon with an `@` after it; or
+ * two slashes with an `@` after them (a scheme-relative URL).
+ */
 function maskUrlIn(word: string, extra: ReadonlySet<string>): string {
+  const lastAt = word.lastIndexOf("@");
+  const masked = (start: number, from: number) => {
+    const end = withoutClosing(word, from, word.length);
+    return word.slice(0, start) + redactUrl(word.slice(start, end), extra) + word.slice(end);
+  };
   for (let colon = word.indexOf(":"); colon !== -1; colon = word.indexOf(":", colon + 1)) {
-    const slash = word[colon + 1];
-    if (slash !== "/" && slash !== "\\") continue;
+    const slashed = isSlash(word[colon + 1]);
+    if (!slashed && lastAt < colon) continue;
     // The scheme: the run of scheme characters before the colon, from its first letter.
     let start = colon;
     while (start > 0 && /[a-z0-9+.-]/i.test(word[start - 1]!)) start--;
     while (start < colon && !/[a-z]/i.test(word[start]!)) start++;
     if (start === colon) continue;
-    const end = withoutClosing(word, colon + 2, word.length);
-    return word.slice(0, start) + redactUrl(word.slice(start, end), extra) + word.slice(end);
+    if (slashed) return masked(start, colon + 2);
+    if (SPECIAL_SCHEMES.has(word.slice(start, colon).toLowerCase())) {
+      return masked(start, colon + 1);
+    }
+  }
+  for (let i = 0; i + 2 < lastAt; i++) {
+    if (
+      isSlash(word[i]) && isSlash(word[i + 1]) && (i === 0 || !/[\w+.:/\\-]/.test(word[i - 1]!))
+    ) {
+      return masked(i, i + 2);
+    }
   }
   return word;
+}
+
+function isSlash(char: string | undefined): boolean {
+  return char === "/" || char === "\\";
 }
 
 /** Where the closing punctuation at the end of `text[from, to)` starts. */

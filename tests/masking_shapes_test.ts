@@ -1,0 +1,79 @@
+// Masking, the shapes a secret takes besides a request's own URL and
+// headers: URL-valued response headers (Location, Link), pool options given
+// as a `URL` or with a proxy user name alone, URLs in text the parser reads
+// without a slash or a scheme, and query names with an array suffix.
+
+import assert from "node:assert/strict";
+import { HttpClient, HttpClientConfigBuilder, HttpRequest, LoggingResponseHook } from "../mod.ts";
+import type { PoolOptions } from "../config.ts";
+import { redactQuery, redactText } from "../src/models/_redact_url.ts";
+import { startFixtureServer } from "./fixture_server.ts";
+import { recordingLogger } from "./helpers.ts";
+
+const SECRET = "s3cret-in-a-shape";
+
+function assertHidden(texts: string[]): void {
+  const leak = texts.find((text) => text.includes(SECRET));
+  assert.equal(leak, undefined, `${SECRET} leaked`);
+}
+
+Deno.test("The URLs in Location and Link headers are masked in log lines, console.log() and JSON.stringify() of a response", async () => {
+  await using server = startFixtureServer();
+  server.route("/moved", () =>
+    new Response(null, {
+      status: 302,
+      headers: {
+        Location: `http://127.0.0.1:1/cb?access_token=${SECRET}&page=2`,
+        Link: `<http://ada:${SECRET}@127.0.0.1/next?page=3>; rel="next"`,
+      },
+    }));
+  const { logger, lines } = recordingLogger();
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(server.url).withMaxRedirects(0)
+      .withResponseHook(new LoggingResponseHook({ logger, logHeaders: true })).build(),
+  );
+  const response = await client.get("/moved");
+  assert.equal(response.statusCode, 302);
+  const texts = [
+    ...lines.map(([, line]) => line),
+    Deno.inspect(response),
+    JSON.stringify(response),
+  ];
+  assertHidden(texts);
+  assert.ok(texts.some((text) => text.includes("access_token=***&page=2")), texts.join("\n"));
+  assert.equal(response.header("location"), `http://127.0.0.1:1/cb?access_token=${SECRET}&page=2`);
+});
+
+Deno.test("A proxy given as a URL, or with a user name alone, is masked in console.log() and JSON.stringify() of a client", () => {
+  const pools = [
+    { proxy: new URL(`http://ada:${SECRET}@127.0.0.1:3128`) },
+    { proxy: { url: "http://127.0.0.1:3128", basicAuth: { username: SECRET, password: "" } } },
+    { proxy: { url: "http://127.0.0.1:3128", basicAuth: { username: SECRET } } },
+  ];
+  for (const pool of pools) {
+    using client = new HttpClient(
+      new HttpClientConfigBuilder().withPool(pool as PoolOptions).build(),
+    );
+    assertHidden([Deno.inspect(client, { depth: 10 }), JSON.stringify(client)]);
+  }
+});
+
+Deno.test("redactText() masks a URL the parser reads without a slash, or without a scheme", () => {
+  assert.equal(
+    redactText(`failed (http:ada:${SECRET}@h/x).`),
+    "failed (http://ada:***@h/x).",
+  );
+  assert.equal(redactText(`failed (//ada:${SECRET}@h/x).`), "failed (//ada:***@h/x).");
+  assert.equal(redactText(`HTTPS:${SECRET}@h/`), "https://***@h/");
+  assert.equal(redactText("a:b no user-info"), "a:b no user-info");
+});
+
+Deno.test("Query masking stops a value at the fragment and reads array-style names", () => {
+  assert.equal(redactQuery(`/p?a=1&token=${SECRET}#frag`), "/p?a=1&token=***#frag");
+  assert.equal(
+    redactQuery(`/p?token[]=${SECRET}&api_key[0]=${SECRET}&x[]=1`),
+    "/p?token[]=***&api_key[0]=***&x[]=1",
+  );
+  const request = new HttpRequest("GET", "http://127.0.0.1/p", { params: { "token[]": SECRET } });
+  assertHidden([String(request), Deno.inspect(request), JSON.stringify(request)]);
+});
