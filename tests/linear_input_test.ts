@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ApiKeyAuthHook, HttpRequest, LoggingRequestHook, RequestContext } from "../mod.ts";
 import { toCurl } from "../utils.ts";
-import { resolveUrl } from "../src/client/url.ts";
+import { resolveUrl } from "../src/http/url.ts";
 import { mergeHeaders, trimHeaderValue } from "../src/models/request.ts";
 import { pathExclusion } from "../src/auth/_path_match.ts";
 

@@ -11,10 +11,10 @@ import { headerValue, HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";
-import { Step, untilAborted } from "./abort.ts";
-import { sendRequest, toClientError } from "./send.ts";
-import type { SendOptions } from "./send.ts";
-import { startTimeout } from "./timeouts.ts";
+import { Step, untilAborted } from "./deadline/abort.ts";
+import { sendRequest, toClientError } from "./exchange.ts";
+import type { SendOptions } from "./exchange.ts";
+import { startTimeout } from "./deadline/timeouts.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {

@@ -6,16 +6,16 @@ import type { HttpRequestInit } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView, redactUrl } from "../models/_redact.ts";
 import { configView } from "../config/_config_view.ts";
-import { createPool } from "../runtime.ts";
-import type { Pool } from "../runtime.ts";
+import { createPool } from "../transport/runtime.ts";
+import type { Pool } from "../transport/runtime.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { CallCounter, LifecycleOptions } from "./lifecycle.ts";
-import { abortSteps } from "./abort.ts";
+import { abortSteps } from "./deadline/abort.ts";
 import { authScope } from "./auth_scope.ts";
 import { needsIdempotencyKey } from "./retry.ts";
-import { fetchTransport } from "./transport.ts";
-import type { Transport } from "./transport.ts";
-import { resolveUrl } from "./url.ts";
+import { fetchTransport } from "../transport/fetch_transport.ts";
+import type { Transport } from "../transport/fetch_transport.ts";
+import { resolveUrl } from "../http/url.ts";
 
 /** Options of one call besides the request itself. */
 export interface CallOptions {

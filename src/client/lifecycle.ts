@@ -9,11 +9,11 @@ import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "./retry.ts";
-import { abortedCallError, sendRequest } from "./send.ts";
-import { Step } from "./abort.ts";
+import { abortedCallError, sendRequest } from "./exchange.ts";
+import { Step } from "./deadline/abort.ts";
 import { sendAuthenticated } from "./auth_flow.ts";
 import type { AuthOptions } from "./auth_flow.ts";
-import type { SendOptions } from "./send.ts";
+import type { SendOptions } from "./exchange.ts";
 
 /** Everything one call needs besides its request. */
 export interface LifecycleOptions extends SendOptions, AuthOptions {

@@ -4,7 +4,7 @@ import type { HttpMethod } from "../models/http_method.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { validateCount, validateSeconds } from "../models/_validate.ts";
 import { trimHeaderValue } from "../models/request.ts";
-import { parseHttpDate } from "./http_date.ts";
+import { parseHttpDate } from "../http/http_date.ts";
 
 /** How retries behave; every field is optional in {@linkcode HttpClientConfigBuilder.withRetry}. */
 export interface RetryOptions {

@@ -1,6 +1,6 @@
 import type { FileValue, HttpRequest } from "../models/request.ts";
-import { encodeForm } from "../client/body.ts";
-import { appendParams, isAbsoluteUrl } from "../client/url.ts";
+import { encodeForm } from "../transport/wire_body.ts";
+import { appendParams, isAbsoluteUrl } from "../http/url.ts";
 import { headerValue, trimHeaderValue } from "../models/request.ts";
 
 const SEPARATOR = " \\\n  ";

@@ -1,7 +1,7 @@
 import { HttpClientException } from "../errors.ts";
 import type { FileValue, FormValue, HttpRequest } from "../models/request.ts";
 import { redactUrl } from "../models/_redact.ts";
-import { readFile } from "../runtime.ts";
+import { readFile } from "./runtime.ts";
 
 /** A body ready for `fetch`, and the Content-Type it needs. */
 export interface EncodedBody {

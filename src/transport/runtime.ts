@@ -2,9 +2,9 @@
 // it for a connection pool or a file's bytes and never branches itself.
 // The npm build compiles `runtime_node.ts` in its place (undici and node:fs).
 
-import type { PoolOptions } from "./config/client_config.ts";
-import { fetchTransport } from "./client/transport.ts";
-import type { Transport } from "./client/transport.ts";
+import type { PoolOptions } from "../config/client_config.ts";
+import { fetchTransport } from "./fetch_transport.ts";
+import type { Transport } from "./fetch_transport.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
 interface DenoApi {

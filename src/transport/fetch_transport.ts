@@ -1,13 +1,13 @@
 import type { FetchLike } from "../config/client_config.ts";
 import { trimHeaderValue } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
-import type { Abort } from "./abort.ts";
-import { encodeBody } from "./body.ts";
+import type { Abort } from "../client/deadline/abort.ts";
+import { encodeBody } from "./wire_body.ts";
 import { BodyTooLarge, collectBytes, collectStream } from "./body_buffer.ts";
 import { BodyDecodeError, headOverflow, isDecoderError } from "./transport_errors.ts";
-import type { EncodedBody } from "./body.ts";
-import { basicAuthorization } from "./credentials.ts";
-import { appendParams } from "./url.ts";
+import type { EncodedBody } from "./wire_body.ts";
+import { basicAuthorization } from "../http/headers.ts";
+import { appendParams } from "../http/url.ts";
 
 /** One request as it goes on the wire: the final URL, headers and encoded body. */
 export interface WireRequest {

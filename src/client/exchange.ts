@@ -10,11 +10,11 @@ import type { HttpResponse } from "../models/response.ts";
 import { redactUrl } from "../models/_redact.ts";
 import { followRedirects, HookError, isRedirect } from "./redirects.ts";
 import type { RedirectAuth } from "./redirects.ts";
-import { Step } from "./abort.ts";
-import { startTimeout } from "./timeouts.ts";
-import type { AbortSources } from "./abort.ts";
-import { BodyDecodeError, BodyTooLarge, MalformedResponse, toWireRequest } from "./transport.ts";
-import type { Transport } from "./transport.ts";
+import { Step } from "./deadline/abort.ts";
+import { startTimeout } from "./deadline/timeouts.ts";
+import type { AbortSources } from "./deadline/abort.ts";
+import { BodyDecodeError, BodyTooLarge, MalformedResponse, toWireRequest } from "../transport/fetch_transport.ts";
+import type { Transport } from "../transport/fetch_transport.ts";
 
 /** What one exchange needs besides the request. */
 export interface SendOptions extends AbortSources {

@@ -5,8 +5,8 @@ import { Transform } from "node:stream";
 import type { Readable, TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
-import { collectBytes } from "./client/body_buffer.ts";
-import { isZlibWrapped } from "./client/transport.ts";
+import { collectBytes } from "./body_buffer.ts";
+import { isZlibWrapped } from "./fetch_transport.ts";
 
 /** Reads the decoded body: the limit counts decoded bytes. */
 export async function readDecoded(

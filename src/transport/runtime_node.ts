@@ -9,12 +9,12 @@ import { Readable } from "node:stream";
 import type { Transform } from "node:stream";
 import { Agent, errors, FormData as UndiciFormData } from "undici";
 import type { Dispatcher } from "undici";
-import type { PoolOptions } from "./config/client_config.ts";
-import { BodyDecodeError, declaresMoreThan, headOverflow } from "./client/transport.ts";
-import { BodyBuffer, BodyTooLarge } from "./client/body_buffer.ts";
+import type { PoolOptions } from "../config/client_config.ts";
+import { BodyDecodeError, declaresMoreThan, headOverflow } from "./fetch_transport.ts";
+import { BodyBuffer, BodyTooLarge } from "./body_buffer.ts";
 import { decodersFor, readDecoded } from "./node_decoders.ts";
-import type { Transport, WireRequest, WireResponse } from "./client/transport.ts";
-import type { Abort } from "./client/abort.ts";
+import type { Transport, WireRequest, WireResponse } from "./fetch_transport.ts";
+import type { Abort } from "../client/deadline/abort.ts";
 
 /** A connection pool: the transport bound to it, and the call that releases it. */
 export interface Pool {
