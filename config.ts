@@ -22,6 +22,6 @@ export type {
   PoolOptions,
   TokenAuthOptions,
 } from "./src/config/client_config.ts";
-export type { RetryOptions, RetryPolicy } from "./src/client/retry.ts";
+export type { RetryOptions, RetryPolicy } from "./src/config/retry_policy.ts";
 export { TokenData } from "./src/config/token_data.ts";
 export type { TokenDataInit } from "./src/config/token_data.ts";

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { ApiKeyAuthHook, HttpRequest, LoggingRequestHook, RequestContext } from "../mod.ts";
 import { toCurl } from "../utils.ts";
 import { resolveUrl } from "../src/http/url.ts";
-import { mergeHeaders, trimHeaderValue } from "../src/models/request.ts";
+import { mergeHeaders, trimHeaderValue } from "../src/http/headers.ts";
 import { pathExclusion } from "../src/auth/_path_match.ts";
 
 const MB = 1 << 20;

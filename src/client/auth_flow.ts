@@ -7,7 +7,8 @@
 // timeout, the caller's signal and the client's close.
 
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
-import { headerValue, HttpRequest } from "../models/request.ts";
+import { HttpRequest } from "../models/request.ts";
+import { headerValue } from "../http/headers.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";

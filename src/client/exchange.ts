@@ -13,8 +13,9 @@ import type { RedirectAuth } from "./redirects.ts";
 import { Step } from "./deadline/abort.ts";
 import { startTimeout } from "./deadline/timeouts.ts";
 import type { AbortSources } from "./deadline/abort.ts";
-import { BodyDecodeError, BodyTooLarge, MalformedResponse, toWireRequest } from "../transport/fetch_transport.ts";
-import type { Transport } from "../transport/fetch_transport.ts";
+import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
+import { toWireRequest } from "../transport/wire_request.ts";
+import type { Transport } from "../transport/types.ts";
 
 /** What one exchange needs besides the request. */
 export interface SendOptions extends AbortSources {

@@ -1,20 +1,21 @@
 import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config.ts";
 import type { HttpClientConfig } from "../config/client_config.ts";
 import { HttpClientException } from "../errors.ts";
-import { headerValue, HttpRequest, mergeHeaders } from "../models/request.ts";
+import { HttpRequest } from "../models/request.ts";
+import { headerValue, mergeHeaders } from "../http/headers.ts";
 import type { HttpRequestInit } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView, redactUrl } from "../models/_redact.ts";
 import { configView } from "../config/_config_view.ts";
-import { createPool } from "../transport/runtime.ts";
-import type { Pool } from "../transport/runtime.ts";
+import { runtime } from "../transport/runtime.ts";
+import type { Pool } from "../transport/types.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { CallCounter, LifecycleOptions } from "./lifecycle.ts";
 import { abortSteps } from "./deadline/abort.ts";
 import { authScope } from "./auth_scope.ts";
 import { needsIdempotencyKey } from "./retry.ts";
 import { fetchTransport } from "../transport/fetch_transport.ts";
-import type { Transport } from "../transport/fetch_transport.ts";
+import type { Transport } from "../transport/types.ts";
 import { resolveUrl } from "../http/url.ts";
 
 /** Options of one call besides the request itself. */
@@ -247,7 +248,7 @@ export class HttpClient {
     let transport: Transport;
     if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
     else {
-      this.#pool = createPool(config.pool);
+      this.#pool = runtime.createPool(config.pool);
       transport = this.#pool.transport;
     }
     return {

@@ -8,7 +8,7 @@ import type { HttpResponse } from "../models/response.ts";
 import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
-import type { RetryPolicy } from "./retry.ts";
+import type { RetryPolicy } from "../config/retry_policy.ts";
 import { abortedCallError, sendRequest } from "./exchange.ts";
 import { Step } from "./deadline/abort.ts";
 import { sendAuthenticated } from "./auth_flow.ts";

@@ -1,7 +1,7 @@
 import { HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../models/_redact.ts";
-import type { WireResponse } from "../transport/fetch_transport.ts";
+import type { WireResponse } from "../transport/types.ts";
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 

@@ -6,7 +6,7 @@ import {
   validateTimeout,
   validateUrlText,
 } from "../models/_validate.ts";
-import { mergeHeaders } from "../models/request.ts";
+import { mergeHeaders } from "../http/headers.ts";
 import { redactUrl } from "../models/_redact.ts";
 import { withRedactedView } from "./_config_view.ts";
 import type {
@@ -20,35 +20,15 @@ import {
   LoggingRequestHook,
   LoggingResponseHook,
 } from "../hooks/logging_hooks.ts";
-import { DEFAULT_RETRY, retryPolicy } from "../client/retry.ts";
-import type { RetryOptions, RetryPolicy } from "../client/retry.ts";
+import { DEFAULT_RETRY, retryPolicy } from "./retry_policy.ts";
+import type { RetryOptions, RetryPolicy } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { TokenAuthHook } from "../auth/token_auth_hook.ts";
 import type { TokenAuthHookOptions } from "../auth/token_auth_hook.ts";
 import type { TokenManagerInterface } from "../auth/auth_interfaces.ts";
+import type { FetchLike, PoolOptions } from "../transport/types.ts";
 
-/**
- * A `fetch`-compatible function: the one transport seam, for tests and for
- * runtimes the library does not know.
- */
-export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
-
-/**
- * Options of the connection pool, passed to `Deno.createHttpClient` (and to
- * the undici `Agent` on Node). Known Deno fields are typed; others pass through.
- */
-export interface PoolOptions {
-  /** Idle connections kept per host. */
-  poolMaxIdlePerHost?: number;
-  /** How long an idle connection is kept, in milliseconds, or `false` for ever. */
-  poolIdleTimeout?: number | false;
-  /** Allow HTTP/1.1. */
-  http1?: boolean;
-  /** Allow HTTP/2. */
-  http2?: boolean;
-  /** Further runtime-specific options. */
-  [option: string]: unknown;
-}
+export type { FetchLike, PoolOptions };
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by

@@ -1,7 +1,7 @@
 import type { FileValue, HttpRequest } from "../models/request.ts";
-import { encodeForm } from "../transport/wire_body.ts";
+import { encodeForm } from "../http/form.ts";
 import { appendParams, isAbsoluteUrl } from "../http/url.ts";
-import { headerValue, trimHeaderValue } from "../models/request.ts";
+import { headerValue, trimHeaderValue } from "../http/headers.ts";
 
 const SEPARATOR = " \\\n  ";
 

@@ -8,7 +8,7 @@ import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { maskHeaders, redactQuery, redactText } from "../models/_redact.ts";
-import { encodeForm } from "../transport/wire_body.ts";
+import { encodeForm } from "../http/form.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 
 /** Options of {@linkcode LoggingRequestHook}. */

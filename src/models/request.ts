@@ -19,21 +19,17 @@ import {
   validateUsername,
 } from "./_validate.ts";
 import { serializeJson } from "../json/serialize_json.ts";
+import { mergeHeaders } from "../http/headers.ts";
+import type { QueryScalar, QueryValue } from "../http/url.ts";
+import type { FormValue } from "../http/form.ts";
+
+export type { FormValue, QueryScalar, QueryValue };
 import { toCurl } from "../curl/to_curl.ts";
 
 /** The request a copy is made from, while HttpRequest's #copy() runs the constructor. */
 let copyFrom: HttpRequest | undefined;
 /** A frozen, checked header record the copy takes as it is. */
 let checkedHeaders: Readonly<Record<string, string>> | undefined;
-
-/** One scalar query value; `null` and `undefined` are left out of the URL. */
-export type QueryScalar = string | number | boolean | null | undefined;
-
-/** A query value: a scalar, or an array whose items repeat the key (`a=1&a=2`). */
-export type QueryValue = QueryScalar | readonly QueryScalar[];
-
-/** A form field value; numbers and booleans are sent as `String(value)`. */
-export type FormValue = string | number | boolean;
 
 /**
  * A file to upload: a `Blob` or `File`, raw bytes, or a path on disk
@@ -303,52 +299,6 @@ defineRedactedInspect(HttpRequest, (request) => ({
   // A user name without a password is often a token itself (`https://TOKEN@host`).
   auth: request.auth && [request.auth[1] === "" ? MASK : request.auth[0], MASK],
 }));
-
-/** The value of header `name` in `headers`, compared without regard to case. */
-export function headerValue(
-  headers: Readonly<Record<string, string>> | undefined,
-  name: string,
-): string | undefined {
-  const lower = name.toLowerCase();
-  for (const key in headers) if (key.toLowerCase() === lower) return headers[key];
-  return undefined;
-}
-
-/**
- * A header value without the leading and trailing spaces and tabs `fetch`
- * strips. A loop, not `/^[ \t]+|[ \t]+$/`: that regex retries at every
- * character of an inner run of blanks, quadratic in the run's length.
- */
-export function trimHeaderValue(value: string): string {
-  let start = 0;
-  let end = value.length;
-  while (start < end && isBlank(value.charCodeAt(start))) start++;
-  while (end > start && isBlank(value.charCodeAt(end - 1))) end--;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
-}
-
-function isBlank(code: number): boolean {
-  return code === 0x20 || code === 0x09;
-}
-
-/** `base` merged with `extra`, compared without regard to case; `extra` wins. */
-export function mergeHeaders(
-  base: Readonly<Record<string, string>> | undefined,
-  extra: Readonly<Record<string, string>>,
-): Record<string, string> {
-  const overridden: string[] = [];
-  for (const name in extra) overridden.push(name.toLowerCase());
-  // A list is the fastest for the few names of a usual request; past a few,
-  // a set keeps the merge linear in the number of headers.
-  const set = overridden.length > 8 ? new Set(overridden) : undefined;
-  const merged: Record<string, string> = {};
-  for (const name in base) {
-    const lower = name.toLowerCase();
-    if (!(set?.has(lower) ?? overridden.includes(lower))) merged[name] = base[name] as string;
-  }
-  for (const name in extra) merged[name] = extra[name] as string;
-  return merged;
-}
 
 function checkRecord(field: string, value: unknown): Record<string, unknown> {
   if (!isPlainRecord(value)) {

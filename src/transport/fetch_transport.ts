@@ -1,46 +1,6 @@
-import type { FetchLike } from "../config/client_config.ts";
-import { trimHeaderValue } from "../models/request.ts";
-import type { HttpRequest } from "../models/request.ts";
-import type { Abort } from "../client/deadline/abort.ts";
-import { encodeBody } from "./wire_body.ts";
+import type { FetchLike, Transport, WireResponse } from "./types.ts";
 import { BodyTooLarge, collectBytes, collectStream } from "./body_buffer.ts";
 import { BodyDecodeError, headOverflow, isDecoderError } from "./transport_errors.ts";
-import type { EncodedBody } from "./wire_body.ts";
-import { basicAuthorization } from "../http/headers.ts";
-import { appendParams } from "../http/url.ts";
-
-/** One request as it goes on the wire: the final URL, headers and encoded body. */
-export interface WireRequest {
-  readonly method: string;
-  /** The absolute URL with the params appended. */
-  readonly url: string;
-  /** Validated headers, values trimmed of spaces and tabs as `fetch` sends them. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** A multipart body is a `FormData`: the transport writes its boundary. */
-  readonly body?: string | FormData;
-}
-
-/** A response whose body is still unread. */
-export interface WireResponse {
-  readonly status: number;
-  /** A `Headers`, or a record with lower-case names. */
-  readonly headers: Headers | Readonly<Record<string, string>>;
-  /** The `Location` header, or `null`. */
-  readonly location: string | null;
-  /**
-   * Reads the whole (decoded) body. More than `maxBytes` bytes rejects with
-   * {@linkcode BodyTooLarge} without reading further.
-   */
-  bytes(maxBytes: number): Promise<Uint8Array>;
-  /** Discards the body. */
-  discard(): Promise<void>;
-}
-
-/**
- * Sends one request and resolves once the response head has arrived; when
- * `abort` fires, the exchange (head or body) fails.
- */
-export type Transport = (request: WireRequest, abort: Abort) => Promise<WireResponse>;
 
 export { BodyTooLarge, collectBytes } from "./body_buffer.ts";
 export { BodyDecodeError, headOverflow, MalformedResponse } from "./transport_errors.ts";
@@ -214,40 +174,4 @@ async function inflated(
       Uint8Array
     >,
   );
-}
-
-/**
- * The wire form of `request`: params appended, body encoded, Content-Type
- * set for it, and `auth` as a Basic `Authorization` header unless one is
- * given. A promise only when files are read from disk: the common case
- * costs no turn of the microtask queue.
- */
-export function toWireRequest(request: HttpRequest): WireRequest | Promise<WireRequest> {
-  const encoded = encodeBody(request);
-  return encoded instanceof Promise
-    ? encoded.then((body) => wireRequest(request, body))
-    : wireRequest(request, encoded);
-}
-
-function wireRequest(request: HttpRequest, { body, contentType }: EncodedBody): WireRequest {
-  const headers: Record<string, string> = {};
-  let hasType = false;
-  let hasAuthorization = false;
-  for (const name in request.headers) {
-    const lower = name.toLowerCase();
-    if (lower === "content-type") {
-      if (contentType === null) continue;
-      hasType = true;
-    }
-    if (lower === "authorization") hasAuthorization = true;
-    headers[name] = trimHeaderValue(request.headers[name] as string);
-  }
-  if (typeof contentType === "string" && !hasType) headers["content-type"] = contentType;
-  if (request.auth !== undefined && !hasAuthorization) {
-    headers["authorization"] = basicAuthorization(...request.auth);
-  }
-  const url = appendParams(request.url, request.params);
-  return body === undefined
-    ? { method: request.method, url, headers }
-    : { method: request.method, url, headers, body };
 }

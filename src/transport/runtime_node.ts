@@ -2,25 +2,21 @@
 // its place, so the npm package pools connections in an undici `Agent` and
 // sends with undici's `dispatch()` (several times the throughput of fetch on
 // Node), reads files with node:fs, and never branches on the runtime again.
-// It exports what `runtime.ts` exports.
+// Like `runtime.ts`, it exports one `Runtime` as `runtime`.
 
 import { readFile as readNodeFile } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { Transform } from "node:stream";
 import { Agent, errors, FormData as UndiciFormData } from "undici";
 import type { Dispatcher } from "undici";
-import type { PoolOptions } from "../config/client_config.ts";
 import { BodyDecodeError, declaresMoreThan, headOverflow } from "./fetch_transport.ts";
 import { BodyBuffer, BodyTooLarge } from "./body_buffer.ts";
 import { decodersFor, readDecoded } from "./node_decoders.ts";
-import type { Transport, WireRequest, WireResponse } from "./fetch_transport.ts";
+import type { Pool, PoolOptions, Runtime, WireRequest, WireResponse } from "./types.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
-/** A connection pool: the transport bound to it, and the call that releases it. */
-export interface Pool {
-  readonly transport: Transport;
-  close(): void;
-}
+/** An undici `Agent` per pool, and node:fs. */
+export const runtime: Runtime = { createPool, readFile };
 
 /**
  * Creates a pool: an undici `Agent`. Deno's option names map to undici's
@@ -28,7 +24,7 @@ export interface Pool {
  * options pass through to the Agent. undici's own headers and body timeouts
  * are off: the client's timeout covers the whole exchange.
  */
-export function createPool(options: PoolOptions = {}): Pool {
+function createPool(options: PoolOptions = {}): Pool {
   const { poolIdleTimeout, poolMaxIdlePerHost: _, http1: __, http2, ...rest } = options;
   const agentOptions: Agent.Options = { headersTimeout: 0, bodyTimeout: 0, ...rest };
   if (typeof poolIdleTimeout === "number") agentOptions.keepAliveTimeout = poolIdleTimeout;
@@ -42,7 +38,7 @@ export function createPool(options: PoolOptions = {}): Pool {
 }
 
 /** Reads a whole file from disk. */
-export async function readFile(path: string): Promise<Uint8Array> {
+async function readFile(path: string): Promise<Uint8Array> {
   return await readNodeFile(path);
 }
 
