@@ -1,13 +1,13 @@
 import {
   ConnectionException,
   DecodingException,
+  describeCall,
   HttpClientException,
   TimeoutException,
 } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { redactUrl } from "../models/_redact.ts";
 import { followRedirects, HookError, isRedirect } from "./redirects.ts";
 import type { RedirectAuth } from "./redirects.ts";
 import { Step } from "./deadline/abort.ts";
@@ -105,7 +105,7 @@ export function toClientError(
   // and the retry decision never sees a ConnectionException to retry.
   const name = error instanceof Error ? error.name : "";
   if (name === "NotCapable" || name === "PermissionDenied") return error;
-  const target = `${request.method} ${redactUrl(request.url)}`;
+  const target = describeCall(request);
   if (error instanceof BodyTooLarge) {
     return new HttpClientException(
       `Response body exceeds maxResponseBytes (${error.maxBytes}): ${target} ` +
@@ -148,7 +148,7 @@ export function abortedCallError(
   options: Pick<SendOptions, "closed" | "signal">,
   cause?: unknown,
 ): HttpClientException | undefined {
-  const target = `${request.method} ${redactUrl(request.url)}`;
+  const target = describeCall(request);
   if (options.closed.aborted) {
     return new HttpClientException(`Client was closed during the request: ${target}`, {
       request,

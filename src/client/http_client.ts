@@ -1,11 +1,11 @@
 import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config.ts";
 import type { HttpClientConfig } from "../config/client_config.ts";
-import { HttpClientException } from "../errors.ts";
+import { describeCall, HttpClientException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
 import { headerValue, mergeHeaders } from "../http/headers.ts";
 import type { HttpRequestInit } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { defineRedactedInspect, jsonView, redactUrl } from "../models/_redact.ts";
+import { defineRedactedInspect, jsonView } from "../models/_redact.ts";
 import { configView } from "../config/_config_view.ts";
 import { runtime } from "../transport/runtime.ts";
 import type { Pool } from "../transport/types.ts";
@@ -275,7 +275,7 @@ export class HttpClient {
    */
   #prepare(request: HttpRequest): HttpRequest {
     const fail = (reason: string) =>
-      new HttpClientException(`${reason}: ${request.method} ${redactUrl(request.url)}`, {
+      new HttpClientException(`${reason}: ${describeCall(request)}`, {
         request,
       });
     if (this.closed) throw fail("Client is closed");

@@ -1,4 +1,4 @@
-import { HttpClientException } from "../errors.ts";
+import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../models/_redact.ts";
 import type { WireResponse } from "../transport/types.ts";
@@ -59,9 +59,7 @@ export async function followRedirects(
     await response.discard();
     if (count === maxRedirects) {
       throw new HttpClientException(
-        `Too many redirects (more than ${maxRedirects}): ${request.method} ${
-          redactUrl(request.url)
-        }`,
+        `Too many redirects (more than ${maxRedirects}): ${describeCall(request)}`,
         { request },
       );
     }
@@ -86,9 +84,9 @@ function nextUrl(request: HttpRequest, from: string, location: string): URL {
   const next = URL.parse(location, from);
   if (next === null || (next.protocol !== "http:" && next.protocol !== "https:")) {
     throw new HttpClientException(
-      `Redirect to an invalid or unsupported URL ${
-        JSON.stringify(redactUrl(location))
-      }: ${request.method} ${redactUrl(request.url)}`,
+      `Redirect to an invalid or unsupported URL ${JSON.stringify(redactUrl(location))}: ${
+        describeCall(request)
+      }`,
       { request },
     );
   }

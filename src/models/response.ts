@@ -1,4 +1,4 @@
-import { ResponseParseException } from "../errors.ts";
+import { describeCall, ResponseParseException } from "../errors.ts";
 import type { HttpRequest } from "./request.ts";
 import { defineRedactedInspect, jsonView, maskHeadersForView, redactUrl } from "./_redact.ts";
 
@@ -137,8 +137,8 @@ export class HttpResponse {
       return JSON.parse(this.text) as T;
     } catch (cause) {
       throw new ResponseParseException(
-        `Response body is not valid JSON: ${this.request.method} ${
-          redactUrl(this.url)
+        `Response body is not valid JSON: ${
+          describeCall(this.request, this.url)
         } (status ${this.statusCode})`,
         { response: this, cause },
       );
@@ -165,7 +165,7 @@ export class HttpResponse {
    * @returns The description.
    */
   toString(): string {
-    return `HttpResponse(${this.statusCode} ${this.request.method} ${redactUrl(this.url)})`;
+    return `HttpResponse(${this.statusCode} ${describeCall(this.request, this.url)})`;
   }
 
   /**

@@ -1,10 +1,9 @@
-import { HttpClientException } from "../errors.ts";
+import { describeCall, HttpClientException } from "../errors.ts";
 import { basicAuthorization, trimHeaderValue } from "../http/headers.ts";
 import { appendParams } from "../http/url.ts";
 import type { WireRequest } from "./types.ts";
 import type { FileValue, HttpRequest } from "../models/request.ts";
 import { encodeForm } from "../http/form.ts";
-import { redactUrl } from "../models/_redact.ts";
 import { runtime } from "./runtime.ts";
 
 /** A body ready for `fetch`, and the Content-Type it needs. */
@@ -66,8 +65,8 @@ async function readPath(
   } catch (cause) {
     const reason = cause instanceof Error ? cause.name : String(cause);
     throw new HttpClientException(
-      `Cannot read files.${field} from ${JSON.stringify(path)} (${reason}): ${request.method} ${
-        redactUrl(request.url)
+      `Cannot read files.${field} from ${JSON.stringify(path)} (${reason}): ${
+        describeCall(request)
       }`,
       { request, cause },
     );
