@@ -16,8 +16,9 @@ export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
 
 /**
  * Header names that look like credentials (custom auth headers such as
- * `X-Token` or `X-Session-Key`): masked in `console.log()` views, which
- * follow no spec line shape and can afford to mask more than needed.
+ * `X-Token` or `X-Session-Key`): masked in `console.log()` views, whose
+ * text, unlike a logging hook's line, has no fixed form, so they can afford
+ * to mask more than needed.
  */
 const CREDENTIAL_LIKE = /auth|token|secret|key|cookie|session|passw/i;
 

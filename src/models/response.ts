@@ -66,10 +66,12 @@ export class HttpResponse {
    *
    * @param init The status, headers, body, timing, URL and request.
    */
-  constructor(init: HttpResponseInit) {
+  constructor(init: HttpResponseInit);
+  constructor(init: HttpResponseInit, origin?: typeof RECEIVED) {
     this.statusCode = init.statusCode;
-    if (receiving) {
-      receiving = false;
+    // Only receivedResponse() holds RECEIVED: a transport's headers are
+    // immutable or held by nothing else, so they need no copy until read.
+    if (origin === RECEIVED) {
       this.#received = init.headers;
     } else {
       this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
@@ -217,7 +219,18 @@ defineRedactedInspect(HttpResponse, (response) => ({
  */
 export type WireHeaders = Headers | Readonly<Record<string, string>>;
 
-let receiving = false;
+/**
+ * The second constructor argument that marks a response the transport
+ * received. Private to this module, so only {@linkcode receivedResponse}
+ * can pass it.
+ */
+const RECEIVED: unique symbol = Symbol("received");
+
+/** The constructor with the parameter its public signature does not show. */
+const HttpResponseWithOrigin = HttpResponse as new (
+  init: HttpResponseInit,
+  origin: typeof RECEIVED,
+) => HttpResponse;
 
 /**
  * An {@linkcode HttpResponse} for a response the transport received: its
@@ -227,12 +240,7 @@ let receiving = false;
  * @returns The response.
  */
 export function receivedResponse(init: HttpResponseInit): HttpResponse {
-  receiving = true;
-  try {
-    return new HttpResponse(init);
-  } finally {
-    receiving = false;
-  }
+  return new HttpResponseWithOrigin(init, RECEIVED);
 }
 
 function lowerCaseHeaders(
