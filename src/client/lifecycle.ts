@@ -32,6 +32,30 @@ export interface CallCounter {
   ended(): void;
 }
 
+/** Counts a client's calls in flight, and tells when none is left. */
+export class CallsInFlight implements CallCounter {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  started(): void {
+    this.#count++;
+  }
+
+  ended(): void {
+    if (--this.#count === 0 && this.#waiters.length > 0) {
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  /** Resolves once no call is in flight. */
+  idle(): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
+
 /**
  * Runs one call through the lifecycle: per attempt, the request hooks, the
  * send (through the auth layer, with its refreshes, when the client has an
