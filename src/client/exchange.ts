@@ -1,3 +1,8 @@
+// One exchange: a request through the transport and its response's body,
+// within a step its caller started. The one place where what the transport
+// and the body read throw becomes the library's exceptions; the layers above
+// (redirects, auth, the lifecycle) let errors pass as they are.
+
 import {
   ConnectionException,
   DecodingException,
@@ -8,22 +13,18 @@ import {
 import type { HttpRequest } from "../models/request.ts";
 import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { followRedirects, HookError, isRedirect } from "./redirects.ts";
-import type { RedirectAuth } from "./redirects.ts";
-import { Step } from "./deadline/abort.ts";
-import { startTimeout } from "./deadline/timeouts.ts";
-import type { AbortSources } from "./deadline/abort.ts";
+import type { AbortSources, Step } from "./deadline/abort.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
-import type { Transport } from "../transport/types.ts";
+import type { Transport, WireResponse } from "../transport/types.ts";
 
-/** What one exchange needs besides the request. */
+/** What an exchange, and the redirects and auth above it, need besides the request. */
 export interface SendOptions extends AbortSources {
   /** The transport. */
   readonly transport: Transport;
   /** The timeout in seconds when the request has none. */
   readonly timeout: number;
-  /** How many redirects to follow. */
+  /** How many redirects to follow (0: a redirect is read and returned like any response). */
   readonly maxRedirects: number;
   /** The largest body read, in bytes (`Infinity`: no limit). */
   readonly maxResponseBytes: number;
@@ -31,74 +32,75 @@ export interface SendOptions extends AbortSources {
   readonly credentialHeaders?: ReadonlySet<string> | undefined;
 }
 
-/** A step its caller started (and releases), with the timeout it runs under. */
-export interface StartedStep {
-  /** The step; its timeout is running. */
-  readonly step: Step;
-  /** Its timeout in seconds, for the message. */
-  readonly seconds: number;
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** A redirect the client follows; its body was discarded, never read. */
+export class Redirect {
+  /**
+   * @param status The 3xx status.
+   * @param location The `Location` header as received.
+   * @param url The URL the redirect came from.
+   */
+  constructor(readonly status: number, readonly location: string, readonly url: string) {}
 }
 
 /**
- * Performs one exchange of a prepared request (absolute URL, headers
- * merged): sends it, follows redirects, reads the whole body, all within
- * the timeout. Failures become the library's exceptions: a timeout is a
- * {@linkcode TimeoutException}, a refused, reset or cut connection a
- * {@linkcode ConnectionException}, a close or an abort an
- * {@linkcode HttpClientException}. With `started`, the exchange runs in
- * that step, under its timeout, and leaves it to its caller to release.
+ * Sends `hop` through the transport in `step` and reads the whole body
+ * under `maxResponseBytes`. A 301, 302, 303, 307 or 308 with a Location,
+ * while the client follows redirects, is not read: its body is discarded
+ * and it comes back as a {@linkcode Redirect}. The response and every
+ * failure name `request`, the call's request (the first hop, whatever
+ * redirects followed); `elapsedMs` counts from `since`. What fails becomes
+ * the library's exception ({@linkcode toClientError}).
  */
-export async function sendRequest(
+export async function sendSingleRequest(
+  hop: HttpRequest,
   request: HttpRequest,
+  step: Step,
+  seconds: number,
+  since: number,
   options: SendOptions,
-  auth?: RedirectAuth,
-  started?: StartedStep,
-): Promise<HttpResponse> {
-  const start = performance.now();
-  const seconds = started?.seconds ?? request.timeout ?? options.timeout;
-  const step = started?.step ?? new Step(options);
-  if (started === undefined) startTimeout(step, seconds * 1000, start);
+): Promise<HttpResponse | Redirect> {
   try {
-    const { transport } = options;
-    const pending = toWireRequest(request);
+    const pending = toWireRequest(hop);
     const wire = pending instanceof Promise ? await pending : pending;
-    let response = await transport(wire, step);
-    let url = wire.url;
-    if (isRedirect(response)) {
-      ({ response, url } = await followRedirects(
-        request,
-        { response, url },
-        options.maxRedirects,
-        async (hop) => transport(await toWireRequest(hop), step),
-        auth,
-        options.credentialHeaders,
-      ));
+    const response = await options.transport(wire, step);
+    if (options.maxRedirects > 0 && isRedirect(response)) {
+      await response.discard();
+      return new Redirect(response.status, response.location, wire.url);
     }
     const content = await response.bytes(options.maxResponseBytes);
     return receivedResponse({
       statusCode: response.status,
       headers: response.headers,
       content,
-      elapsedMs: performance.now() - start,
-      url,
+      elapsedMs: performance.now() - since,
+      url: wire.url,
       request,
     });
   } catch (error) {
     throw toClientError(error, request, seconds, step.timedOut, options);
-  } finally {
-    if (started === undefined) step.release();
   }
 }
 
-/** The library's exception for `error`, thrown in a step of `request` that had a timeout of `seconds`. */
-export function toClientError(
+function isRedirect(response: WireResponse): response is WireResponse & { location: string } {
+  return REDIRECT_STATUSES.has(response.status) && response.location !== null;
+}
+
+/**
+ * The library's exception for `error`, thrown by the transport or the body
+ * read in a step of `request` that had a timeout of `seconds`: a
+ * {@linkcode TimeoutException} once the timeout expired, a
+ * {@linkcode ConnectionException} for a refused, reset or cut connection,
+ * an {@linkcode HttpClientException} for a close or an abort.
+ */
+function toClientError(
   error: unknown,
   request: HttpRequest,
   seconds: number,
   timedOut: boolean,
   options: SendOptions,
 ): unknown {
-  if (error instanceof HookError) return error.error;
   if (error instanceof HttpClientException) return error;
   // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
   // caller's environment, not the network: it reaches the caller as it is,
@@ -124,19 +126,34 @@ export function toClientError(
       cause: error.cause,
     });
   }
-  if (timedOut) {
-    return new TimeoutException(`Request timed out after ${seconds} s: ${target}`, {
-      request,
-      cause: error,
-    });
-  }
-  const aborted = abortedCallError(request, options, error);
-  if (aborted !== undefined) return aborted;
+  const ended = stepEndedError(request, seconds, timedOut, options, error);
+  if (ended !== undefined) return ended;
   const reason = error instanceof Error ? error.message : String(error);
   return new ConnectionException(`Connection failed: ${target} (${reason})`, {
     request,
     cause: error,
   });
+}
+
+/**
+ * The exception for a step of `request` that its timeout of `seconds` (a
+ * {@linkcode TimeoutException}), the client's close or the caller's signal
+ * ended, or `undefined` when none did.
+ */
+export function stepEndedError(
+  request: HttpRequest,
+  seconds: number,
+  timedOut: boolean,
+  options: Pick<SendOptions, "closed" | "signal">,
+  cause?: unknown,
+): HttpClientException | undefined {
+  if (timedOut) {
+    return new TimeoutException(`Request timed out after ${seconds} s: ${describeCall(request)}`, {
+      request,
+      cause,
+    });
+  }
+  return abortedCallError(request, options, cause);
 }
 
 /**

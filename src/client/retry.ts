@@ -8,12 +8,6 @@ import type { HttpResponse } from "../models/response.ts";
 import { parseRetryAfter } from "../http/http_date.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
 
-/** True when calls of `method` are retried although the method is not idempotent. */
-export function needsIdempotencyKey(policy: RetryPolicy, method: HttpMethod): boolean {
-  return policy.maxRetries > 0 && (method === "POST" || method === "PATCH") &&
-    policy.methods.has(method);
-}
-
 /**
  * How long to wait before retrying after `response`, in milliseconds, or
  * `undefined` for no retry: the status is not retried, or its `Retry-After`
