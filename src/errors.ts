@@ -8,8 +8,8 @@
 
 import type { HttpRequest } from "./models/request.ts";
 import type { HttpResponse } from "./models/response.ts";
-import { redactText, redactUrl } from "./models/_redact_url.ts";
-import { defineErrorInspect, errorView, maskCauseTexts } from "./models/_redact_error.ts";
+import { redactText, redactUrl } from "./masking/url.ts";
+import { defineErrorInspect, errorView, maskCauseTexts } from "./masking/error_views.ts";
 
 /**
  * What every message of a failed call names: `<METHOD> <URL>`, the URL

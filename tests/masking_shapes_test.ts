@@ -12,7 +12,7 @@ import {
   LoggingResponseHook,
 } from "../mod.ts";
 import type { PoolOptions } from "../config.ts";
-import { redactQuery, redactText } from "../src/models/_redact_url.ts";
+import { redactQuery, redactText } from "../src/masking/url.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { recordingLogger, rejectsWith, singleAttemptClient } from "./helpers.ts";
 

@@ -4,7 +4,7 @@ import { describeCall, HttpClientException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpRequestInit } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { defineRedactedInspect, jsonView } from "../models/_redact.ts";
+import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { configView } from "../config/_config_view.ts";
 import { runtime } from "../transport/runtime.ts";
 import type { Pool } from "../transport/types.ts";

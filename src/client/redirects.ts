@@ -7,7 +7,7 @@
 import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { redactUrl, SENSITIVE_HEADERS } from "../models/_redact.ts";
+import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
 import { Step } from "./deadline/abort.ts";
 import { startTimeout } from "./deadline/timeouts.ts";
 import { Redirect, sendSingleRequest } from "./exchange.ts";

@@ -2,7 +2,7 @@
 // never quoting a credential (URLs are masked).
 
 import { describeType, isPlainRecord, validateUrlText } from "../models/_validate.ts";
-import { redactUrl } from "../models/_redact.ts";
+import { redactUrl } from "../masking/views.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 

@@ -7,7 +7,7 @@ import type {
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
-import { maskHeaders, redactQuery, redactText } from "../models/_redact.ts";
+import { maskHeaders, redactQuery, redactText } from "../masking/views.ts";
 import { encodeForm } from "../http/form.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 

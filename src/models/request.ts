@@ -9,7 +9,7 @@ import {
   maskHeadersForView,
   maskParamsForView,
   redactUrl,
-} from "./_redact.ts";
+} from "../masking/views.ts";
 import { isPlainRecord, validateHeaders, validateTimeout } from "./_validate.ts";
 import {
   checkAuth,

@@ -1,6 +1,11 @@
 import { describeCall, ResponseParseException } from "../errors.ts";
 import type { HttpRequest } from "./request.ts";
-import { defineRedactedInspect, jsonView, maskHeadersForView, redactUrl } from "./_redact.ts";
+import {
+  defineRedactedInspect,
+  jsonView,
+  maskHeadersForView,
+  redactUrl,
+} from "../masking/views.ts";
 
 /** The fields of an {@linkcode HttpResponse}. */
 export interface HttpResponseInit {

@@ -1,9 +1,9 @@
 // What the library shows of a value: credentials are masked in every
 // message, log line, toString(), console.log() and JSON.stringify() view.
 
-import { isSensitiveQueryName, MASK, redactText, redactUrl } from "./_redact_url.ts";
+import { isSensitiveQueryName, MASK, redactText, redactUrl } from "./url.ts";
 
-export { MASK, redactQuery, redactText, redactUrl } from "./_redact_url.ts";
+export { MASK, redactQuery, redactText, redactUrl } from "./url.ts";
 
 /** Header names whose values are always masked, lower-case. */
 export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
