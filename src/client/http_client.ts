@@ -2,7 +2,7 @@ import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config
 import type { HttpClientConfig } from "../config/client_config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
-import type { HttpRequestInit } from "../models/request.ts";
+import type { HttpRequestInit } from "../models/request_fields.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { configView } from "../config/_config_view.ts";

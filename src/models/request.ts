@@ -30,15 +30,6 @@ import { serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { toCurl } from "../curl/to_curl.ts";
 
-export type {
-  FileValue,
-  FormValue,
-  HttpRequestFields,
-  HttpRequestInit,
-  QueryScalar,
-  QueryValue,
-} from "./request_fields.ts";
-
 /**
  * An immutable HTTP request. The instance and its `headers`, `params`,
  * `data`, `files` and `auth` are frozen; changed copies come from

@@ -2,7 +2,8 @@ import { describeCall, HttpClientException } from "../errors.ts";
 import { basicAuthorization, trimHeaderValue } from "../http/headers.ts";
 import { appendParams } from "../http/url.ts";
 import type { WireRequest } from "./types.ts";
-import type { FileValue, HttpRequest } from "../models/request.ts";
+import type { HttpRequest } from "../models/request.ts";
+import type { FileValue } from "../models/request_fields.ts";
 import { encodeForm } from "../http/form.ts";
 import { runtime } from "./runtime.ts";
 
