@@ -14,6 +14,7 @@ import { Step } from "./deadline/abort.ts";
 import { startTimeout } from "./deadline/timeouts.ts";
 import type { AbortSources } from "./deadline/abort.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
+import { readBody } from "../transport/read_body.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
 import type { Transport } from "../transport/types.ts";
 
@@ -74,7 +75,7 @@ export async function sendRequest(
         options.credentialHeaders,
       ));
     }
-    const content = await response.bytes(options.maxResponseBytes);
+    const content = await readBody(response, options.maxResponseBytes);
     return receivedResponse({
       statusCode: response.status,
       headers: response.headers,

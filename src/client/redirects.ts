@@ -1,6 +1,7 @@
 import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../models/_redact.ts";
+import { discardBody } from "../transport/read_body.ts";
 import type { WireResponse } from "../transport/types.ts";
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -56,7 +57,7 @@ export async function followRedirects(
   let authHeaders = new Set([...credentialHeaders, ...auth?.headers ?? []]);
   for (let count = 0;; count++) {
     if (!isRedirect(response) || maxRedirects === 0) return { response, url };
-    await response.discard();
+    await discardBody(response);
     if (count === maxRedirects) {
       throw new HttpClientException(
         `Too many redirects (more than ${maxRedirects}): ${describeCall(request)}`,

@@ -23,12 +23,15 @@ export interface WireResponse {
   /** The `Location` header, or `null`. */
   readonly location: string | null;
   /**
-   * Reads the whole (decoded) body. More than `maxBytes` bytes rejects with
-   * {@linkcode BodyTooLarge} without reading further.
+   * The body's decoded bytes as they arrive, or `null` when the response has
+   * none (HEAD, 204, 205, 304). The stream fails with `BodyDecodeError`
+   * when the bytes cannot be decoded for their Content-Encoding, and with the
+   * runtime's own error when the connection fails. Cancelling it gives the
+   * connection back: with no reason (a discard) the transport may read a
+   * small rest to keep the connection, with a reason it drops it. Buffering
+   * is not the transport's: `readBody()` (read_body.ts) does it for all.
    */
-  bytes(maxBytes: number): Promise<Uint8Array>;
-  /** Discards the body. */
-  discard(): Promise<void>;
+  readonly body: ReadableStream<Uint8Array> | null;
 }
 
 /**
