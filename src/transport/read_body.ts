@@ -1,11 +1,13 @@
 // Buffers a response body under its limit, the same way for every runtime:
-// a transport hands over the decoded bytes as a stream (`WireResponse.body`)
-// and never reads a whole body itself; this layer alone counts the bytes
-// against the limit, stops at once past it, and joins them into one array
-// (a BodyBuffer: never much more held than the body itself).
+// a transport hands over the decoded bytes as a stream (`WireResponse.body`),
+// or pushes them into a sink given here (`drainTo`), or reads a body of
+// known length natively (`readAll`), and never limits nor joins a body
+// itself; this layer alone counts the bytes against the limit, stops at
+// once past it, and joins them into one array (a BodyBuffer: never much
+// more held than the body itself).
 
 import { BodyBuffer, BodyTooLarge } from "./body_buffer.ts";
-import type { WireResponse } from "./types.ts";
+import type { BodySink, WireResponse } from "./types.ts";
 
 /** The size of the one array a body of unknown length is read into, a read at a time. */
 const READ_SIZE = 64 * 1024;
@@ -20,13 +22,26 @@ const END_PROBE = 16;
  * The stream's own failures pass through unchanged.
  */
 export async function readBody(response: WireResponse, maxBytes: number): Promise<Uint8Array> {
+  const length = decodedLength(response.headers);
+  if (response.drainTo !== undefined && (length === undefined || length <= maxBytes)) {
+    // The transport pushes the body into one buffer, with no stream at all.
+    const sink = new BufferSink(maxBytes, length);
+    if (!response.drainTo(sink)) return new Uint8Array(0);
+    return sink.result ?? await sink.settled();
+  }
   const { body } = response;
   if (body === null) return new Uint8Array(0);
-  const length = decodedLength(response.headers);
   if (length !== undefined && length > maxBytes) {
     const error = new BodyTooLarge(maxBytes);
     await body.cancel(error);
     throw error;
+  }
+  if (length !== undefined && response.readAll !== undefined) {
+    // Within the limit by its Content-Length; a `withFetch` function's
+    // response may still bring more than it announced.
+    const bytes = await response.readAll();
+    if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
+    return bytes;
   }
   let reader: ReadableStreamBYOBReader;
   try {
@@ -35,6 +50,68 @@ export async function readBody(response: WireResponse, maxBytes: number): Promis
     return await readChunks(body, new BodyBuffer(maxBytes, length));
   }
   return await readInto(reader, new BodyBuffer(maxBytes, length), length);
+}
+
+/**
+ * The {@linkcode BodySink} a transport's `drainTo()` fills: a
+ * {@linkcode BodyBuffer} made at the first chunk (a response without a body
+ * allocates nothing), which refuses the chunk that passes the limit. A body
+ * complete before `drainTo()` returns is in `result` with no promise made.
+ */
+class BufferSink implements BodySink {
+  result: Uint8Array | undefined = undefined;
+  readonly #maxBytes: number;
+  readonly #length: number | undefined;
+  #buffer: BodyBuffer | undefined = undefined;
+  #error: unknown = undefined;
+  #done = false;
+  #resolve: ((bytes: Uint8Array) => void) | undefined = undefined;
+  #reject: ((error: unknown) => void) | undefined = undefined;
+
+  constructor(maxBytes: number, length: number | undefined) {
+    this.#maxBytes = maxBytes;
+    this.#length = length;
+  }
+
+  write(chunk: Uint8Array): boolean {
+    if (this.#done) return false;
+    try {
+      (this.#buffer ??= new BodyBuffer(this.#maxBytes, this.#length)).append(chunk);
+      return true;
+    } catch (error) {
+      this.fail(error);
+      return false;
+    }
+  }
+
+  end(): void {
+    if (this.#done) return;
+    this.#done = true;
+    const bytes = this.#buffer?.bytes() ?? new Uint8Array(0);
+    this.#buffer = undefined;
+    this.result = bytes;
+    this.#resolve?.(bytes);
+  }
+
+  fail(error: unknown): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#buffer = undefined;
+    this.#error = error;
+    this.#reject?.(error);
+  }
+
+  /** The body once complete; rejects with the failure. */
+  settled(): Promise<Uint8Array> {
+    return new Promise((resolve, reject) => {
+      if (this.result !== undefined) resolve(this.result);
+      else if (this.#done) reject(this.#error);
+      else {
+        this.#resolve = resolve;
+        this.#reject = reject;
+      }
+    });
+  }
 }
 
 /**

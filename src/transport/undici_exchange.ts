@@ -1,23 +1,24 @@
 // One exchange of the npm build's transport as undici's `dispatch()` handler
 // (the layer under `request()`, without its `Readable` per response). It
-// resolves once the response head has arrived, then feeds the body, decoded
-// by Node's zlib when encoded, into a byte stream: `WireResponse.body`,
-// which read_body.ts buffers as on every runtime. undici is paused while
-// the stream holds enough unread bytes, so a slow reader never buffers the
-// whole body.
+// resolves once the response head has arrived, then hands the body, decoded
+// by Node's zlib when encoded, to its reader: pushed into the sink of
+// `drainTo()` (read_body.ts buffers it so, with no stream), or fed into a
+// byte stream made when `body` is first asked for. Chunks that come before
+// either are held as they came. undici is paused while enough unread bytes
+// wait, so a slow reader never buffers the whole body.
 
 import { Readable } from "node:stream";
 import { errors } from "undici";
 import type { Dispatcher } from "undici";
 import { BodyDecodeError, headOverflow } from "./transport_errors.ts";
 import { decodersFor, pipeDecoded } from "./node_decoders.ts";
-import type { WireResponse } from "./types.ts";
+import type { BodySink, WireResponse } from "./types.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** How much of a discarded body is read before the connection is dropped instead (as undici's `dump()`). */
 const DISCARD_LIMIT = 128 * 1024;
 
-/** The unread bytes the body stream holds before undici is paused. */
+/** The unread bytes held (in the stream, or before a reader comes) before undici is paused. */
 const HIGH_WATER = 64 * 1024;
 
 /**
@@ -29,7 +30,6 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
   status = 0;
   headers: Record<string, string> = {};
   location: string | null = null;
-  body: ReadableStream<Uint8Array> | null = null;
   /** Resolves with this once the response head has arrived. */
   readonly head: Promise<WireResponse>;
   readonly #method: string;
@@ -38,11 +38,23 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
   #rejectHead!: (error: unknown) => void;
   #started = false;
   #controller: Dispatcher.DispatchController | undefined;
+  /** False for HEAD, 204, 205 and 304. */
+  #hasBody = false;
+  /** The body stream, once asked for (`null`: none). */
+  #body: ReadableStream<Uint8Array> | null | undefined = undefined;
   /** The body stream's controller. */
   #stream: ReadableByteStreamController | undefined;
+  /** The reader of `drainTo()`. */
+  #sink: BodySink | undefined;
+  /** Decoded chunks that came before a reader, and their size. */
+  #held: Uint8Array[] | undefined;
+  #heldSize = 0;
+  /** The decoded body is complete, or failed with `#error`. */
+  #complete = false;
+  #error: unknown = undefined;
   /** The encoded body, for the decoders. */
   #encoded: Readable | undefined;
-  /** Resumes the decoders once the body stream wants more. */
+  /** Resumes the decoders once the reader wants more. */
   #drained: (() => void) | undefined;
   /** Bytes received (before decoding). */
   #received = 0;
@@ -51,7 +63,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
   #paused = false;
   #ended = false;
   #failed = false;
-  /** The body stream was cancelled: what comes is discarded. */
+  /** The reader gave up the body: what comes is discarded. */
   #cancelled = false;
 
   constructor(method: string, abort: Abort) {
@@ -90,17 +102,12 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     this.#length = Number(this.headers["content-length"]);
     const method = this.#method;
     if (method !== "HEAD" && statusCode !== 204 && statusCode !== 205 && statusCode !== 304) {
-      this.body = new ReadableStream({
-        type: "bytes",
-        start: (stream) => void (this.#stream = stream),
-        pull: this.#pull,
-        cancel: this.#cancel,
-      }, { highWaterMark: HIGH_WATER });
+      this.#hasBody = true;
       const decoders = decodersFor(method, statusCode, this.headers["content-encoding"]);
       if (decoders.length > 0) {
         const encoded = new Readable({ read: () => this.#resume() });
         this.#encoded = encoded;
-        pipeDecoded(encoded, decoders, this.#deliverDecoded).then(this.#close, this.#decodeFailed);
+        pipeDecoded(encoded, decoders, this.#deliver).then(this.#finish, this.#decodeFailed);
       }
     }
     this.#resolveHead(this);
@@ -113,7 +120,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
       if (this.#received > DISCARD_LIMIT) controller.abort(new errors.RequestAbortedError());
     } else if (this.#encoded !== undefined) {
       if (!this.#encoded.push(chunk)) this.#pause();
-    } else if (this.#stream !== undefined && this.#deliver(chunk)) {
+    } else if (this.#deliver(chunk) !== undefined) {
       this.#pause();
     }
   }
@@ -122,7 +129,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
   onResponseEnd(): void {
     this.#ended = true;
     if (this.#encoded !== undefined) this.#encoded.push(null);
-    else this.#close();
+    else this.#finish();
   }
 
   /** undici's: the exchange failed, before the head or during the body. */
@@ -132,15 +139,75 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     this.#abort.offAbort(this.#onAbort);
     if (!this.#started) this.#rejectHead(headOverflow(error) ?? error);
     else if (this.#encoded !== undefined) this.#encoded.destroy(error as Error);
-    else if (!this.#cancelled) this.#stream?.error(error);
+    else this.#fail(error);
   }
 
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.#body === undefined) {
+      this.#body = this.#hasBody
+        ? new ReadableStream({
+          type: "bytes",
+          start: this.#open,
+          pull: this.#pull,
+          cancel: this.#cancel,
+        }, { highWaterMark: HIGH_WATER })
+        : null;
+    }
+    return this.#body;
+  }
+
+  drainTo(sink: BodySink): boolean {
+    if (!this.#hasBody) return false;
+    this.#sink = sink;
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined) {
+      for (const chunk of held) {
+        if (!sink.write(chunk)) return this.#refused();
+      }
+    }
+    if (this.#complete) {
+      if (this.#error === undefined) sink.end();
+      else sink.fail(this.#error);
+    } else this.#pull();
+    return true;
+  }
+
+  /** The stream starts with the chunks held, and the end or failure when they came. */
+  readonly #open = (stream: ReadableByteStreamController): void => {
+    this.#stream = stream;
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined) { for (const chunk of held) stream.enqueue(new Uint8Array(chunk)); }
+    if (!this.#complete) return;
+    if (this.#error === undefined) stream.close();
+    else stream.error(this.#error);
+  };
+
   /**
-   * Hands `chunk` to the body stream: into the array a reader waits to fill
+   * Hands a decoded `chunk` to the reader, or holds it until one comes. A
+   * promise, which resolves when the reader wants more, when it is full.
+   */
+  readonly #deliver = (chunk: Uint8Array): Promise<void> | undefined => {
+    if (this.#cancelled) return undefined;
+    if (this.#sink !== undefined) {
+      if (!this.#sink.write(chunk)) this.#refused();
+      return undefined;
+    }
+    if (this.#stream === undefined) {
+      (this.#held ??= []).push(chunk);
+      this.#heldSize += chunk.byteLength;
+      if (this.#heldSize < HIGH_WATER) return undefined;
+    } else if (!this.#enqueue(chunk)) return undefined;
+    return new Promise((resolve) => this.#drained = resolve);
+  };
+
+  /**
+   * Puts `chunk` in the body stream: into the array a reader waits to fill
    * when there is one, else a copy onto the queue (the stream takes over its
    * chunks' memory, and undici's is its own). True when the stream is full.
    */
-  #deliver(chunk: Uint8Array): boolean {
+  #enqueue(chunk: Uint8Array): boolean {
     const stream = this.#stream as ReadableByteStreamController;
     const request = stream.byobRequest;
     const view = request?.view as Uint8Array | undefined;
@@ -156,12 +223,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     return (stream.desiredSize ?? 0) <= 0;
   }
 
-  /** Delivers a decoded chunk; waits while the stream is full. */
-  readonly #deliverDecoded = (chunk: Uint8Array): Promise<void> | undefined => {
-    if (this.#cancelled || !this.#deliver(chunk)) return undefined;
-    return new Promise((resolve) => this.#drained = resolve);
-  };
-
+  /** The reader wants more. */
   readonly #pull = (): void => {
     const drained = this.#drained;
     this.#drained = undefined;
@@ -172,6 +234,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
   /** Cancelled with no reason, the body is discarded: up to {@linkcode DISCARD_LIMIT} bytes are read to keep the connection. */
   readonly #cancel = (reason: unknown): void => {
     this.#cancelled = true;
+    this.#held = undefined;
     this.#encoded?.destroy();
     this.#pull();
     this.#resume();
@@ -180,6 +243,12 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
       this.#controller?.abort(new errors.RequestAbortedError());
     }
   };
+
+  /** The sink wants no more: the connection is dropped. */
+  #refused(): true {
+    this.#cancel(null);
+    return true;
+  }
 
   /**
    * Pauses undici, except after the last byte of a body of known length:
@@ -198,13 +267,27 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     this.#controller?.resume();
   }
 
-  readonly #close = (): void => {
-    const stream = this.#stream;
-    if (stream === undefined || this.#cancelled) return;
-    stream.close();
-    // A reader waiting with its own array is answered with the end.
-    stream.byobRequest?.respond(0);
+  /** The decoded body is complete. */
+  readonly #finish = (): void => {
+    if (this.#complete || this.#cancelled) return;
+    this.#complete = true;
+    if (this.#sink !== undefined) this.#sink.end();
+    else if (this.#stream !== undefined) {
+      this.#stream.close();
+      // A reader waiting with its own array is answered with the end.
+      this.#stream.byobRequest?.respond(0);
+    }
   };
+
+  /** The decoded body failed with `error`. */
+  #fail(error: unknown): void {
+    if (this.#complete || this.#cancelled) return;
+    this.#complete = true;
+    this.#error = error;
+    this.#held = undefined;
+    if (this.#sink !== undefined) this.#sink.fail(error);
+    else this.#stream?.error(error);
+  }
 
   /**
    * The decoders failed: when the exchange itself did not (a cut connection
@@ -217,7 +300,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
       this.#controller?.abort(new errors.RequestAbortedError());
       error = new BodyDecodeError(this.headers["content-encoding"]?.trim() ?? "", error);
     }
-    this.#stream?.error(error);
+    this.#fail(error);
   };
 }
 
