@@ -128,10 +128,12 @@ export async function discardBody(response: WireResponse): Promise<void> {
  * bytes).
  */
 function decodedLength(headers: WireResponse["headers"]): number | undefined {
-  const get = (name: string) =>
-    headers instanceof Headers ? headers.get(name) : headers[name] ?? null;
-  const value = get("content-length");
-  if (value === null || get("content-encoding") !== null) return undefined;
+  const fetched = headers instanceof Headers;
+  const value = fetched ? headers.get("content-length") : headers["content-length"] ?? null;
+  if (value === null) return undefined;
+  if ((fetched ? headers.get("content-encoding") : headers["content-encoding"]) != null) {
+    return undefined;
+  }
   const length = Number(value);
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }

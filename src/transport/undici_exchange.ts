@@ -163,7 +163,11 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     this.#held = undefined;
     if (held !== undefined) {
       for (const chunk of held) {
-        if (!sink.write(chunk)) return this.#refused();
+        if (!sink.write(chunk)) {
+          // The sink wants no more: the connection is dropped.
+          this.#cancel(null);
+          return true;
+        }
       }
     }
     if (this.#complete) {
@@ -191,7 +195,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
   readonly #deliver = (chunk: Uint8Array): Promise<void> | undefined => {
     if (this.#cancelled) return undefined;
     if (this.#sink !== undefined) {
-      if (!this.#sink.write(chunk)) this.#refused();
+      if (!this.#sink.write(chunk)) this.#cancel(null);
       return undefined;
     }
     if (this.#stream === undefined) {
@@ -243,12 +247,6 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
       this.#controller?.abort(new errors.RequestAbortedError());
     }
   };
-
-  /** The sink wants no more: the connection is dropped. */
-  #refused(): true {
-    this.#cancel(null);
-    return true;
-  }
 
   /**
    * Pauses undici, except after the last byte of a body of known length:
