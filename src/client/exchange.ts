@@ -15,6 +15,7 @@ import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { AbortSources, Step } from "./deadline/abort.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
+import { discardBody, readBody } from "../transport/read_body.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
 import type { Transport, WireResponse } from "../transport/types.ts";
 
@@ -66,10 +67,10 @@ export async function sendSingleRequest(
     const wire = pending instanceof Promise ? await pending : pending;
     const response = await options.transport(wire, step);
     if (options.maxRedirects > 0 && isRedirect(response)) {
-      await response.discard();
+      await discardBody(response);
       return new Redirect(response.status, response.location, wire.url);
     }
-    const content = await response.bytes(options.maxResponseBytes);
+    const content = await readBody(response, options.maxResponseBytes);
     return receivedResponse({
       statusCode: response.status,
       headers: response.headers,

@@ -1,8 +1,7 @@
 import type { FetchLike, Transport, WireResponse } from "./types.ts";
-import { BodyTooLarge, collectBytes, collectStream } from "./body_buffer.ts";
 import { BodyDecodeError, headOverflow, isDecoderError } from "./transport_errors.ts";
 
-export { BodyTooLarge, collectBytes } from "./body_buffer.ts";
+export { BodyTooLarge } from "./body_buffer.ts";
 export { BodyDecodeError, headOverflow, MalformedResponse } from "./transport_errors.ts";
 
 /** How {@linkcode fetchTransport} adapts a `fetch`. */
@@ -49,12 +48,16 @@ export function fetchTransport(
   };
 }
 
-/** A fetch `Response` as a {@linkcode WireResponse}; headers are read only when asked for. */
+/**
+ * A fetch `Response` as a {@linkcode WireResponse}; headers are read, and an
+ * encoded body's decoding stream made, only when asked for.
+ */
 class FetchResponse implements WireResponse {
   readonly status: number;
   readonly headers: Headers;
   readonly #response: Response;
   readonly #inflate: boolean;
+  #body: ReadableStream<Uint8Array> | null | undefined = undefined;
 
   constructor(response: Response, inflate: boolean) {
     this.status = response.status;
@@ -67,67 +70,27 @@ class FetchResponse implements WireResponse {
     return this.headers.get("location");
   }
 
-  async bytes(maxBytes: number): Promise<Uint8Array> {
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.#body !== undefined) return this.#body;
+    const { body } = this.#response;
+    const coding = body === null
+      ? undefined
+      : this.headers.get("content-encoding")?.trim().toLowerCase() || undefined;
+    // An unencoded body is the fetch's own stream: a byte stream, read in place.
+    this.#body = coding === undefined
+      ? body
+      : decodedBody(body as ReadableStream, coding, this.#inflate);
+    return this.#body;
+  }
+
+  /** `Response.bytes()` where the runtime has it (Deno, Node 22): one allocation, no copy. */
+  readAll(): Promise<Uint8Array> {
     const response = this.#response;
-    const coding = response.headers.get("content-encoding")?.trim().toLowerCase() || undefined;
-    const source = { failed: false };
-    try {
-      return await readFetchBody(response, maxBytes, coding, this.#inflate, source);
-    } catch (error) {
-      throw coding !== undefined && !source.failed && isDecoderError(error)
-        ? new BodyDecodeError(coding, error)
-        : error;
-    }
+    const { bytes } = response as { bytes?: () => Promise<Uint8Array> };
+    return typeof bytes === "function"
+      ? bytes.call(response)
+      : response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
   }
-
-  async discard(): Promise<void> {
-    await this.#response.body?.cancel();
-  }
-}
-
-/**
- * Reads the whole decoded body under `maxBytes`. An unencoded body of known
- * length is read by `Response.bytes()` (on Deno one allocation of that
- * length, the cheapest read); any other goes through a {@linkcode BodyBuffer}
- * that stops at the limit. `source.failed` tells a connection failure from
- * the decoder's.
- */
-async function readFetchBody(
-  response: Response,
-  maxBytes: number,
-  coding: string | undefined,
-  inflate: boolean,
-  source: { failed: boolean },
-): Promise<Uint8Array> {
-  const { body } = response;
-  if (body === null) return new Uint8Array(0);
-  if (inflate && coding === "deflate") {
-    return await collectBytes(await inflated(body, source), maxBytes);
-  }
-  if (maxBytes === Infinity) return await allBytes(response);
-  const length = coding === undefined ? response.headers.get("content-length") : null;
-  if (declaresMoreThan(length, maxBytes)) {
-    await body.cancel();
-    throw new BodyTooLarge(maxBytes);
-  }
-  if (length === null) return await collectStream(body, maxBytes);
-  const bytes = await allBytes(response);
-  // A `withFetch` function may give a body longer than its Content-Length.
-  if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
-  return bytes;
-}
-
-/** The whole body: `Response.bytes()` where the runtime has it (Deno, Node 22), no copy either way. */
-async function allBytes(response: Response): Promise<Uint8Array> {
-  const { bytes } = response as { bytes?: () => Promise<Uint8Array> };
-  return typeof bytes === "function"
-    ? await bytes.call(response)
-    : new Uint8Array(await response.arrayBuffer());
-}
-
-/** True when a Content-Length value announces more than `maxBytes`: fail before reading. */
-export function declaresMoreThan(contentLength: string | null | undefined, maxBytes: number) {
-  return Number(contentLength ?? 0) > maxBytes;
 }
 
 /**
@@ -139,22 +102,65 @@ export function isZlibWrapped(firstByte: number): boolean {
   return (firstByte & 0x0f) === 0x08;
 }
 
-/** `body` inflated, zlib-wrapped or raw; a failed read of `body` sets `source.failed`. */
-async function inflated(
+/** Reads one chunk of a stream. */
+type Read = () => Promise<ReadableStreamReadResult<Uint8Array>>;
+
+/**
+ * The body of an encoded response, decoded (by the fetch, or inflated here
+ * with `inflate`): the decoder's failure becomes a {@linkcode BodyDecodeError},
+ * the connection's stays as it is. Nothing is read before it is asked for.
+ */
+function decodedBody(
   body: ReadableStream<Uint8Array>,
-  source: { failed: boolean },
-): Promise<ReadableStream<Uint8Array>> {
-  const reader = body.getReader();
-  const read = () =>
-    reader.read().catch((error) => {
-      source.failed = true;
+  coding: string,
+  inflate: boolean,
+): ReadableStream<Uint8Array> {
+  const raw = body.getReader();
+  const own = inflate && coding === "deflate";
+  // Set when a read of the body itself fails, which is the connection's
+  // failure when this side inflates; a fetch that decodes fails its reads
+  // with the decoder's errors too.
+  let failed = false;
+  const readRaw: Read = () =>
+    raw.read().catch((error) => {
+      failed = true;
       throw error;
     });
-  let first = await read();
-  while (!first.done && first.value.byteLength === 0) first = await read();
-  let pending = first.done ? undefined : first.value;
-  if (pending === undefined) return new Blob([]).stream();
-  const raw = !isZlibWrapped(pending[0] as number);
+  let read: Read | undefined = own ? undefined : readRaw;
+  let inflater: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        if (read === undefined) {
+          inflater = await inflating(readRaw, raw);
+          read = inflater === undefined ? readRaw : () => inflater!.read();
+        }
+        const { done, value } = await read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        throw !(own && failed) && isDecoderError(error)
+          ? new BodyDecodeError(coding, error)
+          : error;
+      }
+    },
+    cancel: (reason) => (inflater ?? raw).cancel(reason),
+  }, { highWaterMark: 0 });
+}
+
+/**
+ * A reader of the body inflated, zlib-wrapped or raw as its first byte
+ * tells; `undefined` for an empty body.
+ */
+async function inflating(
+  readRaw: Read,
+  raw: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<ReadableStreamDefaultReader<Uint8Array> | undefined> {
+  let first = await readRaw();
+  while (!first.done && first.value.byteLength === 0) first = await readRaw();
+  if (first.done) return undefined;
+  let pending: Uint8Array | undefined = first.value;
+  const zlibWrapped = isZlibWrapped(pending[0] as number);
   const rejoined = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (pending !== undefined) {
@@ -162,16 +168,16 @@ async function inflated(
         pending = undefined;
         return;
       }
-      const { done, value } = await read();
+      const { done, value } = await readRaw();
       if (done) controller.close();
       else controller.enqueue(value);
     },
-    cancel: (reason) => reader.cancel(reason),
+    cancel: (reason) => raw.cancel(reason),
   });
   return rejoined.pipeThrough(
-    new DecompressionStream(raw ? "deflate-raw" : "deflate") as TransformStream<
+    new DecompressionStream(zlibWrapped ? "deflate" : "deflate-raw") as TransformStream<
       Uint8Array,
       Uint8Array
     >,
-  );
+  ).getReader();
 }

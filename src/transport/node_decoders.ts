@@ -1,34 +1,28 @@
-// The decoders of the npm build's transport (`runtime_node.ts`): Node's zlib
-// for each Content-Encoding, as fetch decodes them.
+// The decoders of the npm build's transport (`undici_exchange.ts`): Node's
+// zlib for each Content-Encoding, as fetch decodes them.
 
 import { Transform } from "node:stream";
 import type { Readable, TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
-import { collectBytes } from "./body_buffer.ts";
 import { isZlibWrapped } from "./fetch_transport.ts";
 
-/** Reads the decoded body: the limit counts decoded bytes. */
-export async function readDecoded(
+/**
+ * Pipes `encoded` through `decoders` into `deliver`, which returns a promise
+ * while the reader of the decoded bytes wants no more. Rejects with the
+ * first stream's error.
+ */
+export async function pipeDecoded(
   encoded: Readable,
   decoders: Transform[],
-  maxBytes: number,
-): Promise<Uint8Array> {
-  let bytes: Uint8Array = new Uint8Array(0);
-  let failure: unknown;
-  // pipeline() destroys every stream when one fails, the sink included, but
-  // rejects with an AbortError when the sink throws: keep the sink's error.
+  deliver: (chunk: Uint8Array) => Promise<void> | undefined,
+): Promise<void> {
   await chain(encoded, ...decoders, async (decoded: AsyncIterable<Uint8Array>) => {
-    try {
-      bytes = await collectBytes(decoded, maxBytes);
-    } catch (error) {
-      failure = error;
-      throw error;
+    for await (const chunk of decoded) {
+      const full = deliver(chunk);
+      if (full !== undefined) await full;
     }
-  }).catch((error: unknown) => {
-    throw failure ?? error;
   });
-  return bytes;
 }
 
 // Node's typings have no overload for a spread of transforms before a sink.

@@ -5,13 +5,9 @@
 // Like `runtime.ts`, it exports one `Runtime` as `runtime`.
 
 import { readFile as readNodeFile } from "node:fs/promises";
-import { Readable } from "node:stream";
-import type { Transform } from "node:stream";
-import { Agent, errors, FormData as UndiciFormData } from "undici";
+import { Agent, FormData as UndiciFormData } from "undici";
 import type { Dispatcher } from "undici";
-import { BodyDecodeError, declaresMoreThan, headOverflow } from "./fetch_transport.ts";
-import { BodyBuffer, BodyTooLarge } from "./body_buffer.ts";
-import { decodersFor, readDecoded } from "./node_decoders.ts";
+import { UndiciExchange } from "./undici_exchange.ts";
 import type { Pool, PoolOptions, Runtime, WireRequest, WireResponse } from "./types.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
@@ -51,12 +47,12 @@ const FETCH_DEFAULTS: readonly (readonly [string, string])[] = [
 
 /**
  * Sends one request with undici's `dispatch()`, the layer under `request()`:
- * the response body is collected by the handler ({@linkcode Exchange})
- * instead of through a `Readable` per response, which took about a third of
- * undici's own CPU time per request.
+ * the handler ({@linkcode UndiciExchange}) feeds the body to the response's
+ * stream itself instead of through a `Readable` per response, which took
+ * about a third of undici's own CPU time per request.
  */
 function send(agent: Agent, wire: WireRequest, abort: Abort): Promise<WireResponse> {
-  const exchange = new Exchange(wire.method, abort);
+  const exchange = new UndiciExchange(wire.method, abort);
   try {
     const url = new URL(wire.url);
     agent.dispatch({
@@ -70,153 +66,6 @@ function send(agent: Agent, wire: WireRequest, abort: Abort): Promise<WireRespon
     return Promise.reject(error);
   }
   return exchange.head;
-}
-
-/** How much of a discarded body is read before the connection is dropped instead (as undici's `dump()`). */
-const DISCARD_LIMIT = 128 * 1024;
-
-/**
- * One exchange as undici's dispatch handler, and its response once the head
- * has arrived ({@linkcode Exchange.head}). The body is collected as it comes:
- * into a {@linkcode BodyBuffer} once `bytes()` has set the limit (the chunks
- * before that are held as they came) when it is not encoded, else through a
- * `Readable` into the decoders. Aborting the step aborts the exchange, even while it waits for
- * a connection.
- */
-class Exchange implements Dispatcher.DispatchHandler, WireResponse {
-  status = 0;
-  headers: Record<string, string> = {};
-  location: string | null = null;
-  /** Resolves with this once the response head has arrived. */
-  readonly head: Promise<WireResponse>;
-  readonly #method: string;
-  readonly #abort: Abort;
-  #resolveHead!: (response: WireResponse) => void;
-  #rejectHead!: (error: unknown) => void;
-  #started = false;
-  #controller: Dispatcher.DispatchController | undefined;
-  /** The chunks that came before `bytes()`. */
-  #pending: Uint8Array[] = [];
-  #size = 0;
-  #body: BodyBuffer | undefined;
-  #ended = false;
-  #failed = false;
-  #error: unknown;
-  #discarding = false;
-  #waiter: { resolve(bytes: Uint8Array): void; reject(error: unknown): void } | undefined;
-  /** The encoded body, for the decoders. */
-  #encoded: Readable | undefined;
-  #decoders: Transform[] = [];
-
-  constructor(method: string, abort: Abort) {
-    this.#method = method;
-    this.#abort = abort;
-    this.head = new Promise((resolve, reject) => {
-      this.#resolveHead = resolve;
-      this.#rejectHead = reject;
-    });
-    abort.onAbort(this.#onAbort);
-  }
-
-  readonly #onAbort = (): void => {
-    const reason = new errors.RequestAbortedError();
-    if (this.#controller !== undefined) this.#controller.abort(reason);
-    else this.onResponseError(undefined, reason);
-  };
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
-    if (this.#abort.aborted || this.#failed) controller.abort(new errors.RequestAbortedError());
-  }
-
-  onResponseStart(
-    _controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
-    if (statusCode < 200) return; // 1xx: informational, the response is still to come.
-    this.status = statusCode;
-    this.headers = joinHeaders(headers);
-    this.location = this.headers["location"] ?? null;
-    this.#decoders = decodersFor(this.#method, statusCode, this.headers["content-encoding"]);
-    if (this.#decoders.length > 0) this.#encoded = new Readable({ read() {} });
-    this.#started = true;
-    this.#resolveHead(this);
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Uint8Array): void {
-    if (this.#encoded !== undefined) {
-      this.#encoded.push(chunk);
-      return;
-    }
-    if (this.#body !== undefined) {
-      try {
-        this.#body.append(chunk);
-      } catch (error) {
-        controller.abort(error as Error);
-      }
-      return;
-    }
-    this.#size += chunk.byteLength;
-    if (!this.#discarding) this.#pending.push(chunk);
-    else if (this.#size > DISCARD_LIMIT) controller.abort(new errors.RequestAbortedError());
-  }
-
-  onResponseEnd(): void {
-    this.#ended = true;
-    if (this.#encoded !== undefined) this.#encoded.push(null);
-    else if (this.#body !== undefined) this.#waiter?.resolve(this.#body.bytes());
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: unknown): void {
-    if (this.#failed || this.#ended) return;
-    this.#failed = true;
-    this.#error = error;
-    this.#abort.offAbort(this.#onAbort);
-    if (!this.#started) this.#rejectHead(headOverflow(error) ?? error);
-    else if (this.#encoded !== undefined) this.#encoded.destroy(error as Error);
-    else this.#waiter?.reject(error);
-  }
-
-  bytes(maxBytes: number): Promise<Uint8Array> {
-    if (this.#encoded !== undefined) {
-      return readDecoded(this.#encoded, this.#decoders, maxBytes).catch(this.#decodeFailed);
-    }
-    const bodiless = this.#method === "HEAD" || this.status === 204 || this.status === 304;
-    const declared = bodiless ? undefined : this.headers["content-length"];
-    if (this.#size > maxBytes || declaresMoreThan(declared, maxBytes)) {
-      this.#controller?.abort(new errors.RequestAbortedError());
-      return Promise.reject(new BodyTooLarge(maxBytes));
-    }
-    if (this.#failed) return Promise.reject(this.#error);
-    const length = Number(declared);
-    const body = new BodyBuffer(maxBytes, Number.isSafeInteger(length) ? length : undefined);
-    for (const chunk of this.#pending) body.append(chunk);
-    this.#pending = [];
-    if (this.#ended) return Promise.resolve(body.bytes());
-    this.#body = body;
-    return new Promise((resolve, reject) => this.#waiter = { resolve, reject });
-  }
-
-  /**
-   * A decoded read failed: when the exchange itself did not (a cut
-   * connection fails it first), a decoder rejected the bytes, and the rest
-   * of the body is not worth reading.
-   */
-  readonly #decodeFailed = (error: unknown): never => {
-    if (this.#failed) throw error;
-    this.#controller?.abort(new errors.RequestAbortedError());
-    if (error instanceof BodyTooLarge) throw error;
-    throw new BodyDecodeError(this.headers["content-encoding"]?.trim() ?? "", error);
-  };
-
-  discard(): Promise<void> {
-    this.#pending = [];
-    this.#body = undefined;
-    if (this.#encoded !== undefined) this.#encoded.destroy();
-    else if (!this.#ended && !this.#failed) this.#discarding = true;
-    return Promise.resolve();
-  }
 }
 
 /**
@@ -247,16 +96,4 @@ function withFetchDefaults(headers: Readonly<Record<string, string>>): string[] 
     if ((given & (1 << i)) === 0) flat.push(name, value);
   });
   return flat;
-}
-
-/** undici's headers with repeated ones joined by ", ", as `Headers.get` does. */
-function joinHeaders(
-  headers: Record<string, string | string[] | undefined>,
-): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined) record[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return record;
 }

@@ -15,7 +15,29 @@ export interface WireRequest {
   readonly body?: string | FormData;
 }
 
-/** A response whose body is still unread. */
+/**
+ * Where a transport pushes a body read whole ({@linkcode WireResponse.drainTo}):
+ * read_body.ts gives one that buffers under the limit. After `write()` has
+ * returned false, or after `end()` or `fail()`, nothing more is called.
+ */
+export interface BodySink {
+  /**
+   * Takes the next decoded chunk (kept as it is: the transport must not
+   * write its memory again). False when the sink wants no more: the
+   * transport then drops the connection.
+   */
+  write(chunk: Uint8Array): boolean;
+  /** The body is complete. */
+  end(): void;
+  /** The body failed, as its stream would ({@linkcode WireResponse.body}). */
+  fail(error: unknown): void;
+}
+
+/**
+ * A response whose body is still unread. It is read once, one way: through
+ * `body`, or whole through `readAll()` or `drainTo()` where the transport
+ * has them (faster than a stream; `readBody()` in read_body.ts picks).
+ */
 export interface WireResponse {
   readonly status: number;
   /** A `Headers`, or a record with lower-case names. */
@@ -23,12 +45,29 @@ export interface WireResponse {
   /** The `Location` header, or `null`. */
   readonly location: string | null;
   /**
-   * Reads the whole (decoded) body. More than `maxBytes` bytes rejects with
-   * {@linkcode BodyTooLarge} without reading further.
+   * The body's decoded bytes as they arrive, or `null` when the response has
+   * none (HEAD, 204, 205, 304). The stream fails with `BodyDecodeError`
+   * when the bytes cannot be decoded for their Content-Encoding, and with the
+   * runtime's own error when the connection fails. Cancelling it gives the
+   * connection back: with no reason (a discard) the transport may read a
+   * small rest to keep the connection, with a reason it drops it. Buffering
+   * is not the transport's: `readBody()` (read_body.ts) does it for all.
+   * A transport may create the stream only when it is first asked for.
    */
-  bytes(maxBytes: number): Promise<Uint8Array>;
-  /** Discards the body. */
-  discard(): Promise<void>;
+  readonly body: ReadableStream<Uint8Array> | null;
+  /**
+   * The whole body of a response without Content-Encoding, in one native
+   * read (`Response.bytes()`). It reads to the end whatever the length:
+   * `readBody()` calls it only when the Content-Length is within the limit.
+   */
+  readAll?(): Promise<Uint8Array>;
+  /**
+   * Pushes the decoded body into `sink` as it arrives, with no stream: the
+   * chunks already received at once, then the others, then `end()` or
+   * `fail()`, as `body` would give them. False, calling nothing, when the
+   * response has no body. Any limit is the sink's.
+   */
+  drainTo?(sink: BodySink): boolean;
 }
 
 /**
