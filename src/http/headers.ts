@@ -53,3 +53,15 @@ export function basicAuthorization(username: string, password: string): string {
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return `Basic ${btoa(binary)}`;
 }
+
+/** A header record whose repeated headers are lists (undici's): each list joined by ", ", as `Headers.get` does. */
+export function joinHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined) record[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return record;
+}

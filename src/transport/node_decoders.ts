@@ -1,8 +1,8 @@
 // The decoders of the npm build's transport (`undici_exchange.ts`): Node's
 // zlib for each Content-Encoding, as fetch decodes them.
 
-import { Transform } from "node:stream";
-import type { Readable, TransformCallback } from "node:stream";
+import { Readable, Transform } from "node:stream";
+import type { TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
 import { isZlibWrapped } from "./fetch_transport.ts";
@@ -23,6 +23,36 @@ export async function pipeDecoded(
       if (full !== undefined) await full;
     }
   });
+}
+
+/** What {@linkcode startDecoding} calls back. */
+export interface DecodingCallbacks {
+  /** The decoders want more encoded bytes. */
+  resume(): void;
+  /** A decoded chunk; a promise while the reader wants no more. */
+  deliver(chunk: Uint8Array): Promise<void> | undefined;
+  /** The whole body was decoded. */
+  finish(): void;
+  /** The decoders, or the encoded stream, failed. */
+  fail(error: unknown): void;
+}
+
+/**
+ * Starts decoding a body of `encoding`: the `Readable` to push its encoded
+ * chunks into, or `undefined` when it needs no decoding (see
+ * {@linkcode decodersFor}).
+ */
+export function startDecoding(
+  method: string,
+  status: number,
+  encoding: string | undefined,
+  callbacks: DecodingCallbacks,
+): Readable | undefined {
+  const decoders = decodersFor(method, status, encoding);
+  if (decoders.length === 0) return undefined;
+  const encoded = new Readable({ read: () => callbacks.resume() });
+  pipeDecoded(encoded, decoders, callbacks.deliver).then(callbacks.finish, callbacks.fail);
+  return encoded;
 }
 
 // Node's typings have no overload for a spread of transforms before a sink.

@@ -7,11 +7,13 @@
 // either are held as they came. undici is paused while enough unread bytes
 // wait, so a slow reader never buffers the whole body.
 
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { errors } from "undici";
 import type { Dispatcher } from "undici";
 import { BodyDecodeError, headOverflow } from "./transport_errors.ts";
-import { decodersFor, pipeDecoded } from "./node_decoders.ts";
+import { startDecoding } from "./node_decoders.ts";
+import { enqueueBytes } from "./byte_stream.ts";
+import { joinHeaders } from "../http/headers.ts";
 import type { BodySink, WireResponse } from "./types.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
@@ -103,12 +105,12 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     const method = this.#method;
     if (method !== "HEAD" && statusCode !== 204 && statusCode !== 205 && statusCode !== 304) {
       this.#hasBody = true;
-      const decoders = decodersFor(method, statusCode, this.headers["content-encoding"]);
-      if (decoders.length > 0) {
-        const encoded = new Readable({ read: () => this.#resume() });
-        this.#encoded = encoded;
-        pipeDecoded(encoded, decoders, this.#deliver).then(this.#finish, this.#decodeFailed);
-      }
+      this.#encoded = startDecoding(method, statusCode, this.headers["content-encoding"], {
+        resume: () => this.#resume(),
+        deliver: this.#deliver,
+        finish: this.#finish,
+        fail: this.#decodeFailed,
+      });
     }
     this.#resolveHead(this);
   }
@@ -202,30 +204,9 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
       (this.#held ??= []).push(chunk);
       this.#heldSize += chunk.byteLength;
       if (this.#heldSize < HIGH_WATER) return undefined;
-    } else if (!this.#enqueue(chunk)) return undefined;
+    } else if (!enqueueBytes(this.#stream, chunk)) return undefined;
     return new Promise((resolve) => this.#drained = resolve);
   };
-
-  /**
-   * Puts `chunk` in the body stream: into the array a reader waits to fill
-   * when there is one, else a copy onto the queue (the stream takes over its
-   * chunks' memory, and undici's is its own). True when the stream is full.
-   */
-  #enqueue(chunk: Uint8Array): boolean {
-    const stream = this.#stream as ReadableByteStreamController;
-    const request = stream.byobRequest;
-    const view = request?.view as Uint8Array | undefined;
-    if (request === null || view === undefined) stream.enqueue(new Uint8Array(chunk));
-    else if (view.byteLength >= chunk.byteLength) {
-      view.set(chunk);
-      request.respond(chunk.byteLength);
-    } else {
-      view.set(chunk.subarray(0, view.byteLength));
-      request.respond(view.byteLength);
-      stream.enqueue(new Uint8Array(chunk.subarray(view.byteLength)));
-    }
-    return (stream.desiredSize ?? 0) <= 0;
-  }
 
   /** The reader wants more. */
   readonly #pull = (): void => {
@@ -300,16 +281,4 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     }
     this.#fail(error);
   };
-}
-
-/** undici's headers with repeated ones joined by ", ", as `Headers.get` does. */
-function joinHeaders(
-  headers: Record<string, string | string[] | undefined>,
-): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined) record[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return record;
 }
