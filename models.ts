@@ -24,7 +24,7 @@ export type {
   HttpRequestInit,
   QueryScalar,
   QueryValue,
-} from "./src/models/request.ts";
+} from "./src/models/request_fields.ts";
 export { HttpResponse } from "./src/models/response.ts";
 export type { HttpResponseInit } from "./src/models/response.ts";
 export { RequestContext } from "./src/models/request_context.ts";

@@ -166,12 +166,12 @@ const CLIENTS = {
   "undici": ["`undici.request` with an `Agent(AGENT_OPTIONS)`", "undici", undiciRequest],
   "fetchline": [
     "fetchline npm build, `withPool(AGENT_OPTIONS)`, no hooks",
-    "fetchline",
+    "@fetchline/fetchline",
     (deps) => fetchline(deps, false),
   ],
   "fetchline+hooks": [
     "fetchline npm build with the 5 hooks of bench/clients.ts",
-    "fetchline",
+    "@fetchline/fetchline",
     (deps) => fetchline(deps, true),
   ],
   "ky": ["ky, `ky.create({})` defaults, global fetch", "ky", kyClient],

@@ -1,8 +1,8 @@
 /**
  * Builds the npm package `@fetchline/fetchline` into `npm/` from the same sources as
  * the JSR package, with TypeScript's own compiler: ESM JavaScript and `.d.ts`
- * types, relative `.ts` imports rewritten to `.js`, `src/runtime_node.ts`
- * compiled in place of `src/runtime.ts` (undici and node:fs), a package.json
+ * types, relative `.ts` imports rewritten to `.js`, `src/transport/runtime_node.ts`
+ * compiled in place of `src/transport/runtime.ts` (undici and node:fs), a package.json
  * whose `exports` map mirrors deno.json's, the README and the license.
  *
  * Run with `deno task build:npm`.
@@ -26,8 +26,8 @@ interface DenoJson {
 
 const denoJson: DenoJson = JSON.parse(await Deno.readTextFile(`${rootDir}/deno.json`));
 const entryPoints = Object.values(denoJson.exports).map((path) => `${rootDir}/${path.slice(2)}`);
-const runtimeFile = `${rootDir}/src/runtime.ts`;
-const nodeRuntimeFile = `${rootDir}/src/runtime_node.ts`;
+const runtimeFile = `${rootDir}/src/transport/runtime.ts`;
+const nodeRuntimeFile = `${rootDir}/src/transport/runtime_node.ts`;
 
 const options: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,

@@ -8,8 +8,18 @@
 
 import type { HttpRequest } from "./models/request.ts";
 import type { HttpResponse } from "./models/response.ts";
-import { redactText } from "./models/_redact_url.ts";
-import { defineErrorInspect, errorView, maskCauseTexts } from "./models/_redact_error.ts";
+import { redactText, redactUrl } from "./masking/url.ts";
+import { defineErrorInspect, errorView, maskCauseTexts } from "./masking/error_views.ts";
+
+/**
+ * What every message of a failed call names: `<METHOD> <URL>`, the URL
+ * masked (user-info and credential-like query values), so no message can
+ * show a credential. `url` is the URL to show when it is not the request's
+ * own (a response's final URL after redirects).
+ */
+export function describeCall(request: { method: string; url: string }, url = request.url): string {
+  return `${request.method} ${redactUrl(url)}`;
+}
 
 /** Options shared by every exception of the library. */
 export interface HttpClientExceptionOptions {

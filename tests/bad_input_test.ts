@@ -2,7 +2,7 @@
 // timeouts. Each row names the exact error class and checks that the
 // message names the field; rows sent through a client also check that
 // nothing reached the server. Bodies, files and credentials are in
-// bad_body_input_test.ts.
+// bad_input_body_test.ts.
 
 import assert from "node:assert/strict";
 import {

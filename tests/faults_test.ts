@@ -15,7 +15,7 @@ import {
   TimeoutException,
 } from "../mod.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
-import { recordedWaits, rejectsWith } from "./helpers.ts";
+import { recordedWaits, rejectsWith, singleAttemptClient } from "./helpers.ts";
 import type { RawFault } from "./raw_server.ts";
 
 /**
@@ -258,4 +258,29 @@ Deno.test("HttpClient lets Deno's NotCapable through unchanged, after one attemp
   assert.deepEqual(attempts, ["GET#0"]);
   assert.deepEqual(waits, []);
   assert.deepEqual(errors, [error], "the error hooks saw the same object");
+});
+
+Deno.test("HttpClient raises ConnectionException when the connection is refused", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  await using client = singleAttemptClient(`http://127.0.0.1:${port}`);
+  await rejectsWith(
+    client.get("/x"),
+    ConnectionException,
+    new RegExp(`Connection failed: GET http://127\\.0\\.0\\.1:${port}/x`),
+  );
+});
+
+Deno.test("HttpClient raises ConnectionException when the server drops the connection", async () => {
+  await using server = startFixtureServer();
+  await using client = singleAttemptClient(server.dropUrl);
+  await rejectsWith(client.get("/dropped"), ConnectionException, /GET .*\/dropped/);
+  assert.equal(server.last().path, "/dropped");
+});
+
+Deno.test("HttpClient raises ConnectionException on a truncated body", async () => {
+  await using server = startFixtureServer();
+  await using client = singleAttemptClient(server.url);
+  await rejectsWith(client.get("/truncate"), ConnectionException, /GET .*\/truncate/);
 });

@@ -62,3 +62,13 @@ export function countingClient(server: FixtureServer): { client: HttpClient; att
     .build();
   return { client: new HttpClient(config), attempts };
 }
+
+/**
+ * A client that makes one attempt per call: these tests are about a single
+ * exchange; retries have their own tests in retry_test.ts.
+ */
+export function singleAttemptClient(baseUrl?: string): HttpClient {
+  const builder = new HttpClientConfigBuilder().withRetry({ maxRetries: 0 });
+  if (baseUrl !== undefined) builder.withBaseUrl(baseUrl);
+  return new HttpClient(builder.build());
+}

@@ -4,11 +4,17 @@
 // without a slash or a scheme, and query names with an array suffix.
 
 import assert from "node:assert/strict";
-import { HttpClient, HttpClientConfigBuilder, HttpRequest, LoggingResponseHook } from "../mod.ts";
+import {
+  ConnectionException,
+  HttpClient,
+  HttpClientConfigBuilder,
+  HttpRequest,
+  LoggingResponseHook,
+} from "../mod.ts";
 import type { PoolOptions } from "../config.ts";
-import { redactQuery, redactText } from "../src/models/_redact_url.ts";
+import { redactQuery, redactText } from "../src/masking/url.ts";
 import { startFixtureServer } from "./fixture_server.ts";
-import { recordingLogger } from "./helpers.ts";
+import { recordingLogger, rejectsWith, singleAttemptClient } from "./helpers.ts";
 
 const SECRET = "s3cret-in-a-shape";
 
@@ -76,4 +82,39 @@ Deno.test("Query masking stops a value at the fragment and reads array-style nam
   );
   const request = new HttpRequest("GET", "http://127.0.0.1/p", { params: { "token[]": SECRET } });
   assertHidden([String(request), Deno.inspect(request), JSON.stringify(request)]);
+});
+
+Deno.test("HttpClient errors never contain the credentials of a URL", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  await using client = singleAttemptClient();
+  const error = await rejectsWith(
+    client.get(`http://admin:hunter2@127.0.0.1:${port}/x`),
+    ConnectionException,
+    /Connection failed/,
+  );
+  assert.ok(!error.message.includes("hunter2"), error.message);
+  assert.ok(!String(error).includes("hunter2"));
+});
+
+Deno.test("console.log() of requests, responses and clients masks credential-like headers", async () => {
+  await using server = startFixtureServer();
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(server.url)
+    .withHeaders({ Authorization: "Bearer d3fault", "X-Token": "t0ken", "X-Session-Key": "s3ss" })
+    .build();
+  await using client = new HttpClient(config);
+  const response = await client.get("/x");
+  for (
+    const shown of [Deno.inspect(client), Deno.inspect(response), Deno.inspect(response.request)]
+  ) {
+    for (const secret of ["d3fault", "t0ken", "s3ss"]) {
+      assert.ok(!shown.includes(secret), `${secret} in ${shown}`);
+    }
+  }
+  assert.equal(
+    new HttpRequest("GET", "http://u:p@ss@127.0.0.1/").toString(),
+    "HttpRequest(GET http://u:***@127.0.0.1/)",
+  );
 });

@@ -106,7 +106,7 @@ Deno.test("HttpRequest.with() replaces fields and removes those given as undefin
   assert.equal(get.jsonData, undefined);
 });
 
-Deno.test("HttpRequest.toObject() has exactly the spec's keys", () => {
+Deno.test("HttpRequest.toObject() has exactly the keys of HttpRequestFields", () => {
   const request = new HttpRequest("GET", "/x", { params: { a: 1 } });
   const object = request.toObject();
   assert.deepEqual(Object.keys(object), [

@@ -1,8 +1,16 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { cancelTimeout, startTimeout } from "../src/client/timeouts.ts";
-import type { Deadline } from "../src/client/timeouts.ts";
-import { link, unlink } from "../src/client/in_flight.ts";
+import { cancelTimeout, startTimeout } from "../src/client/deadline/timeouts.ts";
+import type { Deadline } from "../src/client/deadline/timeouts.ts";
+import { link, unlink } from "../src/client/deadline/in_flight.ts";
+import {
+  HttpClient,
+  HttpClientConfigBuilder,
+  HttpClientException,
+  TimeoutException,
+} from "../mod.ts";
+import { startFixtureServer } from "./fixture_server.ts";
+import { rejectsWith, singleAttemptClient } from "./helpers.ts";
 
 interface Handle {
   hasRef(): boolean;
@@ -137,4 +145,53 @@ Deno.test("a timeout started while the tick is unref'd references it again", () 
   } finally {
     clock.uninstall();
   }
+});
+
+Deno.test("HttpClient raises TimeoutException after the client's timeout", async () => {
+  await using server = startFixtureServer();
+  const config = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(0.1).withRetry({
+    maxRetries: 0,
+  }).build();
+  await using client = new HttpClient(config);
+  const error = await rejectsWith(
+    client.get("/delay/3000"),
+    TimeoutException,
+    /timed out after 0\.1 s: GET .*\/delay\/3000/,
+  );
+  assert.ok(error instanceof HttpClientException);
+  assert.equal((error as TimeoutException).request?.method, "GET");
+});
+
+Deno.test("HttpClient lets a per-call timeout override the client's, both ways", async () => {
+  await using server = startFixtureServer();
+  const slowClient = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(0.05)
+    .build();
+  await using patient = new HttpClient(slowClient);
+  const response = await patient.get("/delay/200", { timeout: 5 });
+  assert.equal(response.statusCode, 200);
+  await using client = singleAttemptClient(server.url);
+  await rejectsWith(client.get("/delay/3000", { timeout: 0.1 }), TimeoutException, /0\.1 s/);
+});
+
+Deno.test("HttpClient's timeout covers the response body", async () => {
+  await using server = startFixtureServer();
+  server.route("/slow-body", () => {
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(stream) {
+        if (sent++ > 50) return stream.close();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        stream.enqueue(new Uint8Array([120]));
+      },
+    });
+    return new Response(body);
+  });
+  await using client = singleAttemptClient(server.url);
+  await rejectsWith(client.get("/slow-body", { timeout: 0.2 }), TimeoutException, /slow-body/);
+});
+
+Deno.test("HttpClient accepts a timeout longer than setTimeout's limit", async () => {
+  await using server = startFixtureServer();
+  await using client = singleAttemptClient(server.url);
+  assert.equal((await client.get("/long", { timeout: 40 * 24 * 3600 })).statusCode, 200);
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { pathAndQuery } from "../src/client/url.ts";
+import { pathAndQuery } from "../src/http/url.ts";
 
 /** What URL parsing gives: the reference pathAndQuery() must agree with. */
 function parsed(url: string): string {

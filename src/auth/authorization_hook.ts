@@ -1,9 +1,8 @@
 import { carriesCredentials } from "./base_auth_hook.ts";
 import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
-import { AuthenticationException } from "../errors.ts";
+import { AuthenticationException, describeCall } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { validateHeader } from "../models/_validate.ts";
-import { redactUrl } from "../models/_redact.ts";
 import { unfitTokenError } from "./_header_token.ts";
 
 /** Options of {@linkcode AuthorizationHook}. */
@@ -74,7 +73,7 @@ export class AuthorizationHook implements RequestHookInterface {
   async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
     if (carriesCredentials(request, this.headerName)) return request;
     const token = await this.#tokenProvider();
-    const target = `${request.method} ${redactUrl(request.url)}`;
+    const target = describeCall(request);
     if (typeof token !== "string" || token === "") {
       throw new AuthenticationException(`The token provider returned no token: ${target}`, {
         request,

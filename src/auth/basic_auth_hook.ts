@@ -2,7 +2,7 @@ import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import { validateUsername } from "../models/_validate.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import { TokenData } from "../config/token_data.ts";
-import { basicAuthorization } from "../client/credentials.ts";
+import { basicAuthorization } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 
 /**

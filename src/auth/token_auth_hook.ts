@@ -2,12 +2,11 @@ import type { TokenManagerInterface } from "./auth_interfaces.ts";
 import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import type { TokenData } from "../config/token_data.ts";
-import { headerValue } from "../models/request.ts";
+import { headerValue } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { validateHeader } from "../models/_validate.ts";
-import { redactUrl } from "../models/_redact.ts";
-import { AuthenticationException } from "../errors.ts";
+import { AuthenticationException, describeCall } from "../errors.ts";
 import { unfitTokenError } from "./_header_token.ts";
 
 /** Options of {@linkcode TokenAuthHook}. */
@@ -89,9 +88,7 @@ export class TokenAuthHook extends BaseAuthHook {
     const unfit = unfitTokenError(this.authHeaderName, this.#current.accessToken);
     if (unfit !== undefined) {
       throw new AuthenticationException(
-        `The token manager returned a token a header cannot carry: ${request.method} ${
-          redactUrl(request.url)
-        }`,
+        `The token manager returned a token a header cannot carry: ${describeCall(request)}`,
         { request, cause: unfit },
       );
     }

@@ -5,7 +5,7 @@ import { FetchContext } from "../models/fetch_context.ts";
 import { HttpResponse } from "../models/response.ts";
 import { describeType, validateSeconds } from "../models/_validate.ts";
 import { fitsInHeader } from "./_header_token.ts";
-import { hideCauseText } from "../models/_redact_error.ts";
+import { hideCauseText } from "../masking/error_views.ts";
 
 /** One step of a token fetch: its token is stored in the context under `name`. */
 export interface TokenFetchStep {

@@ -1,20 +1,24 @@
-// The auth layer of one attempt (the auth hook, re-auth after a redirect, refresh and resend after a 401): apply the
-// auth hook where it is allowed, hand the redirect layer what it must strip
-// and re-apply, and refresh and resend after an authentication error that
-// came from where the credentials went. Each exchange runs in a step
-// started before the auth hook, so the token fetch (or the refresh before a
-// resend, or the auth of a redirect hop) is bounded by the exchange's
-// timeout, the caller's signal and the client's close.
+// The auth layer of one attempt: apply the auth hook where it is allowed,
+// send through the redirect layer (which asks this layer to apply the hook
+// again on a hop that leaves the origin), and refresh and resend after an
+// authentication error that came from where the credentials went. Each
+// sending runs in a step started before the auth hook, so the token fetch
+// (or the refresh before a resend, or the auth of a redirect hop), the
+// redirects and the body read share one timeout, the caller's signal and
+// the client's close. A hook's own error reaches the caller as it is.
 
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
-import { headerValue, HttpRequest } from "../models/request.ts";
+import { HttpRequest } from "../models/request.ts";
+import { headerValue } from "../http/headers.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";
-import { Step, untilAborted } from "./abort.ts";
-import { sendRequest, toClientError } from "./send.ts";
-import type { SendOptions } from "./send.ts";
-import { startTimeout } from "./timeouts.ts";
+import { Step, untilAborted } from "./deadline/abort.ts";
+import { stepEndedError } from "./exchange.ts";
+import type { SendOptions } from "./exchange.ts";
+import { sendWithRedirects } from "./redirects.ts";
+import type { HopAuth } from "./redirects.ts";
+import { startTimeout } from "./deadline/timeouts.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {
@@ -33,7 +37,7 @@ const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Sends the hooked request with credentials where the auth `hook` applies
- * (a client without an auth hook calls {@linkcode sendRequest} itself).
+ * (a client without an auth hook calls {@linkcode sendWithRedirects} itself).
  * While the hook calls a response an auth error, the credentials were sent
  * to the origin that gave it, and the retry strategy allows: invalidate,
  * refresh, resend (not counted as a retry). Sets `context.request` to the
@@ -61,15 +65,15 @@ export async function sendAuthenticated(
       context.request = first.request;
       // Whether the hop that answered carried the hook's credentials.
       let credentialed = first.added.size > 0;
-      const reapply = async (hop: HttpRequest) => {
-        const result = await until(authenticate(hook, allowed, hop, context));
-        credentialed = result.added.size > 0;
-        return result;
-      };
-      const response = await sendRequest(first.request, options, {
+      const hops: HopAuth = {
         headers: first.added,
-        reapply,
-      }, { step, seconds });
+        async reapply(hop) {
+          const result = await until(authenticate(hook, allowed, hop, context));
+          credentialed = result.added.size > 0;
+          return result;
+        },
+      };
+      const response = await sendWithRedirects(first.request, options, hops, { step, seconds });
       if (
         !credentialed || !hook.isAuthError(response) ||
         !hook.retryStrategy.shouldRetry(response, authRetries)
@@ -93,7 +97,7 @@ function waitIn(step: Step, request: HttpRequest, seconds: number, options: Send
     untilAborted(
       pending,
       step,
-      () => toClientError(undefined, request, seconds, step.timedOut, options),
+      () => stepEndedError(request, seconds, step.timedOut, options),
     );
 }
 

@@ -5,7 +5,7 @@
 import type { HttpClientConfig } from "../config/client_config.ts";
 import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
 import type { AuthOptions } from "./auth_flow.ts";
-import type { SendOptions } from "./send.ts";
+import type { SendOptions } from "./exchange.ts";
 
 /** What {@linkcode authScope} works out. */
 export type AuthScope =

@@ -1,21 +1,20 @@
 import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config.ts";
 import type { HttpClientConfig } from "../config/client_config.ts";
-import { HttpClientException } from "../errors.ts";
-import { headerValue, HttpRequest, mergeHeaders } from "../models/request.ts";
-import type { HttpRequestInit } from "../models/request.ts";
+import { describeCall, HttpClientException } from "../errors.ts";
+import { HttpRequest } from "../models/request.ts";
+import type { HttpRequestInit } from "../models/request_fields.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { defineRedactedInspect, jsonView, redactUrl } from "../models/_redact.ts";
+import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { configView } from "../config/_config_view.ts";
-import { createPool } from "../runtime.ts";
-import type { Pool } from "../runtime.ts";
-import { executeCall } from "./lifecycle.ts";
-import type { CallCounter, LifecycleOptions } from "./lifecycle.ts";
-import { abortSteps } from "./abort.ts";
+import { runtime } from "../transport/runtime.ts";
+import type { Pool } from "../transport/types.ts";
+import { CallsInFlight, executeCall } from "./lifecycle.ts";
+import type { LifecycleOptions } from "./lifecycle.ts";
+import { abortSteps } from "./deadline/abort.ts";
 import { authScope } from "./auth_scope.ts";
-import { needsIdempotencyKey } from "./retry.ts";
-import { fetchTransport } from "./transport.ts";
-import type { Transport } from "./transport.ts";
-import { resolveUrl } from "./url.ts";
+import { prepareRequest } from "./prepare.ts";
+import { fetchTransport } from "../transport/fetch_transport.ts";
+import type { Transport } from "../transport/types.ts";
 
 /** Options of one call besides the request itself. */
 export interface CallOptions {
@@ -91,7 +90,10 @@ export class HttpClient {
     }
     let prepared: HttpRequest;
     try {
-      prepared = this.#prepare(request);
+      if (this.closed) {
+        throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
+      }
+      prepared = prepareRequest(request, this.config);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -247,7 +249,7 @@ export class HttpClient {
     let transport: Transport;
     if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
     else {
-      this.#pool = createPool(config.pool);
+      this.#pool = runtime.createPool(config.pool);
       transport = this.#pool.transport;
     }
     return {
@@ -265,76 +267,6 @@ export class HttpClient {
       ...authScope(config),
       calls: this.#calls,
     };
-  }
-
-  /**
-   * Lifecycle step 1: an absolute http(s) URL, user-info moved to `auth`,
-   * default headers merged, and an `Idempotency-Key` for a POST or PATCH the
-   * retry policy opted in (unless the request has one).
-   */
-  #prepare(request: HttpRequest): HttpRequest {
-    const fail = (reason: string) =>
-      new HttpClientException(`${reason}: ${request.method} ${redactUrl(request.url)}`, {
-        request,
-      });
-    if (this.closed) throw fail("Client is closed");
-    const absolute = resolveUrl(this.config.baseUrl, request.url);
-    if (absolute === undefined) throw fail("Cannot resolve a relative URL without a base URL");
-    const url = URL.parse(absolute);
-    if (url === null) throw fail("Invalid URL");
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      throw fail(`Unsupported URL scheme ${JSON.stringify(url.protocol)}`);
-    }
-    let auth = request.auth;
-    let target = absolute;
-    if (url.username !== "" || url.password !== "") {
-      try {
-        auth ??= [decodeURIComponent(url.username), decodeURIComponent(url.password)];
-      } catch {
-        throw fail("Invalid URL");
-      }
-      url.username = "";
-      url.password = "";
-      target = url.href;
-    }
-    const defaults = this.config.headers;
-    let headers = Object.keys(defaults).length === 0
-      ? request.headers
-      : mergeHeaders(defaults, request.headers ?? {});
-    if (
-      needsIdempotencyKey(this.config.retry, request.method) &&
-      headerValue(headers, "Idempotency-Key") === undefined
-    ) {
-      headers = { ...headers, "Idempotency-Key": crypto.randomUUID() };
-    }
-    if (target === request.url && headers === request.headers && auth === request.auth) {
-      return request;
-    }
-    return request.with({ url: target, headers, auth });
-  }
-}
-
-/** Counts a client's calls in flight, and tells when none is left. */
-class CallsInFlight implements CallCounter {
-  #count = 0;
-  #waiters: (() => void)[] = [];
-
-  started(): void {
-    this.#count++;
-  }
-
-  ended(): void {
-    if (--this.#count === 0 && this.#waiters.length > 0) {
-      const waiters = this.#waiters;
-      this.#waiters = [];
-      for (const resolve of waiters) resolve();
-    }
-  }
-
-  /** Resolves once no call is in flight. */
-  idle(): Promise<void> {
-    if (this.#count === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
   }
 }
 

@@ -8,12 +8,13 @@ import type { HttpResponse } from "../models/response.ts";
 import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
-import type { RetryPolicy } from "./retry.ts";
-import { abortedCallError, sendRequest } from "./send.ts";
-import { Step } from "./abort.ts";
+import type { RetryPolicy } from "../config/retry_policy.ts";
+import { abortedCallError } from "./exchange.ts";
+import { sendWithRedirects } from "./redirects.ts";
+import { Step } from "./deadline/abort.ts";
 import { sendAuthenticated } from "./auth_flow.ts";
 import type { AuthOptions } from "./auth_flow.ts";
-import type { SendOptions } from "./send.ts";
+import type { SendOptions } from "./exchange.ts";
 
 /** Everything one call needs besides its request. */
 export interface LifecycleOptions extends SendOptions, AuthOptions {
@@ -31,11 +32,36 @@ export interface CallCounter {
   ended(): void;
 }
 
+/** Counts a client's calls in flight, and tells when none is left. */
+export class CallsInFlight implements CallCounter {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  started(): void {
+    this.#count++;
+  }
+
+  ended(): void {
+    if (--this.#count === 0 && this.#waiters.length > 0) {
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const resolve of waiters) resolve();
+    }
+  }
+
+  /** Resolves once no call is in flight. */
+  idle(): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+}
+
 /**
- * Runs one call through the lifecycle: per attempt, the request
- * hooks, the auth hook and the exchange (with auth refreshes), the response
- * hooks; on an exception the error hooks;
- * then the retry decision. One {@linkcode RequestContext} serves every
+ * Runs one call through the lifecycle: per attempt, the request hooks, the
+ * send (through the auth layer, with its refreshes, when the client has an
+ * auth hook; else straight to the redirect layer, at no cost for auth),
+ * the response hooks; on an exception the error hooks; then the retry
+ * decision and its wait. One {@linkcode RequestContext} serves every
  * attempt. Each attempt starts the hooks from the prepared request.
  */
 export async function executeCall(
@@ -57,7 +83,7 @@ export async function executeCall(
         context.request = hooked;
         const { authHook } = options;
         const received = authHook === undefined
-          ? await sendRequest(hooked, options)
+          ? await sendWithRedirects(hooked, options)
           : await sendAuthenticated(hooked, authHook, context, options);
         const responded = runResponseHooks(options.responseHooks, received, context);
         const response = responded instanceof Promise ? await responded : responded;

@@ -1,106 +1,115 @@
-import { HttpClientException } from "../errors.ts";
+// The redirect layer of one call: sends the request by the exchange, and
+// while the answer is a redirect the client follows, builds the next hop
+// and sends it by the exchange in the same step. A hop that leaves the
+// origin drops the credentials and asks the auth layer, when there is one,
+// to apply its hook again.
+
+import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
-import { redactUrl, SENSITIVE_HEADERS } from "../models/_redact.ts";
-import type { WireResponse } from "./transport.ts";
+import type { HttpResponse } from "../models/response.ts";
+import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
+import { Step } from "./deadline/abort.ts";
+import { startTimeout } from "./deadline/timeouts.ts";
+import { Redirect, sendSingleRequest } from "./exchange.ts";
+import type { SendOptions } from "./exchange.ts";
 
-const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
-
-/** What a redirect must know of the auth hook. */
-export interface RedirectAuth {
+/** The auth layer as a redirect sees it (a client without an auth hook has none). */
+export interface HopAuth {
   /** Lower-case names of the headers the auth hook added: dropped when a hop leaves the origin. */
   readonly headers: ReadonlySet<string>;
   /** Applies the auth hook to a hop that left the origin, where it is allowed; names the headers it added. */
   reapply(hop: HttpRequest): Promise<{ request: HttpRequest; added: ReadonlySet<string> }>;
 }
 
-/** Carries an error thrown by a user's hook through the transport's error mapping unchanged. */
-export class HookError {
-  /** Wraps `error`. */
-  constructor(readonly error: unknown) {}
+/** A step its caller started (and releases), with the timeout it runs under. */
+export interface StartedStep {
+  /** The step; its timeout is running. */
+  readonly step: Step;
+  /** Its timeout in seconds, for the message. */
+  readonly seconds: number;
 }
 
-/** The last response of a call and the URL it came from. */
-export interface FinalResponse {
-  readonly response: WireResponse;
-  readonly url: string;
-}
-
-/** True when `response` is a redirect the client may follow: a 301, 302, 303, 307 or 308 with a Location. */
-export function isRedirect(response: WireResponse): boolean {
-  return REDIRECT_STATUSES.has(response.status) && response.location !== null;
-}
+const NONE: ReadonlySet<string> = new Set();
 
 /**
- * Follows redirects from `first`, the response to `request`, sending each
- * hop with `send`, up to `maxRedirects` hops (0: the 3xx response is
- * returned). As in httpx and
- * requests, 303 and 302 turn any method but HEAD into GET without a body,
- * 301 turns POST into GET; 307 and 308 keep the method and body. A hop to another origin, or from https to http, drops
- * the credential headers (the fixed set and `credentialHeaders`), the
- * headers the auth hook added and `auth`, and applies the auth hook again
- * where `auth` allows. More hops than allowed is an
- * HttpClientException.
+ * Sends a prepared request (absolute URL, headers merged) and follows its
+ * redirects, all in one step: the caller's `started` one, else one started
+ * here with the request's timeout, so the hops and the body read share one
+ * timeout. Failures of the exchanges arrive as the library's exceptions;
+ * those of `auth` (the auth hook on a hop) pass as they are.
  */
-export async function followRedirects(
+export async function sendWithRedirects(
   request: HttpRequest,
-  first: FinalResponse,
-  maxRedirects: number,
-  send: (hop: HttpRequest) => Promise<WireResponse>,
-  auth?: RedirectAuth,
-  credentialHeaders: ReadonlySet<string> = new Set(),
-): Promise<FinalResponse> {
-  let hop = request;
-  let { response, url } = first;
-  // The declared credential headers and every header the auth hook added on
-  // any hop so far: all leave with the origin.
-  let authHeaders = new Set([...credentialHeaders, ...auth?.headers ?? []]);
-  for (let count = 0;; count++) {
-    if (!isRedirect(response) || maxRedirects === 0) return { response, url };
-    await response.discard();
-    if (count === maxRedirects) {
-      throw new HttpClientException(
-        `Too many redirects (more than ${maxRedirects}): ${request.method} ${
-          redactUrl(request.url)
-        }`,
-        { request },
-      );
+  options: SendOptions,
+  auth?: HopAuth,
+  started?: StartedStep,
+): Promise<HttpResponse> {
+  const since = performance.now();
+  const seconds = started?.seconds ?? request.timeout ?? options.timeout;
+  const step = started?.step ?? new Step(options);
+  if (started === undefined) startTimeout(step, seconds * 1000, since);
+  try {
+    const received = await sendSingleRequest(request, request, step, seconds, since, options);
+    if (!(received instanceof Redirect)) return received;
+    let hop = request;
+    let redirect = received;
+    // The declared credential headers and every header the auth hook added on
+    // any hop so far: all leave with the origin.
+    let authHeaders = new Set([...options.credentialHeaders ?? NONE, ...auth?.headers ?? NONE]);
+    for (let count = 0;; count++) {
+      if (count === options.maxRedirects) throw tooManyRedirects(request, count);
+      const next = nextUrl(request, redirect.location, redirect.url);
+      const from = new URL(redirect.url);
+      const leavesOrigin = from.origin !== next.origin ||
+        (from.protocol === "https:" && next.protocol === "http:");
+      hop = redirectRequest(hop, redirect.status, next, leavesOrigin, authHeaders);
+      if (leavesOrigin && auth !== undefined) {
+        const reapplied = await auth.reapply(hop);
+        hop = reapplied.request;
+        authHeaders = new Set([...authHeaders, ...reapplied.added]);
+      }
+      const answer = await sendSingleRequest(hop, request, step, seconds, since, options);
+      if (!(answer instanceof Redirect)) return answer;
+      redirect = answer;
     }
-    const next = nextUrl(request, url, response.location as string);
-    const from = new URL(url);
-    const leavesOrigin = from.origin !== next.origin ||
-      (from.protocol === "https:" && next.protocol === "http:");
-    hop = redirectRequest(hop, response.status, next, leavesOrigin, authHeaders);
-    if (leavesOrigin && auth !== undefined) {
-      const reapplied = await auth.reapply(hop).catch((error) => {
-        throw new HookError(error);
-      });
-      hop = reapplied.request;
-      authHeaders = new Set([...authHeaders, ...reapplied.added]);
-    }
-    url = next.href;
-    response = await send(hop);
+  } finally {
+    if (started === undefined) step.release();
   }
 }
 
-function nextUrl(request: HttpRequest, from: string, location: string): URL {
+function tooManyRedirects(request: HttpRequest, maxRedirects: number): HttpClientException {
+  return new HttpClientException(
+    `Too many redirects (more than ${maxRedirects}): ${describeCall(request)}`,
+    { request },
+  );
+}
+
+function nextUrl(request: HttpRequest, location: string, from: string): URL {
   const next = URL.parse(location, from);
   if (next === null || (next.protocol !== "http:" && next.protocol !== "https:")) {
     throw new HttpClientException(
-      `Redirect to an invalid or unsupported URL ${
-        JSON.stringify(redactUrl(location))
-      }: ${request.method} ${redactUrl(request.url)}`,
+      `Redirect to an invalid or unsupported URL ${JSON.stringify(redactUrl(location))}: ${
+        describeCall(request)
+      }`,
       { request },
     );
   }
   return next;
 }
 
+/**
+ * The request for the hop to `to`. As in httpx and requests, 303 and 302
+ * turn any method but HEAD into GET without a body, 301 turns POST into
+ * GET; 307 and 308 keep the method and body. A hop that leaves the origin
+ * (another origin, or https to http) drops the credential headers (the
+ * fixed set and `authHeaders`) and `auth`.
+ */
 function redirectRequest(
   hop: HttpRequest,
   status: number,
   to: URL,
   leavesOrigin: boolean,
-  authHeaders: ReadonlySet<string> = new Set(),
+  authHeaders: ReadonlySet<string>,
 ): HttpRequest {
   const toGet = (status === 301 && hop.method === "POST") ||
     ((status === 302 || status === 303) && hop.method !== "HEAD");

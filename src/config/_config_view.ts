@@ -3,7 +3,7 @@
 // proxy's `basicAuth`, a proxy URL's user-info, a TLS `key`) masked.
 
 import type { HttpClientConfig } from "./client_config.ts";
-import { maskDeepForView, maskHeadersForView, redactUrl } from "../models/_redact.ts";
+import { maskDeepForView, maskHeadersForView, redactUrl } from "../masking/views.ts";
 
 type Inspect = (value: unknown, options?: unknown) => string;
 

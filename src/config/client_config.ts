@@ -1,17 +1,8 @@
-import {
-  describeType,
-  isPlainRecord,
-  validateCount,
-  validateHeaders,
-  validateTimeout,
-  validateUrlText,
-} from "../models/_validate.ts";
-import { mergeHeaders } from "../models/request.ts";
-import { redactUrl } from "../models/_redact.ts";
+import { validateCount, validateHeaders, validateTimeout } from "../models/_validate.ts";
+import { mergeHeaders } from "../http/headers.ts";
 import { withRedactedView } from "./_config_view.ts";
 import type {
   ErrorHookInterface,
-  Logger,
   RequestHookInterface,
   ResponseHookInterface,
 } from "../hooks/hook_interfaces.ts";
@@ -20,35 +11,24 @@ import {
   LoggingRequestHook,
   LoggingResponseHook,
 } from "../hooks/logging_hooks.ts";
-import { DEFAULT_RETRY, retryPolicy } from "../client/retry.ts";
-import type { RetryOptions, RetryPolicy } from "../client/retry.ts";
+import { retryPolicy } from "./retry_policy.ts";
+import type { RetryOptions, RetryPolicy } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { TokenAuthHook } from "../auth/token_auth_hook.ts";
-import type { TokenAuthHookOptions } from "../auth/token_auth_hook.ts";
-import type { TokenManagerInterface } from "../auth/auth_interfaces.ts";
+import type { FetchLike, PoolOptions } from "../transport/types.ts";
+import { DEFAULT_CONFIG } from "./defaults.ts";
+import type { LoggingOptions, TokenAuthOptions } from "./builder_options.ts";
+import {
+  checkAuthHook,
+  checkAuthOrigins,
+  checkBaseUrl,
+  checkFetch,
+  checkHook,
+  checkPool,
+} from "./config_checks.ts";
 
-/**
- * A `fetch`-compatible function: the one transport seam, for tests and for
- * runtimes the library does not know.
- */
-export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
-
-/**
- * Options of the connection pool, passed to `Deno.createHttpClient` (and to
- * the undici `Agent` on Node). Known Deno fields are typed; others pass through.
- */
-export interface PoolOptions {
-  /** Idle connections kept per host. */
-  poolMaxIdlePerHost?: number;
-  /** How long an idle connection is kept, in milliseconds, or `false` for ever. */
-  poolIdleTimeout?: number | false;
-  /** Allow HTTP/1.1. */
-  http1?: boolean;
-  /** Allow HTTP/2. */
-  http2?: boolean;
-  /** Further runtime-specific options. */
-  [option: string]: unknown;
-}
+export { DEFAULT_CONFIG };
+export type { FetchLike, PoolOptions };
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
@@ -88,39 +68,6 @@ export interface HttpClientConfig {
    */
   readonly authOrigins?: ReadonlySet<string>;
 }
-
-/** Options of {@linkcode HttpClientConfigBuilder.withTokenAuth}. */
-export interface TokenAuthOptions extends TokenAuthHookOptions {
-  /** Gets and refreshes the tokens. */
-  tokenManager: TokenManagerInterface;
-}
-
-/** Options of {@linkcode HttpClientConfigBuilder.withLogging}. */
-export interface LoggingOptions {
-  /** Log request and response headers (sensitive ones masked). Default false. */
-  logHeaders?: boolean | undefined;
-  /** Log request bodies, and the bodies of failed responses. Default false. */
-  logBody?: boolean | undefined;
-  /** Further header names to mask, in any letter case. */
-  sensitiveKeys?: Iterable<string> | undefined;
-  /** Where to write. Default `console`. */
-  logger?: Logger | undefined;
-}
-
-/**
- * The defaults: timeout 30 s, 2 retries, 20 redirects, buffered bodies up to
- * 256 MiB, no base URL, headers or hooks.
- */
-export const DEFAULT_CONFIG: HttpClientConfig = Object.freeze({
-  timeout: 30,
-  headers: Object.freeze({}),
-  maxRedirects: 20,
-  maxResponseBytes: 256 * 1024 * 1024,
-  requestHooks: Object.freeze([]),
-  responseHooks: Object.freeze([]),
-  errorHooks: Object.freeze([]),
-  retry: DEFAULT_RETRY,
-});
 
 /**
  * Builds an {@linkcode HttpClientConfig}. Every `with*` call checks its input
@@ -219,10 +166,7 @@ export class HttpClientConfigBuilder {
    * @returns This builder.
    */
   withPool(options: PoolOptions): this {
-    if (!isPlainRecord(options)) {
-      throw new TypeError(`Invalid pool: expected an object, got ${describeType(options)}`);
-    }
-    this.#config.pool = Object.freeze({ ...options });
+    this.#config.pool = checkPool(options);
     return this;
   }
 
@@ -233,10 +177,7 @@ export class HttpClientConfigBuilder {
    * @returns This builder.
    */
   withFetch(fetchLike: FetchLike): this {
-    if (typeof fetchLike !== "function") {
-      throw new TypeError(`Invalid fetch: expected a function, got ${describeType(fetchLike)}`);
-    }
-    this.#config.fetch = fetchLike;
+    this.#config.fetch = checkFetch(fetchLike);
     return this;
   }
 
@@ -247,10 +188,8 @@ export class HttpClientConfigBuilder {
    * @returns This builder.
    */
   withRequestHook(hook: RequestHookInterface): this {
-    this.#config.requestHooks = [
-      ...this.#config.requestHooks,
-      checkHook("request", hook, "beforeRequest"),
-    ];
+    const checked = checkHook("request", hook, "beforeRequest");
+    this.#config.requestHooks = [...this.#config.requestHooks, checked];
     return this;
   }
 
@@ -261,10 +200,8 @@ export class HttpClientConfigBuilder {
    * @returns This builder.
    */
   withResponseHook(hook: ResponseHookInterface): this {
-    this.#config.responseHooks = [
-      ...this.#config.responseHooks,
-      checkHook("response", hook, "afterResponse"),
-    ];
+    const checked = checkHook("response", hook, "afterResponse");
+    this.#config.responseHooks = [...this.#config.responseHooks, checked];
     return this;
   }
 
@@ -315,21 +252,7 @@ export class HttpClientConfigBuilder {
    * @returns This builder.
    */
   withAuthHook(hook: AuthHookInterface): this {
-    for (
-      const member of [
-        "beforeRequest",
-        "shouldAuthenticate",
-        "isAuthError",
-        "refreshAuth",
-        "invalidateAuth",
-      ]
-    ) {
-      checkHook("auth", hook, member);
-    }
-    if (typeof hook.retryStrategy?.shouldRetry !== "function") {
-      throw new TypeError("Invalid auth hook: expected a retryStrategy with shouldRetry()");
-    }
-    this.#config.authHook = hook;
+    this.#config.authHook = checkAuthHook(hook);
     return this;
   }
 
@@ -354,19 +277,7 @@ export class HttpClientConfigBuilder {
    * @returns This builder.
    */
   withAuthOrigins(origins: Iterable<string | URL>): this {
-    const set = new Set<string>();
-    for (const origin of origins) {
-      const parsed = URL.parse(String(origin));
-      if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-        throw new TypeError(
-          `Invalid authOrigins: ${
-            JSON.stringify(redactUrl(String(origin)))
-          } is not an http(s) origin`,
-        );
-      }
-      set.add(parsed.origin);
-    }
-    this.#config.authOrigins = set;
+    this.#config.authOrigins = checkAuthOrigins(origins);
     return this;
   }
 
@@ -384,30 +295,4 @@ export class HttpClientConfigBuilder {
       errorHooks: Object.freeze([...config.errorHooks]),
     }));
   }
-}
-
-function checkBaseUrl(baseUrl: unknown): string {
-  if (typeof baseUrl !== "string" && !(baseUrl instanceof URL)) {
-    throw new TypeError(`Invalid baseUrl: expected a string or URL, got ${describeType(baseUrl)}`);
-  }
-  // Checked before parsing, which would drop a tab, CR or LF silently.
-  validateUrlText("baseUrl", String(baseUrl));
-  const parsed = URL.parse(String(baseUrl));
-  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
-    throw new TypeError(
-      `Invalid baseUrl: expected an absolute http: or https: URL, got ${
-        JSON.stringify(redactUrl(String(baseUrl)))
-      }`,
-    );
-  }
-  return String(baseUrl);
-}
-
-function checkHook<T extends object>(kind: string, hook: T, method: string): T {
-  if (typeof (hook as Record<string, unknown> | null)?.[method] !== "function") {
-    throw new TypeError(
-      `Invalid ${kind} hook: expected an object with ${method}(), got ${describeType(hook)}`,
-    );
-  }
-  return hook;
 }

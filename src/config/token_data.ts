@@ -1,4 +1,4 @@
-import { defineRedactedInspect, MASK } from "../models/_redact.ts";
+import { defineRedactedInspect, MASK } from "../masking/views.ts";
 import { requireText } from "../models/_validate.ts";
 
 /** The fields of a {@linkcode TokenData}. */

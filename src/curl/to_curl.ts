@@ -1,7 +1,8 @@
-import type { FileValue, HttpRequest } from "../models/request.ts";
-import { encodeForm } from "../client/body.ts";
-import { appendParams, isAbsoluteUrl } from "../client/url.ts";
-import { headerValue, trimHeaderValue } from "../models/request.ts";
+import type { HttpRequest } from "../models/request.ts";
+import type { FileValue } from "../models/request_fields.ts";
+import { encodeForm } from "../http/form.ts";
+import { appendParams, isAbsoluteUrl } from "../http/url.ts";
+import { headerValue, trimHeaderValue } from "../http/headers.ts";
 
 const SEPARATOR = " \\\n  ";
 

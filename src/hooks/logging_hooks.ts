@@ -7,9 +7,9 @@ import type {
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
-import { maskHeaders, redactQuery, redactText } from "../models/_redact.ts";
-import { encodeForm } from "../client/body.ts";
-import { appendParams, pathAndQuery } from "../client/url.ts";
+import { maskHeaders, redactQuery, redactText } from "../masking/views.ts";
+import { encodeForm } from "../http/form.ts";
+import { appendParams, pathAndQuery } from "../http/url.ts";
 
 /** Options of {@linkcode LoggingRequestHook}. */
 export interface LoggingRequestHookOptions {

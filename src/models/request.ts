@@ -9,63 +9,26 @@ import {
   maskHeadersForView,
   maskParamsForView,
   redactUrl,
-} from "./_redact.ts";
+} from "../masking/views.ts";
+import { isPlainRecord, validateHeaders, validateTimeout } from "./_validate.ts";
 import {
-  describeType,
-  isPlainRecord,
-  validateHeaders,
-  validateTimeout,
-  validateUrlText,
-  validateUsername,
-} from "./_validate.ts";
+  checkAuth,
+  checkBody,
+  checkFiles,
+  checkForm,
+  checkParams,
+  checkUrl,
+} from "./request_fields.ts";
+import type {
+  FileValue,
+  FormValue,
+  HttpRequestFields,
+  HttpRequestInit,
+  QueryValue,
+} from "./request_fields.ts";
 import { serializeJson } from "../json/serialize_json.ts";
+import { mergeHeaders } from "../http/headers.ts";
 import { toCurl } from "../curl/to_curl.ts";
-
-/** The request a copy is made from, while HttpRequest's #copy() runs the constructor. */
-let copyFrom: HttpRequest | undefined;
-/** A frozen, checked header record the copy takes as it is. */
-let checkedHeaders: Readonly<Record<string, string>> | undefined;
-
-/** One scalar query value; `null` and `undefined` are left out of the URL. */
-export type QueryScalar = string | number | boolean | null | undefined;
-
-/** A query value: a scalar, or an array whose items repeat the key (`a=1&a=2`). */
-export type QueryValue = QueryScalar | readonly QueryScalar[];
-
-/** A form field value; numbers and booleans are sent as `String(value)`. */
-export type FormValue = string | number | boolean;
-
-/**
- * A file to upload: a `Blob` or `File`, raw bytes, or a path on disk
- * (read when the request is sent).
- */
-export type FileValue = Blob | Uint8Array | string;
-
-/** The optional fields of an {@linkcode HttpRequest}. */
-export interface HttpRequestInit {
-  /** Request headers; names are sent as given, compared without regard to case. */
-  headers?: Readonly<Record<string, string>> | undefined;
-  /** Query parameters, appended to the URL in insertion order. */
-  params?: Readonly<Record<string, QueryValue>> | undefined;
-  /** A form body (`application/x-www-form-urlencoded`), or form fields beside `files`. */
-  data?: Readonly<Record<string, FormValue>> | undefined;
-  /** A JSON body: any JSON-serializable value. */
-  jsonData?: unknown;
-  /** Files for a `multipart/form-data` body. */
-  files?: Readonly<Record<string, FileValue>> | undefined;
-  /** The timeout in seconds, overriding the client's for this request. */
-  timeout?: number | undefined;
-  /** Basic credentials: `[username, password]`. */
-  auth?: readonly [username: string, password: string] | undefined;
-}
-
-/** Every field of an {@linkcode HttpRequest}, as {@linkcode HttpRequest.toObject} returns them. */
-export interface HttpRequestFields extends HttpRequestInit {
-  /** The method. */
-  method: HttpMethod;
-  /** The URL, relative or absolute. */
-  url: string;
-}
 
 /**
  * An immutable HTTP request. The instance and its `headers`, `params`,
@@ -124,32 +87,17 @@ export class HttpRequest implements HttpRequestFields {
    * @param init Headers, params, a body, a timeout, credentials.
    */
   constructor(method: HttpMethod | string, url: string | URL, init: HttpRequestInit = {}) {
-    // Set by #copy() for the duration of this call only.
-    const from = copyFrom;
-    const checked = checkedHeaders;
-    copyFrom = undefined;
-    checkedHeaders = undefined;
+    // Only #copy() makes a RequestCopy: the fields it keeps from its source
+    // are checked and frozen already, and are taken as they are.
+    const copy = init instanceof RequestCopy ? init : undefined;
+    const from = copy?.from;
     this.method = parseMethod(method);
-    if (typeof url !== "string" && !(url instanceof URL)) {
-      throw new TypeError(`Invalid url: expected a string or URL, got ${describeType(url)}`);
-    }
-    // A copy keeps the URL it did not change: checked already.
-    this.url = from !== undefined && url === from.url ? url : validateUrlText("url", String(url));
+    this.url = from !== undefined && url === from.url ? url : checkUrl(url);
+    // Each field is read once, so a getter cannot change it after its check.
     const { headers, params, data, jsonData, files, timeout, auth } = init;
-    if (data !== undefined && jsonData !== undefined) {
-      throw new TypeError("Invalid body: give either data or jsonData, not both");
-    }
-    if (
-      (this.method === "GET" || this.method === "HEAD") &&
-      (data !== undefined || jsonData !== undefined || files !== undefined)
-    ) {
-      throw new TypeError(
-        `Invalid body: a ${this.method} request cannot have data, jsonData or files`,
-      );
-    }
-    // A copy keeps the fields it did not change as they are: checked and frozen already.
+    checkBody(this.method, data, jsonData, files);
     if (headers !== undefined) {
-      this.headers = headers === checked || headers === from?.headers
+      this.headers = headers === copy?.checkedHeaders || headers === from?.headers
         ? headers
         : Object.freeze({ ...validateHeaders("headers", headers) });
     }
@@ -207,16 +155,8 @@ export class HttpRequest implements HttpRequestFields {
     changes: Partial<HttpRequestFields>,
     headers: Readonly<Record<string, string>> | undefined,
   ): HttpRequest {
-    // The constructor reads only the init fields of `merged`.
-    const merged = { ...this.toObject(), ...changes };
-    copyFrom = this;
-    checkedHeaders = headers;
-    try {
-      return new HttpRequest(merged.method ?? this.method, merged.url ?? this.url, merged);
-    } finally {
-      copyFrom = undefined;
-      checkedHeaders = undefined;
-    }
+    const copy = new RequestCopy(this, changes, headers);
+    return new HttpRequest(copy.method ?? this.method, copy.url ?? this.url, copy);
   }
 
   /**
@@ -304,113 +244,41 @@ defineRedactedInspect(HttpRequest, (request) => ({
   auth: request.auth && [request.auth[1] === "" ? MASK : request.auth[0], MASK],
 }));
 
-/** The value of header `name` in `headers`, compared without regard to case. */
-export function headerValue(
-  headers: Readonly<Record<string, string>> | undefined,
-  name: string,
-): string | undefined {
-  const lower = name.toLowerCase();
-  for (const key in headers) if (key.toLowerCase() === lower) return headers[key];
-  return undefined;
-}
-
 /**
- * A header value without the leading and trailing spaces and tabs `fetch`
- * strips. A loop, not `/^[ \t]+|[ \t]+$/`: that regex retries at every
- * character of an inner run of blanks, quadratic in the run's length.
+ * The init of a copy made by {@linkcode HttpRequest.with} or
+ * {@linkcode HttpRequest.withHeaders}: the fields of `from` with `changes`
+ * over them. The constructor takes the fields still identical to those of
+ * `from`, and `checkedHeaders`, without checking, freezing or serializing
+ * them again. The class is private to this module, so no caller outside it
+ * can make the constructor skip a check.
  */
-export function trimHeaderValue(value: string): string {
-  let start = 0;
-  let end = value.length;
-  while (start < end && isBlank(value.charCodeAt(start))) start++;
-  while (end > start && isBlank(value.charCodeAt(end - 1))) end--;
-  return start === 0 && end === value.length ? value : value.slice(start, end);
-}
+class RequestCopy implements HttpRequestInit {
+  // Undefined only when `changes` gives them as undefined: the copy keeps them.
+  method: HttpMethod | undefined;
+  url: string | undefined;
+  headers: Readonly<Record<string, string>> | undefined;
+  params: Readonly<Record<string, QueryValue>> | undefined;
+  data: Readonly<Record<string, FormValue>> | undefined;
+  jsonData: unknown;
+  files: Readonly<Record<string, FileValue>> | undefined;
+  timeout: number | undefined;
+  auth: readonly [username: string, password: string] | undefined;
 
-function isBlank(code: number): boolean {
-  return code === 0x20 || code === 0x09;
-}
-
-/** `base` merged with `extra`, compared without regard to case; `extra` wins. */
-export function mergeHeaders(
-  base: Readonly<Record<string, string>> | undefined,
-  extra: Readonly<Record<string, string>>,
-): Record<string, string> {
-  const overridden: string[] = [];
-  for (const name in extra) overridden.push(name.toLowerCase());
-  // A list is the fastest for the few names of a usual request; past a few,
-  // a set keeps the merge linear in the number of headers.
-  const set = overridden.length > 8 ? new Set(overridden) : undefined;
-  const merged: Record<string, string> = {};
-  for (const name in base) {
-    const lower = name.toLowerCase();
-    if (!(set?.has(lower) ?? overridden.includes(lower))) merged[name] = base[name] as string;
-  }
-  for (const name in extra) merged[name] = extra[name] as string;
-  return merged;
-}
-
-function checkRecord(field: string, value: unknown): Record<string, unknown> {
-  if (!isPlainRecord(value)) {
-    throw new TypeError(`Invalid ${field}: expected a plain object, got ${describeType(value)}`);
-  }
-  return { ...value };
-}
-
-function isQueryScalar(value: unknown): boolean {
-  return value == null || ["string", "number", "boolean"].includes(typeof value);
-}
-
-function checkParams(params: unknown): Record<string, QueryValue> {
-  const copy = checkRecord("params", params);
-  for (const [key, value] of Object.entries(copy)) {
-    const ok = Array.isArray(value) ? value.every(isQueryScalar) : isQueryScalar(value);
-    if (!ok) {
-      throw new TypeError(
-        `Invalid params.${key}: expected a string, number, boolean, null or an array of them, got ${
-          describeType(value)
-        }`,
-      );
-    }
-    if (Array.isArray(value)) copy[key] = Object.freeze([...value]);
-  }
-  return copy as Record<string, QueryValue>;
-}
-
-function checkForm(data: unknown): Record<string, FormValue> {
-  const copy = checkRecord("data", data);
-  for (const [key, value] of Object.entries(copy)) {
-    if (!["string", "number", "boolean"].includes(typeof value)) {
-      throw new TypeError(
-        `Invalid data.${key}: expected a string, number or boolean, got ${describeType(value)}`,
-      );
-    }
-  }
-  return copy as Record<string, FormValue>;
-}
-
-function checkFiles(files: unknown): Record<string, FileValue> {
-  const copy = checkRecord("files", files);
-  for (const [key, value] of Object.entries(copy)) {
-    const ok = value instanceof Blob || value instanceof Uint8Array ||
-      (typeof value === "string" && value !== "");
-    if (!ok) {
-      throw new TypeError(
-        `Invalid files.${key}: expected a Blob, File, Uint8Array or a file path, got ${
-          describeType(value)
-        }`,
-      );
-    }
-  }
-  return copy as Record<string, FileValue>;
-}
-
-function checkAuth(auth: unknown): readonly [string, string] {
-  if (
-    !Array.isArray(auth) || auth.length !== 2 || !auth.every((part) => typeof part === "string")
+  constructor(
+    readonly from: HttpRequest,
+    changes: Partial<HttpRequestFields>,
+    readonly checkedHeaders: Readonly<Record<string, string>> | undefined,
   ) {
-    throw new TypeError("Invalid auth: expected [username, password] as two strings");
+    this.method = from.method;
+    this.url = from.url;
+    this.headers = from.headers;
+    this.params = from.params;
+    this.data = from.data;
+    this.jsonData = from.jsonData;
+    this.files = from.files;
+    this.timeout = from.timeout;
+    this.auth = from.auth;
+    // Own enumerable keys only, as a spread: a field given as undefined is removed.
+    Object.assign(this, changes);
   }
-  const [username, password] = auth as [string, string];
-  return [validateUsername("auth", username), password];
 }

@@ -1,6 +1,11 @@
-import { ResponseParseException } from "../errors.ts";
+import { describeCall, ResponseParseException } from "../errors.ts";
 import type { HttpRequest } from "./request.ts";
-import { defineRedactedInspect, jsonView, maskHeadersForView, redactUrl } from "./_redact.ts";
+import {
+  defineRedactedInspect,
+  jsonView,
+  maskHeadersForView,
+  redactUrl,
+} from "../masking/views.ts";
 
 /** The fields of an {@linkcode HttpResponse}. */
 export interface HttpResponseInit {
@@ -66,10 +71,12 @@ export class HttpResponse {
    *
    * @param init The status, headers, body, timing, URL and request.
    */
-  constructor(init: HttpResponseInit) {
+  constructor(init: HttpResponseInit);
+  constructor(init: HttpResponseInit, origin?: typeof RECEIVED) {
     this.statusCode = init.statusCode;
-    if (receiving) {
-      receiving = false;
+    // Only receivedResponse() holds RECEIVED: a transport's headers are
+    // immutable or held by nothing else, so they need no copy until read.
+    if (origin === RECEIVED) {
       this.#received = init.headers;
     } else {
       this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
@@ -137,8 +144,8 @@ export class HttpResponse {
       return JSON.parse(this.text) as T;
     } catch (cause) {
       throw new ResponseParseException(
-        `Response body is not valid JSON: ${this.request.method} ${
-          redactUrl(this.url)
+        `Response body is not valid JSON: ${
+          describeCall(this.request, this.url)
         } (status ${this.statusCode})`,
         { response: this, cause },
       );
@@ -165,7 +172,7 @@ export class HttpResponse {
    * @returns The description.
    */
   toString(): string {
-    return `HttpResponse(${this.statusCode} ${this.request.method} ${redactUrl(this.url)})`;
+    return `HttpResponse(${this.statusCode} ${describeCall(this.request, this.url)})`;
   }
 
   /**
@@ -217,7 +224,18 @@ defineRedactedInspect(HttpResponse, (response) => ({
  */
 export type WireHeaders = Headers | Readonly<Record<string, string>>;
 
-let receiving = false;
+/**
+ * The second constructor argument that marks a response the transport
+ * received. Private to this module, so only {@linkcode receivedResponse}
+ * can pass it.
+ */
+const RECEIVED: unique symbol = Symbol("received");
+
+/** The constructor with the parameter its public signature does not show. */
+const HttpResponseWithOrigin = HttpResponse as new (
+  init: HttpResponseInit,
+  origin: typeof RECEIVED,
+) => HttpResponse;
 
 /**
  * An {@linkcode HttpResponse} for a response the transport received: its
@@ -227,12 +245,7 @@ let receiving = false;
  * @returns The response.
  */
 export function receivedResponse(init: HttpResponseInit): HttpResponse {
-  receiving = true;
-  try {
-    return new HttpResponse(init);
-  } finally {
-    receiving = false;
-  }
+  return new HttpResponseWithOrigin(init, RECEIVED);
 }
 
 function lowerCaseHeaders(

@@ -1,9 +1,9 @@
 // What the library shows of a value: credentials are masked in every
 // message, log line, toString(), console.log() and JSON.stringify() view.
 
-import { isSensitiveQueryName, MASK, redactText, redactUrl } from "./_redact_url.ts";
+import { isSensitiveQueryName, MASK, redactText, redactUrl } from "./url.ts";
 
-export { MASK, redactQuery, redactText, redactUrl } from "./_redact_url.ts";
+export { MASK, redactQuery, redactText, redactUrl } from "./url.ts";
 
 /** Header names whose values are always masked, lower-case. */
 export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
@@ -16,8 +16,9 @@ export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
 
 /**
  * Header names that look like credentials (custom auth headers such as
- * `X-Token` or `X-Session-Key`): masked in `console.log()` views, which
- * follow no spec line shape and can afford to mask more than needed.
+ * `X-Token` or `X-Session-Key`): masked in `console.log()` views, whose
+ * text, unlike a logging hook's line, has no fixed form, so they can afford
+ * to mask more than needed.
  */
 const CREDENTIAL_LIKE = /auth|token|secret|key|cookie|session|passw/i;
 

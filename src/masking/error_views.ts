@@ -2,8 +2,8 @@
 // masked views, and a cause from the runtime (whose message may name the URL
 // with its query) as a copy whose texts are masked.
 
-import { MASK, VIEW } from "./_redact.ts";
-import { redactText } from "./_redact_url.ts";
+import { MASK, VIEW } from "./views.ts";
+import { redactText } from "./url.ts";
 
 type Inspect = (value: unknown, options?: unknown) => string;
 

@@ -4,9 +4,10 @@
 // the same bytes.
 
 /**
- * Thrown by `WireResponse.bytes()` when the body's bytes cannot be
- * decoded for its Content-Encoding; `cause` is the runtime's error. A body
- * cut short by the connection is not one: the transport's own error stays.
+ * The error a `WireResponse.body` stream fails with when the body's bytes
+ * cannot be decoded for its Content-Encoding; `cause` is the runtime's
+ * error. A body cut short by the connection is not one: the transport's own
+ * error stays.
  */
 export class BodyDecodeError extends Error {
   /** Names the coding. */
@@ -56,6 +57,7 @@ export function headOverflow(error: unknown): MalformedResponse | undefined {
  */
 const DECODER_MESSAGE = /decompression|brotli|gzip|deflate|unexpected end of file|unexpected EOF/i;
 
+/** True when `error` (or its cause) is a decoder's rejection of the body's bytes, not the connection's failure. */
 export function isDecoderError(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 3; depth++) {
     const { code } = e as { code?: unknown };

@@ -1,34 +1,58 @@
-// The decoders of the npm build's transport (`runtime_node.ts`): Node's zlib
-// for each Content-Encoding, as fetch decodes them.
+// The decoders of the npm build's transport (`undici_exchange.ts`): Node's
+// zlib for each Content-Encoding, as fetch decodes them.
 
-import { Transform } from "node:stream";
-import type { Readable, TransformCallback } from "node:stream";
+import { Readable, Transform } from "node:stream";
+import type { TransformCallback } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import zlib from "node:zlib";
-import { collectBytes } from "./client/body_buffer.ts";
-import { isZlibWrapped } from "./client/transport.ts";
+import { isZlibWrapped } from "./fetch_transport.ts";
 
-/** Reads the decoded body: the limit counts decoded bytes. */
-export async function readDecoded(
+/**
+ * Pipes `encoded` through `decoders` into `deliver`, which returns a promise
+ * while the reader of the decoded bytes wants no more. Rejects with the
+ * first stream's error.
+ */
+export async function pipeDecoded(
   encoded: Readable,
   decoders: Transform[],
-  maxBytes: number,
-): Promise<Uint8Array> {
-  let bytes: Uint8Array = new Uint8Array(0);
-  let failure: unknown;
-  // pipeline() destroys every stream when one fails, the sink included, but
-  // rejects with an AbortError when the sink throws: keep the sink's error.
+  deliver: (chunk: Uint8Array) => Promise<void> | undefined,
+): Promise<void> {
   await chain(encoded, ...decoders, async (decoded: AsyncIterable<Uint8Array>) => {
-    try {
-      bytes = await collectBytes(decoded, maxBytes);
-    } catch (error) {
-      failure = error;
-      throw error;
+    for await (const chunk of decoded) {
+      const full = deliver(chunk);
+      if (full !== undefined) await full;
     }
-  }).catch((error: unknown) => {
-    throw failure ?? error;
   });
-  return bytes;
+}
+
+/** What {@linkcode startDecoding} calls back. */
+export interface DecodingCallbacks {
+  /** The decoders want more encoded bytes. */
+  resume(): void;
+  /** A decoded chunk; a promise while the reader wants no more. */
+  deliver(chunk: Uint8Array): Promise<void> | undefined;
+  /** The whole body was decoded. */
+  finish(): void;
+  /** The decoders, or the encoded stream, failed. */
+  fail(error: unknown): void;
+}
+
+/**
+ * Starts decoding a body of `encoding`: the `Readable` to push its encoded
+ * chunks into, or `undefined` when it needs no decoding (see
+ * {@linkcode decodersFor}).
+ */
+export function startDecoding(
+  method: string,
+  status: number,
+  encoding: string | undefined,
+  callbacks: DecodingCallbacks,
+): Readable | undefined {
+  const decoders = decodersFor(method, status, encoding);
+  if (decoders.length === 0) return undefined;
+  const encoded = new Readable({ read: () => callbacks.resume() });
+  pipeDecoded(encoded, decoders, callbacks.deliver).then(callbacks.finish, callbacks.fail);
+  return encoded;
 }
 
 // Node's typings have no overload for a spread of transforms before a sink.

@@ -1,7 +1,11 @@
-import { HttpClientException } from "../errors.ts";
-import type { FileValue, FormValue, HttpRequest } from "../models/request.ts";
-import { redactUrl } from "../models/_redact.ts";
-import { readFile } from "../runtime.ts";
+import { describeCall, HttpClientException } from "../errors.ts";
+import { basicAuthorization, trimHeaderValue } from "../http/headers.ts";
+import { appendParams } from "../http/url.ts";
+import type { WireRequest } from "./types.ts";
+import type { HttpRequest } from "../models/request.ts";
+import type { FileValue } from "../models/request_fields.ts";
+import { encodeForm } from "../http/form.ts";
+import { runtime } from "./runtime.ts";
 
 /** A body ready for `fetch`, and the Content-Type it needs. */
 export interface EncodedBody {
@@ -34,13 +38,6 @@ export function encodeBody(request: HttpRequest): EncodedBody | Promise<EncodedB
   return NO_BODY;
 }
 
-/** The URL-encoded form text of `data`, in insertion order. */
-export function encodeForm(data: Readonly<Record<string, FormValue>>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(data)) search.append(key, String(value));
-  return search.toString();
-}
-
 async function encodeMultipart(
   request: HttpRequest,
   files: Readonly<Record<string, FileValue>>,
@@ -65,12 +62,12 @@ async function readPath(
   path: string,
 ): Promise<Uint8Array<ArrayBuffer>> {
   try {
-    return await readFile(path) as Uint8Array<ArrayBuffer>;
+    return await runtime.readFile(path) as Uint8Array<ArrayBuffer>;
   } catch (cause) {
     const reason = cause instanceof Error ? cause.name : String(cause);
     throw new HttpClientException(
-      `Cannot read files.${field} from ${JSON.stringify(path)} (${reason}): ${request.method} ${
-        redactUrl(request.url)
+      `Cannot read files.${field} from ${JSON.stringify(path)} (${reason}): ${
+        describeCall(request)
       }`,
       { request, cause },
     );
@@ -79,4 +76,40 @@ async function readPath(
 
 function basename(path: string): string {
   return path.split(/[\\/]/).pop() || path;
+}
+
+/**
+ * The wire form of `request`: params appended, body encoded, Content-Type
+ * set for it, and `auth` as a Basic `Authorization` header unless one is
+ * given. A promise only when files are read from disk: the common case
+ * costs no turn of the microtask queue.
+ */
+export function toWireRequest(request: HttpRequest): WireRequest | Promise<WireRequest> {
+  const encoded = encodeBody(request);
+  return encoded instanceof Promise
+    ? encoded.then((body) => wireRequest(request, body))
+    : wireRequest(request, encoded);
+}
+
+function wireRequest(request: HttpRequest, { body, contentType }: EncodedBody): WireRequest {
+  const headers: Record<string, string> = {};
+  let hasType = false;
+  let hasAuthorization = false;
+  for (const name in request.headers) {
+    const lower = name.toLowerCase();
+    if (lower === "content-type") {
+      if (contentType === null) continue;
+      hasType = true;
+    }
+    if (lower === "authorization") hasAuthorization = true;
+    headers[name] = trimHeaderValue(request.headers[name] as string);
+  }
+  if (typeof contentType === "string" && !hasType) headers["content-type"] = contentType;
+  if (request.auth !== undefined && !hasAuthorization) {
+    headers["authorization"] = basicAuthorization(...request.auth);
+  }
+  const url = appendParams(request.url, request.params);
+  return body === undefined
+    ? { method: request.method, url, headers }
+    : { method: request.method, url, headers, body };
 }

@@ -1,4 +1,10 @@
-import type { QueryValue } from "../models/request.ts";
+// Pure helpers for URLs: joining, query strings, the path of a log line. No models, no I/O.
+
+/** One scalar query value; `null` and `undefined` are left out of the URL. */
+export type QueryScalar = string | number | boolean | null | undefined;
+
+/** A query value: a scalar, or an array whose items repeat the key (`a=1&a=2`). */
+export type QueryValue = QueryScalar | readonly QueryScalar[];
 
 const ABSOLUTE = /^[a-z][a-z0-9+.-]*:/i;
 

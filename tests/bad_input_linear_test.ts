@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ApiKeyAuthHook, HttpRequest, LoggingRequestHook, RequestContext } from "../mod.ts";
 import { toCurl } from "../utils.ts";
-import { resolveUrl } from "../src/client/url.ts";
-import { mergeHeaders, trimHeaderValue } from "../src/models/request.ts";
+import { resolveUrl } from "../src/http/url.ts";
+import { mergeHeaders, trimHeaderValue } from "../src/http/headers.ts";
 import { pathExclusion } from "../src/auth/_path_match.ts";
 
 const MB = 1 << 20;
@@ -138,7 +138,7 @@ Deno.test("The logging hook reads the path of a 1 MB URL in linear time", () => 
 });
 
 Deno.test("Masking a 1 MB URL or message with long runs that fit no pattern takes linear time", async () => {
-  const { redactText, redactUrl } = await import("../src/models/_redact_url.ts");
+  const { redactText, redactUrl } = await import("../src/masking/url.ts");
   const run = (text: string) => text.repeat(MB);
   finishesFast(
     "unparsed user-info with a run of blanks",

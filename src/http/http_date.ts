@@ -2,6 +2,8 @@
 // other: `Date.parse` also reads `2001`, `1.5` or `-1` as dates, which would
 // turn a bad `Retry-After` into a wait of 0.
 
+import { trimHeaderValue } from "./headers.ts";
+
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 const DAY_NAME = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
 const LONG_DAY_NAME = "(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
@@ -59,4 +61,20 @@ function fullYear(twoDigits: number, now: number): number {
   const current = new Date(now).getUTCFullYear();
   const year = current - (current % 100) + twoDigits;
   return year > current + 50 ? year - 100 : year;
+}
+
+/**
+ * `Retry-After` as milliseconds from now: delay-seconds (digits only) or an
+ * HTTP-date, 0 for a date past. Any other value (`-1`, `1.5`, `1e3`, a date
+ * in another format) is `undefined`, so the usual backoff applies.
+ */
+export function parseRetryAfter(
+  value: string | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  if (value === undefined) return undefined;
+  const trimmed = trimHeaderValue(value);
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = parseHttpDate(trimmed, now);
+  return date === undefined ? undefined : Math.max(0, date - now);
 }

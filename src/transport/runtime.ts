@@ -1,10 +1,10 @@
 // The one module that knows which runtime it runs on. Everything else asks
 // it for a connection pool or a file's bytes and never branches itself.
-// The npm build compiles `runtime_node.ts` in its place (undici and node:fs).
+// The npm build compiles `runtime_node.ts` in its place (undici and node:fs);
+// this file imports no `node:` module.
 
-import type { PoolOptions } from "./config/client_config.ts";
-import { fetchTransport } from "./client/transport.ts";
-import type { Transport } from "./client/transport.ts";
+import { fetchTransport } from "./fetch_transport.ts";
+import type { Pool, PoolOptions, Runtime } from "./types.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
 interface DenoApi {
@@ -14,14 +14,11 @@ interface DenoApi {
 
 const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;
 
-/** A connection pool: the transport bound to it, and the call that releases it. */
-export interface Pool {
-  readonly transport: Transport;
-  close(): void;
-}
+/** Deno's pool and files; elsewhere the global `fetch`, and no files. */
+export const runtime: Runtime = { createPool, readFile };
 
 /** Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere. */
-export function createPool(options: PoolOptions = {}): Pool {
+function createPool(options: PoolOptions = {}): Pool {
   if (deno === undefined) {
     return { transport: fetchTransport((input, init) => fetch(input, init)), close() {} };
   }
@@ -33,9 +30,10 @@ export function createPool(options: PoolOptions = {}): Pool {
   };
 }
 
-/** Reads a whole file from disk. */
-export async function readFile(path: string): Promise<Uint8Array> {
-  if (deno !== undefined) return await deno.readFile(path);
-  const fs = await import("node:fs/promises");
-  return new Uint8Array(await fs.readFile(path));
+/** Reads a whole file from disk; only Deno has a file system here (Node runs the npm build). */
+async function readFile(path: string): Promise<Uint8Array> {
+  if (deno === undefined) {
+    throw new TypeError("Invalid files: a file path needs Deno or Node; give a Blob or bytes");
+  }
+  return await deno.readFile(path);
 }

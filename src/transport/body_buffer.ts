@@ -1,5 +1,5 @@
-// Collects a buffered response body under its limit, shared by every
-// transport. The rule: never hold much more than the body itself. A body of
+// The one array a buffered response body is collected into, under its
+// limit (read_body.ts fills it for every transport). The rule: never hold much more than the body itself. A body of
 // known length is read into one array of that length; a body of unknown
 // length grows one resizable ArrayBuffer in place (the engine reserves
 // address space up to `maxByteLength` and commits pages only as they are
@@ -7,7 +7,7 @@
 // old and a new array while growing. The result is a view of that buffer:
 // no copy at the end either.
 
-/** Thrown when a body exceeds its limit; the transport stops reading at once. */
+/** Thrown when a body exceeds its limit; reading stops at once. */
 export class BodyTooLarge extends Error {
   /** Names the limit. */
   constructor(readonly maxBytes: number) {
@@ -76,6 +76,28 @@ export class BodyBuffer {
     this.size = size;
   }
 
+  /**
+   * The unwritten part of a body of known length, for a reader to fill in
+   * place (a BYOB read, then {@linkcode BodyBuffer.filled}); `undefined`
+   * when the length is unknown or the array is full.
+   */
+  room(): Uint8Array<ArrayBuffer> | undefined {
+    const bytes = this.#bytes;
+    if (bytes === undefined || this.#growable !== undefined) return undefined;
+    // Without a growable buffer, the array is a plain one of the known length.
+    const plain = bytes as Uint8Array<ArrayBuffer>;
+    return this.size < plain.byteLength ? plain.subarray(this.size) : undefined;
+  }
+
+  /**
+   * Takes back the memory of {@linkcode BodyBuffer.room}, which a BYOB read
+   * took over and gave back as `filled` (a view of its first bytes).
+   */
+  filled(filled: Uint8Array): void {
+    this.#bytes = new Uint8Array(filled.buffer);
+    this.size += filled.byteLength;
+  }
+
   /** The body: a plain `Uint8Array` the caller owns. */
   bytes(): Uint8Array {
     const first = this.#first;
@@ -113,53 +135,4 @@ export class BodyBuffer {
     this.#bytes = bytes;
     this.#first = undefined;
   }
-}
-
-/** The size of the one array a byte stream is read into. */
-const READ_SIZE = 64 * 1024;
-
-/**
- * Reads `stream` whole, as {@linkcode collectBytes} does. A byte stream
- * (Deno's fetch bodies) is read into one reused array instead of one new
- * chunk a read: a body of unknown length then costs its size, not its size
- * plus the chunks that wait for the garbage collector (tens of MiB).
- */
-export async function collectStream(
-  stream: ReadableStream<Uint8Array>,
-  maxBytes: number,
-): Promise<Uint8Array> {
-  let reader: ReadableStreamBYOBReader;
-  try {
-    reader = stream.getReader({ mode: "byob" });
-  } catch {
-    return await collectBytes(stream, maxBytes);
-  }
-  const body = new BodyBuffer(maxBytes);
-  let view = new Uint8Array(READ_SIZE);
-  try {
-    for (;;) {
-      const { done, value } = await reader.read(view);
-      if (done) return body.bytes();
-      body.append(value, true);
-      // The read took the array's memory over: the next read gets it back.
-      view = new Uint8Array(value.buffer);
-    }
-  } catch (error) {
-    await reader.cancel(error).catch(() => {});
-    throw error;
-  } finally {
-    reader.releaseLock();
-  }
-}
-
-/** Reads `source` into a {@linkcode BodyBuffer}; past `maxBytes`, stops reading and rejects. */
-export async function collectBytes(
-  source: AsyncIterable<Uint8Array>,
-  maxBytes: number,
-  length?: number,
-): Promise<Uint8Array> {
-  const body = new BodyBuffer(maxBytes, length);
-  // Throwing inside `for await` cancels the source.
-  for await (const chunk of source) body.append(chunk);
-  return body.bytes();
 }

@@ -1,0 +1,161 @@
+/**
+ * Checks the layout rules the type checker cannot:
+ * - no import circle among `src/` files by value imports (type-only imports
+ *   are erased, so a type-only pair is fine);
+ * - the Deno build (every module the JSR entry points reach) imports no
+ *   `node:` or `npm:` module: only the npm build's runtime file may;
+ * - the npm build (`npm/`, from `deno task build:npm`) names no Deno API,
+ *   and its runtime module is the Node one (it imports undici);
+ * - no source file under `src/` is over 300 lines.
+ *
+ * Run with `deno task check:layout`; it exits 1 with every problem listed.
+ *
+ * @module
+ */
+
+import ts from "typescript";
+
+const root = new URL("../", import.meta.url);
+const rootDir = decodeURIComponent(root.pathname).replace(/\/$/, "");
+const MAX_LINES = 300;
+
+interface InfoModule {
+  specifier: string;
+  dependencies?: { specifier: string; code?: { specifier: string } }[];
+}
+
+/** The module graph `deno info --json` gives for `files`. */
+async function moduleGraph(files: string[]): Promise<InfoModule[]> {
+  const modules = new Map<string, InfoModule>();
+  for (const file of files) {
+    const output = await new Deno.Command("deno", {
+      args: ["info", "--json", file],
+      cwd: rootDir,
+      stderr: "inherit",
+    }).output();
+    if (!output.success) throw new Error(`deno info ${file} failed`);
+    const info = JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: InfoModule[] };
+    for (const module of info.modules) modules.set(module.specifier, module);
+  }
+  return [...modules.values()];
+}
+
+const isSource = (specifier: string) => specifier.startsWith(`file://${rootDir}/src/`);
+const shortName = (specifier: string) => specifier.slice(`file://${rootDir}/`.length);
+
+/** The strongly connected components of more than one file (Tarjan's algorithm). */
+export function circles(edges: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    onStack.add(node);
+    for (const next of edges.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(node, Math.min(low.get(node)!, index.get(next)!));
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      for (let member = stack.pop()!;; member = stack.pop()!) {
+        onStack.delete(member);
+        component.push(member);
+        if (member === node) break;
+      }
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of edges.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
+const problems: string[] = [];
+const denoJson = JSON.parse(await Deno.readTextFile(`${rootDir}/deno.json`));
+const entryPoints = Object.values(denoJson.exports as Record<string, string>);
+const nodeRuntime = "./src/transport/runtime_node.ts";
+
+// Circles, over both builds' files.
+const edges = new Map<string, Set<string>>();
+for (const module of await moduleGraph([...entryPoints, nodeRuntime])) {
+  if (!isSource(module.specifier)) continue;
+  const targets = new Set<string>();
+  for (const dependency of module.dependencies ?? []) {
+    const target = dependency.code?.specifier;
+    if (target !== undefined && isSource(target)) targets.add(target);
+  }
+  edges.set(module.specifier, targets);
+}
+for (const circle of circles(edges)) {
+  problems.push(`An import circle by value imports: ${circle.map(shortName).join(", ")}`);
+}
+
+// The Deno build: no node: or npm: module.
+for (const module of await moduleGraph(entryPoints)) {
+  for (const dependency of module.dependencies ?? []) {
+    if (/^(node|npm):/.test(dependency.specifier)) {
+      problems.push(
+        `The Deno build imports ${dependency.specifier} in ${shortName(module.specifier)}`,
+      );
+    }
+  }
+}
+
+// The npm build: no Deno API, and the Node runtime in place.
+async function* jsFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory && entry.name !== "node_modules") yield* jsFiles(path);
+    else if (entry.isFile && entry.name.endsWith(".js")) yield path;
+  }
+}
+const npmDir = `${rootDir}/npm`;
+try {
+  await Deno.stat(`${npmDir}/package.json`);
+  for await (const file of jsFiles(npmDir)) {
+    const text = await Deno.readTextFile(file);
+    // Identifiers only: `Symbol.for("Deno.customInspect")` is a string, not the API.
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
+    const namesDeno = (node: ts.Node): boolean =>
+      (ts.isIdentifier(node) && node.text === "Deno") || ts.forEachChild(node, namesDeno) === true;
+    if (namesDeno(source)) {
+      problems.push(`The npm build names the Deno API in ${file.slice(rootDir.length + 1)}`);
+    }
+  }
+  const runtime = await Deno.readTextFile(`${npmDir}/src/transport/runtime.js`);
+  if (!/from\s*["']undici["']/.test(runtime)) {
+    problems.push("The npm build's src/transport/runtime.js is not the Node runtime");
+  }
+} catch (error) {
+  if (!(error instanceof Deno.errors.NotFound)) throw error;
+  problems.push("No npm build to check: run `deno task build:npm` first");
+}
+
+// File sizes.
+async function* tsFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) yield* tsFiles(path);
+    else if (entry.name.endsWith(".ts")) yield path;
+  }
+}
+for await (const file of tsFiles(`${rootDir}/src`)) {
+  const lines = (await Deno.readTextFile(file)).split("\n").length - 1;
+  if (lines > MAX_LINES) {
+    problems.push(`${file.slice(rootDir.length + 1)} has ${lines} lines (over ${MAX_LINES})`);
+  }
+}
+
+if (problems.length > 0) {
+  console.error(problems.map((problem) => `- ${problem}`).join("\n"));
+  Deno.exit(1);
+}
+console.log(
+  `Layout: no import circle among ${edges.size} source files; the Deno build imports no node: ` +
+    `or npm: module; the npm build names no Deno API; no source file over ${MAX_LINES} lines`,
+);

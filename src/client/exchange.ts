@@ -1,0 +1,183 @@
+// One exchange: a request through the transport and its response's body,
+// within a step its caller started. The one place where what the transport
+// and the body read throw becomes the library's exceptions; the layers above
+// (redirects, auth, the lifecycle) let errors pass as they are.
+
+import {
+  ConnectionException,
+  DecodingException,
+  describeCall,
+  HttpClientException,
+  TimeoutException,
+} from "../errors.ts";
+import type { HttpRequest } from "../models/request.ts";
+import { receivedResponse } from "../models/response.ts";
+import type { HttpResponse } from "../models/response.ts";
+import type { AbortSources, Step } from "./deadline/abort.ts";
+import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
+import { discardBody, readBody } from "../transport/read_body.ts";
+import { toWireRequest } from "../transport/wire_request.ts";
+import type { Transport, WireResponse } from "../transport/types.ts";
+
+/** What an exchange, and the redirects and auth above it, need besides the request. */
+export interface SendOptions extends AbortSources {
+  /** The transport. */
+  readonly transport: Transport;
+  /** The timeout in seconds when the request has none. */
+  readonly timeout: number;
+  /** How many redirects to follow (0: a redirect is read and returned like any response). */
+  readonly maxRedirects: number;
+  /** The largest body read, in bytes (`Infinity`: no limit). */
+  readonly maxResponseBytes: number;
+  /** Lower-case names of further credential headers, which a redirect drops when it leaves the origin. */
+  readonly credentialHeaders?: ReadonlySet<string> | undefined;
+}
+
+const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** A redirect the client follows; its body was discarded, never read. */
+export class Redirect {
+  /**
+   * @param status The 3xx status.
+   * @param location The `Location` header as received.
+   * @param url The URL the redirect came from.
+   */
+  constructor(readonly status: number, readonly location: string, readonly url: string) {}
+}
+
+/**
+ * Sends `hop` through the transport in `step` and reads the whole body
+ * under `maxResponseBytes`. A 301, 302, 303, 307 or 308 with a Location,
+ * while the client follows redirects, is not read: its body is discarded
+ * and it comes back as a {@linkcode Redirect}. The response and every
+ * failure name `request`, the call's request (the first hop, whatever
+ * redirects followed); `elapsedMs` counts from `since`. What fails becomes
+ * the library's exception ({@linkcode toClientError}).
+ */
+export async function sendSingleRequest(
+  hop: HttpRequest,
+  request: HttpRequest,
+  step: Step,
+  seconds: number,
+  since: number,
+  options: SendOptions,
+): Promise<HttpResponse | Redirect> {
+  try {
+    const pending = toWireRequest(hop);
+    const wire = pending instanceof Promise ? await pending : pending;
+    const response = await options.transport(wire, step);
+    if (options.maxRedirects > 0 && isRedirect(response)) {
+      await discardBody(response);
+      return new Redirect(response.status, response.location, wire.url);
+    }
+    const content = await readBody(response, options.maxResponseBytes);
+    return receivedResponse({
+      statusCode: response.status,
+      headers: response.headers,
+      content,
+      elapsedMs: performance.now() - since,
+      url: wire.url,
+      request,
+    });
+  } catch (error) {
+    throw toClientError(error, request, seconds, step.timedOut, options);
+  }
+}
+
+function isRedirect(response: WireResponse): response is WireResponse & { location: string } {
+  return REDIRECT_STATUSES.has(response.status) && response.location !== null;
+}
+
+/**
+ * The library's exception for `error`, thrown by the transport or the body
+ * read in a step of `request` that had a timeout of `seconds`: a
+ * {@linkcode TimeoutException} once the timeout expired, a
+ * {@linkcode ConnectionException} for a refused, reset or cut connection,
+ * an {@linkcode HttpClientException} for a close or an abort.
+ */
+function toClientError(
+  error: unknown,
+  request: HttpRequest,
+  seconds: number,
+  timedOut: boolean,
+  options: SendOptions,
+): unknown {
+  if (error instanceof HttpClientException) return error;
+  // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
+  // caller's environment, not the network: it reaches the caller as it is,
+  // and the retry decision never sees a ConnectionException to retry.
+  const name = error instanceof Error ? error.name : "";
+  if (name === "NotCapable" || name === "PermissionDenied") return error;
+  const target = describeCall(request);
+  if (error instanceof BodyTooLarge) {
+    return new HttpClientException(
+      `Response body exceeds maxResponseBytes (${error.maxBytes}): ${target} ` +
+        "(read it with stream(), or raise withMaxResponseBytes)",
+      { request, cause: error },
+    );
+  }
+  // Not transient, so neither is retried: the same bytes would come again.
+  if (error instanceof BodyDecodeError) {
+    const message = `Response body could not be decoded (${error.coding}): ${target}`;
+    return new DecodingException(message, { request, cause: error.cause });
+  }
+  if (error instanceof MalformedResponse) {
+    return new HttpClientException(`Malformed response (${error.reason}): ${target}`, {
+      request,
+      cause: error.cause,
+    });
+  }
+  const ended = stepEndedError(request, seconds, timedOut, options, error);
+  if (ended !== undefined) return ended;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ConnectionException(`Connection failed: ${target} (${reason})`, {
+    request,
+    cause: error,
+  });
+}
+
+/**
+ * The exception for a step of `request` that its timeout of `seconds` (a
+ * {@linkcode TimeoutException}), the client's close or the caller's signal
+ * ended, or `undefined` when none did.
+ */
+export function stepEndedError(
+  request: HttpRequest,
+  seconds: number,
+  timedOut: boolean,
+  options: Pick<SendOptions, "closed" | "signal">,
+  cause?: unknown,
+): HttpClientException | undefined {
+  if (timedOut) {
+    return new TimeoutException(`Request timed out after ${seconds} s: ${describeCall(request)}`, {
+      request,
+      cause,
+    });
+  }
+  return abortedCallError(request, options, cause);
+}
+
+/**
+ * The exception for a call the client's close or the caller's signal ended,
+ * or `undefined` when neither has aborted.
+ */
+export function abortedCallError(
+  request: HttpRequest,
+  options: Pick<SendOptions, "closed" | "signal">,
+  cause?: unknown,
+): HttpClientException | undefined {
+  const target = describeCall(request);
+  if (options.closed.aborted) {
+    return new HttpClientException(`Client was closed during the request: ${target}`, {
+      request,
+      cause,
+    });
+  }
+  if (options.signal?.aborted) {
+    return new HttpClientException(`Request was aborted: ${target}`, {
+      request,
+      cause: options.signal.reason,
+    });
+  }
+  return undefined;
+}

@@ -1,0 +1,119 @@
+// The transport seam: what the send path hands a runtime's transport, and
+// what it gets back. Each runtime implements it once (runtime.ts,
+// runtime_node.ts); nothing above this folder knows which one runs.
+
+import type { Abort } from "../client/deadline/abort.ts";
+
+/** One request as it goes on the wire: the final URL, headers and encoded body. */
+export interface WireRequest {
+  readonly method: string;
+  /** The absolute URL with the params appended. */
+  readonly url: string;
+  /** Validated headers, values trimmed of spaces and tabs as `fetch` sends them. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** A multipart body is a `FormData`: the transport writes its boundary. */
+  readonly body?: string | FormData;
+}
+
+/**
+ * Where a transport pushes a body read whole ({@linkcode WireResponse.drainTo}):
+ * read_body.ts gives one that buffers under the limit. After `write()` has
+ * returned false, or after `end()` or `fail()`, nothing more is called.
+ */
+export interface BodySink {
+  /**
+   * Takes the next decoded chunk (kept as it is: the transport must not
+   * write its memory again). False when the sink wants no more: the
+   * transport then drops the connection.
+   */
+  write(chunk: Uint8Array): boolean;
+  /** The body is complete. */
+  end(): void;
+  /** The body failed, as its stream would ({@linkcode WireResponse.body}). */
+  fail(error: unknown): void;
+}
+
+/**
+ * A response whose body is still unread. It is read once, one way: through
+ * `body`, or whole through `readAll()` or `drainTo()` where the transport
+ * has them (faster than a stream; `readBody()` in read_body.ts picks).
+ */
+export interface WireResponse {
+  readonly status: number;
+  /** A `Headers`, or a record with lower-case names. */
+  readonly headers: Headers | Readonly<Record<string, string>>;
+  /** The `Location` header, or `null`. */
+  readonly location: string | null;
+  /**
+   * The body's decoded bytes as they arrive, or `null` when the response has
+   * none (HEAD, 204, 205, 304). The stream fails with `BodyDecodeError`
+   * when the bytes cannot be decoded for their Content-Encoding, and with the
+   * runtime's own error when the connection fails. Cancelling it gives the
+   * connection back: with no reason (a discard) the transport may read a
+   * small rest to keep the connection, with a reason it drops it. Buffering
+   * is not the transport's: `readBody()` (read_body.ts) does it for all.
+   * A transport may create the stream only when it is first asked for.
+   */
+  readonly body: ReadableStream<Uint8Array> | null;
+  /**
+   * The whole body of a response without Content-Encoding, in one native
+   * read (`Response.bytes()`). It reads to the end whatever the length:
+   * `readBody()` calls it only when the Content-Length is within the limit.
+   */
+  readAll?(): Promise<Uint8Array>;
+  /**
+   * Pushes the decoded body into `sink` as it arrives, with no stream: the
+   * chunks already received at once, then the others, then `end()` or
+   * `fail()`, as `body` would give them. False, calling nothing, when the
+   * response has no body. Any limit is the sink's.
+   */
+  drainTo?(sink: BodySink): boolean;
+}
+
+/**
+ * Sends one request and resolves once the response head has arrived; when
+ * `abort` fires, the exchange (head or body) fails.
+ */
+export type Transport = (request: WireRequest, abort: Abort) => Promise<WireResponse>;
+
+/**
+ * A `fetch`-compatible function: the one transport seam, for tests and for
+ * runtimes the library does not know.
+ */
+export type FetchLike = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
+
+/**
+ * Options of the connection pool, passed to `Deno.createHttpClient` (and to
+ * the undici `Agent` on Node). Known Deno fields are typed; others pass through.
+ */
+export interface PoolOptions {
+  /** Idle connections kept per host. */
+  poolMaxIdlePerHost?: number;
+  /** How long an idle connection is kept, in milliseconds, or `false` for ever. */
+  poolIdleTimeout?: number | false;
+  /** Allow HTTP/1.1. */
+  http1?: boolean;
+  /** Allow HTTP/2. */
+  http2?: boolean;
+  /** Further runtime-specific options. */
+  [option: string]: unknown;
+}
+
+/** A connection pool: the transport bound to it, and the call that releases it. */
+export interface Pool {
+  readonly transport: Transport;
+  close(): void;
+}
+
+/**
+ * What a runtime gives the send path. `runtime.ts` (Deno, and the global
+ * `fetch` elsewhere) and `runtime_node.ts` (the npm build's, compiled in its
+ * place) each export one as `runtime`, so the type checker holds both to
+ * this one shape.
+ */
+export interface Runtime {
+  /** Creates a connection pool with the client's pool options. */
+  createPool(options?: PoolOptions): Pool;
+  /** Reads a whole file from disk (a `files` path). */
+  readFile(path: string): Promise<Uint8Array>;
+}

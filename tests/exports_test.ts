@@ -1,0 +1,53 @@
+// The public surface, pinned: each entry point exports exactly the names in
+// tests/node/exports.json, values and types, so a name cannot appear or
+// vanish without this file saying so. The Node suite checks the npm build's
+// values against the same list (tests/node/exports.test.mjs).
+
+import assert from "node:assert/strict";
+
+type Surface = Record<string, { values: string[]; types: string[] }>;
+
+const root = new URL("../", import.meta.url);
+const pinned: Surface = JSON.parse(
+  await Deno.readTextFile(new URL("tests/node/exports.json", root)),
+);
+
+/**
+ * The names a re-export-only entry file exports, from its text: `export {…}`
+ * and `export type {…}` lists, and `export *` followed into the named file.
+ */
+async function exportedNames(file: URL): Promise<{ values: Set<string>; types: Set<string> }> {
+  const text = await Deno.readTextFile(file);
+  const values = new Set<string>();
+  const types = new Set<string>();
+  for (const [, type, list] of text.matchAll(/export\s+(type\s+)?\{([^}]*)\}\s+from/g)) {
+    for (const item of list!.split(",").map((name) => name.trim()).filter(Boolean)) {
+      const name = item.split(/\s+as\s+/).pop()!.replace(/^type\s+/, "");
+      (type || item.startsWith("type ") ? types : values).add(name);
+    }
+  }
+  for (const [, target] of text.matchAll(/export\s+\*\s+from\s+"([^"]+)"/g)) {
+    const inner = await exportedNames(new URL(target!, file));
+    for (const name of inner.values) values.add(name);
+    for (const name of inner.types) types.add(name);
+  }
+  return { values, types };
+}
+
+for (const [entry, surface] of Object.entries(pinned)) {
+  Deno.test(`${entry} exports exactly the pinned values and types`, async () => {
+    const url = new URL(entry, root);
+    const { values, types } = await exportedNames(url);
+    assert.deepEqual([...values].sort(), surface.values, "value exports in the file");
+    assert.deepEqual([...types].sort(), surface.types, "type exports in the file");
+    const loaded = Object.keys(await import(url.href)).sort();
+    assert.deepEqual(loaded, surface.values, "value exports at run time");
+  });
+}
+
+Deno.test("Every root file of deno.json's exports is pinned", async () => {
+  const denoJson = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
+  const files = Object.values(denoJson.exports as Record<string, string>)
+    .map((path) => path.slice(2)).sort();
+  assert.deepEqual(files, Object.keys(pinned).sort());
+});
