@@ -42,6 +42,8 @@ Deno.test("events() ignores comments, unknown fields and field names in another 
   const stream = ": hello\n:\ndata: kept\n: data: fail\nData: fail\nfoo: bar\nfoo\n\n";
   assert.deepEqual(await eventsOf(stream), [message("kept")]);
   assert.deepEqual(await eventsOf(": only a comment\n\n"), []);
+  const ends = `data: a\r:\0\r\n: x\rdata: b\n:${"y".repeat(4096)}\r:\r\n\n`;
+  assert.deepEqual(await eventsOf(ends), [message("a\nb")]);
 });
 
 Deno.test("events() takes a line without a colon as a field with an empty value", async () => {
@@ -221,7 +223,9 @@ Deno.test("events() yields each event as its blank line arrives over a real conn
 });
 
 // A quadratic pass (re-scanning or re-copying the unfinished line or the data
-// at every piece) takes minutes on these inputs; the bounds guard that class.
+// at every piece) takes minutes on these inputs; the bounds guard that class,
+// on a machine shared with other work. Through events(), each byte also costs
+// a call of the platform's decoder and a few awaits, hence a wider bound.
 const MB = 1 << 20;
 
 function pushWithin(label: string, text: string, size = 1): ServerSentEvent[] {
@@ -232,7 +236,7 @@ function pushWithin(label: string, text: string, size = 1): ServerSentEvent[] {
     for (const event of parser.push(text.slice(at, at + size))) found.push(event);
   }
   const elapsed = performance.now() - start;
-  assert.ok(elapsed < 1000, `${label} took ${elapsed.toFixed(0)} ms`);
+  assert.ok(elapsed < 2000, `${label} took ${elapsed.toFixed(0)} ms`);
   return found;
 }
 
@@ -252,6 +256,6 @@ Deno.test("events() reads a 1 MB event arriving one byte a chunk in linear time"
   const start = performance.now();
   const found = await Array.fromAsync(events(bodyOf(`data:${long}\r\r`)));
   const elapsed = performance.now() - start;
-  assert.ok(elapsed < 2000, `a 1 MB event took ${elapsed.toFixed(0)} ms`);
+  assert.ok(elapsed < 5000, `a 1 MB event took ${elapsed.toFixed(0)} ms`);
   assert.deepEqual(found, [message(long)]);
 });
