@@ -1,0 +1,130 @@
+// Text lines out of a streamed body, one chunk at a time. Each chunk is
+// scanned once from where the last scan stopped and an unfinished line grows
+// only by appending, so the work stays linear in the body however it is cut:
+// a long line arriving a byte at a time is never re-scanned.
+
+/** A streamed body: a `ReadableStream` or any async iterable of byte chunks. */
+export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+const LF = 10;
+const CR = 13;
+const BOM = 0xfeff;
+
+/**
+ * The chunks of `source` as they arrive. A `ReadableStream` is read with a
+ * reader (not every runtime's types make it async iterable); leaving the loop
+ * early cancels it, as `for await` over a stream does.
+ */
+export async function* byteChunks(source: ByteSource): AsyncGenerator<Uint8Array> {
+  if (!(source instanceof ReadableStream)) return yield* source;
+  const reader = source.getReader();
+  let done = false;
+  try {
+    while (true) {
+      const result = await reader.read();
+      if (result.done) break;
+      yield result.value;
+    }
+    done = true;
+  } finally {
+    if (!done) await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+}
+
+/**
+ * The text of `source` decoded with `charset` as it arrives. The decoder runs
+ * in streaming mode, so a character whose bytes are split across chunks comes
+ * out whole; a byte order mark opening the body is dropped, once, and
+ * malformed bytes become U+FFFD. A charset the runtime does not know is read
+ * as UTF-8, as a buffered response's `text` reads it: the label comes from
+ * the server.
+ */
+export async function* decodeText(source: ByteSource, charset?: string): AsyncGenerator<string> {
+  // The decoder keeps every U+FEFF and the opening one is dropped here: in
+  // streaming mode Deno's decoder also drops one that opens a later chunk.
+  const decoder = decoderFor(charset);
+  let opening = decoder.encoding.startsWith("utf-");
+  for await (const chunk of byteChunks(source)) {
+    let text = decoder.decode(chunk, { stream: true });
+    if (opening && text !== "") {
+      opening = false;
+      if (text.charCodeAt(0) === BOM) text = text.slice(1);
+    }
+    if (text !== "") yield text;
+  }
+  const rest = decoder.decode();
+  if (rest !== "") yield rest;
+}
+
+function decoderFor(charset: string | undefined): TextDecoder {
+  try {
+    return new TextDecoder(charset ?? "utf-8", { ignoreBOM: true });
+  } catch {
+    return new TextDecoder("utf-8", { ignoreBOM: true });
+  }
+}
+
+/**
+ * The lines of a text arriving in pieces. A line ends at LF or CRLF and is
+ * yielded without its ending; a last line without one is yielded too, and an
+ * empty text yields nothing. A CR not followed by LF ends nothing and stays in
+ * the line. A CR that ends a piece waits for the next one, which may begin
+ * with the LF of the same CRLF.
+ */
+export async function* splitLines(text: AsyncIterable<string>): AsyncGenerator<string> {
+  // The unfinished line, built by appending only, and whether a CR cut off
+  // the end of the last piece (kept out of `line` until its LF is known).
+  let line = "";
+  let heldCR = false;
+  for await (const piece of text) {
+    if (piece === "") continue;
+    let start = 0;
+    if (heldCR) {
+      heldCR = false;
+      if (piece.charCodeAt(0) === LF) {
+        yield line;
+        line = "";
+        start = 1;
+      } else {
+        line += "\r";
+      }
+    }
+    let end: number;
+    while ((end = piece.indexOf("\n", start)) !== -1) {
+      const cut = end > start && piece.charCodeAt(end - 1) === CR ? end - 1 : end;
+      yield line + piece.slice(start, cut);
+      line = "";
+      start = end + 1;
+    }
+    if (start === piece.length) continue;
+    heldCR = piece.charCodeAt(piece.length - 1) === CR;
+    line += piece.slice(start, heldCR ? -1 : undefined);
+  }
+  if (heldCR) line += "\r";
+  if (line !== "") yield line;
+}
+
+/**
+ * The text lines of a streamed body decoded with `charset` (UTF-8 when not
+ * given): a line ends at LF or CRLF and is yielded without its ending, as
+ * soon as its ending arrives; a last line without one is still yielded.
+ * Leaving the loop early cancels a `ReadableStream` source.
+ *
+ * @param source The body, as a `ReadableStream` or an async iterable of bytes.
+ * @param charset A `TextDecoder` label; one the runtime does not know reads as UTF-8.
+ * @returns The lines, in order.
+ *
+ * @example Reading lines split anywhere across chunks
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { lines } from "./lines.ts";
+ *
+ * const bytes = new TextEncoder().encode("first\r\nsecond\nlast");
+ * const body = ReadableStream.from([bytes.subarray(0, 6), bytes.subarray(6)]);
+ * assert.deepEqual(await Array.fromAsync(lines(body)), ["first", "second", "last"]);
+ * ```
+ */
+export function lines(source: ByteSource, charset?: string): AsyncGenerator<string> {
+  return splitLines(decodeText(source, charset));
+}
