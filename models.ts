@@ -24,6 +24,7 @@ export type {
   HttpRequestInit,
   QueryScalar,
   QueryValue,
+  RequestBody,
 } from "./src/models/request_fields.ts";
 export { HttpResponse } from "./src/models/response.ts";
 export type { HttpResponseInit } from "./src/models/response.ts";

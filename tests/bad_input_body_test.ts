@@ -122,7 +122,7 @@ Deno.test("HttpRequest refuses a body on GET and HEAD with a TypeError, as fetch
       throwsAtOnce(
         () => new HttpRequest(method, "/x", body),
         TypeError,
-        `Invalid body: a ${method} request cannot have data, jsonData or files`,
+        `Invalid body: a ${method} request cannot have body, data, jsonData or files`,
       );
     }
   }

@@ -5,8 +5,10 @@ import {
   HttpClientConfigBuilder,
   HttpRequest,
   HttpResponse,
+  LoggingRequestHook,
   LoggingResponseHook,
   RateLimitResponseHook,
+  type RequestBody,
   RequestContext,
 } from "../mod.ts";
 import { startFixtureServer } from "./fixture_server.ts";
@@ -208,4 +210,23 @@ Deno.test("LoggingResponseHook alone writes [unknown] for the request ID", () =>
   });
   new LoggingResponseHook({ logger }).afterResponse(response, new RequestContext(request));
   assert.deepEqual(lines, [["info", "[unknown] Response: 200 (3.14ms)"]]);
+});
+
+Deno.test("LoggingRequestHook logs a raw string body as text and other raw bodies by kind and size", () => {
+  const { logger, lines } = recordingLogger();
+  const hook = new LoggingRequestHook({ logger, logBody: true });
+  const cases: [RequestBody, string][] = [
+    ["a=1 ✓", "a=1 ✓"],
+    [new Uint8Array([1, 2, 3]), "Uint8Array(3)"],
+    [new Uint8Array([1, 2]).buffer, "ArrayBuffer(2)"],
+    [new Blob(["xy"]), "Blob(2)"],
+    [new ReadableStream(), "ReadableStream"],
+  ];
+  for (const [body, shown] of cases) {
+    lines.length = 0;
+    const request = new HttpRequest("PUT", "http://127.0.0.1/x", { body });
+    hook.beforeRequest(request, new RequestContext(request));
+    assert.match(lines[1]?.[1] ?? "", new RegExp(`^\\[${ID}\\] Body: `));
+    assert.equal(lines[1]?.[1].split("] ")[1], `Body: ${shown}`);
+  }
 });

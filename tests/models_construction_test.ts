@@ -7,12 +7,18 @@ import { HttpRequest, HttpResponse } from "../models.ts";
 import type { HttpRequestInit, HttpResponseInit } from "../models.ts";
 import { receivedResponse } from "../src/models/response.ts";
 
-function fullRequest(): HttpRequest {
+/** The bodies a request can have: at most one of body, data and jsonData; files go with data. */
+const BODIES: HttpRequestInit[] = [
+  { data: { note: "n" }, files: { up: new Uint8Array([1]) } },
+  { jsonData: { name: "Ada" } },
+  { body: new Uint8Array([1, 2, 3]) },
+];
+
+function fullRequest(body: HttpRequestInit = BODIES[0]!): HttpRequest {
   return new HttpRequest("POST", "http://127.0.0.1/x", {
     headers: { Accept: "text/plain" },
     params: { page: 2, tag: ["a", "b"] },
-    jsonData: { name: "Ada" },
-    files: { up: new Uint8Array([1]) },
+    ...body,
     timeout: 5,
     auth: ["user", "pass"],
   });
@@ -30,14 +36,19 @@ function responseInit(headers: Headers): HttpResponseInit {
 }
 
 Deno.test("HttpRequest.with() keeps the fields it does not change as the same frozen objects", () => {
-  const request = fullRequest();
-  const copy = request.with({ url: "http://127.0.0.1/y" });
-  assert.equal(copy.url, "http://127.0.0.1/y");
-  assert.equal(copy.headers, request.headers);
-  assert.equal(copy.params, request.params);
-  assert.equal(copy.files, request.files);
-  assert.equal(copy.auth, request.auth);
-  assert.equal(copy.jsonData, request.jsonData);
+  for (const body of BODIES) {
+    const request = fullRequest(body);
+    const copy = request.with({ url: "http://127.0.0.1/y" });
+    assert.equal(copy.url, "http://127.0.0.1/y");
+    assert.equal(copy.headers, request.headers);
+    assert.equal(copy.params, request.params);
+    assert.equal(copy.data, request.data);
+    assert.equal(copy.files, request.files);
+    assert.equal(copy.auth, request.auth);
+    assert.equal(copy.jsonData, request.jsonData);
+    assert.equal(copy.body, request.body);
+    assert.equal(copy.withHeaders({ "X-A": "1" }).body, request.body);
+  }
 });
 
 Deno.test("HttpRequest.with() and withHeaders() send the JSON bytes serialized at construction", () => {

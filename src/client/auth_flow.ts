@@ -19,6 +19,7 @@ import type { SendOptions } from "./exchange.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import type { HopAuth } from "./redirects.ts";
 import { startTimeout } from "./deadline/timeouts.ts";
+import { isOneShot } from "../http/raw_body.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {
@@ -40,8 +41,10 @@ const NONE: ReadonlySet<string> = new Set();
  * (a client without an auth hook calls {@linkcode sendWithRedirects} itself).
  * While the hook calls a response an auth error, the credentials were sent
  * to the origin that gave it, and the retry strategy allows: invalidate,
- * refresh, resend (not counted as a retry). Sets `context.request` to the
- * request sent.
+ * refresh, resend (not counted as a retry). A request whose body was a
+ * stream cannot be sent again: its auth error is returned as the response,
+ * after invalidating the credentials so the next call gets fresh ones. Sets
+ * `context.request` to the request sent.
  */
 export async function sendAuthenticated(
   hooked: HttpRequest,
@@ -78,6 +81,10 @@ export async function sendAuthenticated(
         !credentialed || !hook.isAuthError(response) ||
         !hook.retryStrategy.shouldRetry(response, authRetries)
       ) {
+        return response;
+      }
+      if (isOneShot(first.request.body)) {
+        hook.invalidateAuth(response);
         return response;
       }
       failed = response;

@@ -18,6 +18,7 @@ import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/f
 import { discardBody, readBody } from "../transport/read_body.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
 import type { Transport, WireResponse } from "../transport/types.ts";
+import { isOneShot } from "../http/raw_body.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
 export interface SendOptions extends AbortSources {
@@ -49,7 +50,9 @@ export class Redirect {
  * Sends `hop` through the transport in `step` and reads the whole body
  * under `maxResponseBytes`. A 301, 302, 303, 307 or 308 with a Location,
  * while the client follows redirects, is not read: its body is discarded
- * and it comes back as a {@linkcode Redirect}. The response and every
+ * and it comes back as a {@linkcode Redirect}; unless the next hop would
+ * need the body again and it was a stream, sent once: then the redirect is
+ * read and returned as the response. The response and every
  * failure name `request`, the call's request (the first hop, whatever
  * redirects followed); `elapsedMs` counts from `since`. What fails becomes
  * the library's exception ({@linkcode toClientError}).
@@ -66,7 +69,7 @@ export async function sendSingleRequest(
     const pending = toWireRequest(hop);
     const wire = pending instanceof Promise ? await pending : pending;
     const response = await options.transport(wire, step);
-    if (options.maxRedirects > 0 && isRedirect(response)) {
+    if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
       return new Redirect(response.status, response.location, wire.url);
     }
@@ -82,6 +85,21 @@ export async function sendSingleRequest(
   } catch (error) {
     throw toClientError(error, request, seconds, step.timedOut, options);
   }
+}
+
+/**
+ * True when a redirect with `status` turns `method` into a GET without a
+ * body, as httpx and requests do: 303 and 302 any method but HEAD, 301 a
+ * POST. 307 and 308, and 301 for other methods, keep the method and body.
+ */
+export function turnsIntoGet(status: number, method: string): boolean {
+  return (status === 301 && method === "POST") ||
+    ((status === 302 || status === 303) && method !== "HEAD");
+}
+
+/** False when the hop after `hop` would send its body again, and that body was a stream. */
+function canFollow(hop: HttpRequest, status: number): boolean {
+  return !isOneShot(hop.body) || turnsIntoGet(status, hop.method);
 }
 
 function isRedirect(response: WireResponse): response is WireResponse & { location: string } {

@@ -13,16 +13,17 @@ import type { LifecycleOptions } from "./lifecycle.ts";
 import { abortSteps } from "./deadline/abort.ts";
 import { authScope } from "./auth_scope.ts";
 import { prepareRequest } from "./prepare.ts";
+import { checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import { fetchTransport } from "../transport/fetch_transport.ts";
 import type { Transport } from "../transport/types.ts";
 
-/** Options of one call besides the request itself. */
+/** Options of one call besides the request itself; another key is a TypeError naming it. */
 export interface CallOptions {
   /** Aborts the call; it then fails with an {@linkcode HttpClientException}. */
   signal?: AbortSignal;
 }
 
-/** The options of a convenience call: the request's fields and a signal. */
+/** A convenience call's options: the request's fields and a signal; no other key. */
 export interface RequestOptions extends HttpRequestInit, CallOptions {}
 
 /**
@@ -90,6 +91,7 @@ export class HttpClient {
     }
     let prepared: HttpRequest;
     try {
+      checkCallOptions(callOptions);
       if (this.closed) {
         throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
       }
@@ -233,14 +235,12 @@ export class HttpClient {
   }
 
   #call(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
-    let request: HttpRequest;
     try {
-      // The request reads only its own fields from the options; `signal` is the call's.
-      request = new HttpRequest(method, url, options);
+      const [init, call] = splitRequestOptions(options);
+      return this.request(new HttpRequest(method, url, init), call);
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.request(request, options);
   }
 
   /** The options every call shares, with the transport: the pool is made here, on the first request. */

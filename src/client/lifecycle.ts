@@ -94,7 +94,7 @@ export async function executeCall(
       } catch (error) {
         await runErrorHooks(options.errorHooks, error, context);
         delay = context.attempt < retry.maxRetries
-          ? retryDelayForError(retry, error, context.request.method, context.attempt)
+          ? retryDelayForError(retry, error, context.request, context.attempt)
           : undefined;
         if (delay === undefined) throw error;
       }

@@ -10,7 +10,7 @@ import type { HttpResponse } from "../models/response.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
 import { Step } from "./deadline/abort.ts";
 import { startTimeout } from "./deadline/timeouts.ts";
-import { Redirect, sendSingleRequest } from "./exchange.ts";
+import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
 import type { SendOptions } from "./exchange.ts";
 
 /** The auth layer as a redirect sees it (a client without an auth hook has none). */
@@ -30,6 +30,17 @@ export interface StartedStep {
 }
 
 const NONE: ReadonlySet<string> = new Set();
+
+/** The changes that turn a hop into a GET without a body. */
+const TO_GET = Object.freeze(
+  {
+    method: "GET",
+    data: undefined,
+    jsonData: undefined,
+    files: undefined,
+    body: undefined,
+  } as const,
+);
 
 /**
  * Sends a prepared request (absolute URL, headers merged) and follows its
@@ -98,9 +109,10 @@ function nextUrl(request: HttpRequest, location: string, from: string): URL {
 }
 
 /**
- * The request for the hop to `to`. As in httpx and requests, 303 and 302
- * turn any method but HEAD into GET without a body, 301 turns POST into
- * GET; 307 and 308 keep the method and body. A hop that leaves the origin
+ * The request for the hop to `to`: turned into a GET without a body where
+ * {@linkcode turnsIntoGet} says, else with the method and body (a stream
+ * body never gets here: sendSingleRequest returns such a redirect as the
+ * response). A hop that leaves the origin
  * (another origin, or https to http) drops the credential headers (the
  * fixed set and `authHeaders`) and `auth`.
  */
@@ -111,8 +123,7 @@ function redirectRequest(
   leavesOrigin: boolean,
   authHeaders: ReadonlySet<string>,
 ): HttpRequest {
-  const toGet = (status === 301 && hop.method === "POST") ||
-    ((status === 302 || status === 303) && hop.method !== "HEAD");
+  const toGet = turnsIntoGet(status, hop.method);
   const dropped = (name: string): boolean => {
     const lower = name.toLowerCase();
     return (leavesOrigin && (SENSITIVE_HEADERS.has(lower) || authHeaders.has(lower))) ||
@@ -124,7 +135,7 @@ function redirectRequest(
     url: to.href,
     params: undefined,
     headers,
-    ...(toGet ? { method: "GET", data: undefined, jsonData: undefined, files: undefined } : {}),
+    ...(toGet ? TO_GET : {}),
     ...(leavesOrigin ? { auth: undefined } : {}),
   });
 }

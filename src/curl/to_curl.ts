@@ -3,6 +3,7 @@ import type { FileValue } from "../models/request_fields.ts";
 import { encodeForm } from "../http/form.ts";
 import { appendParams, isAbsoluteUrl } from "../http/url.ts";
 import { headerValue, trimHeaderValue } from "../http/headers.ts";
+import { rawBodyType } from "../http/raw_body.ts";
 
 const SEPARATOR = " \\\n  ";
 
@@ -13,10 +14,12 @@ const SEPARATOR = " \\\n  ";
  *
  * Layout: `curl -X '<METHOD>'`, then the headers (`-H 'Name: value'`, and
  * `Content-Type: application/json` once after them for a JSON body unless
- * one is set), `-u 'user:pass'`, the body (`--data '<JSON>'`, `--data
+ * one is set, and likewise the Content-Type the client sends with a raw
+ * `body`), `-u 'user:pass'`, the body (`--data '<JSON>'`, `--data
  * 'k=v&k2=v2'` for a form, `-F 'field=@path'` per file with the form
- * fields as `--form-string 'k=v'`), `--max-time <seconds>` and the quoted URL
- * with its params last, joined by a backslash, a newline and two spaces.
+ * fields as `--form-string 'k=v'`, `--data-raw '<text>'` for a raw body that
+ * is text), `--max-time <seconds>` and the quoted URL with its params last,
+ * joined by a backslash, a newline and two spaces.
  *
  * Safety: every value is single-quoted, a `'` written as `'"'"'`, so no value
  * can break out into the shell. curl's own syntax cannot reinterpret one
@@ -24,7 +27,9 @@ const SEPARATOR = " \\\n  ";
  * `@file` or `<file`); in `-F` the name is literal up to its first `=` and
  * the file path, or an in-memory file's name, is double-quoted when it holds
  * `;`, `,`, `"`, `\` or white space, so no `;type=`, `;filename=`,
- * `;headers=` or second file can be slipped in; the path `-` is written `./-`
+ * `;headers=` or second file can be slipped in; a raw body is given with
+ * `--data-raw`, which (unlike `--data-binary`) never reads a file for a
+ * leading `@`; the path `-` is written `./-`
  * (not stdin); an empty header value is written `-H 'Name;'` (`-H 'Name:'`
  * would remove the header), a URL with `[ ] { }` gets `--globoff` after the
  * method, and HEAD gets `--head` so curl does not wait for a body. An
@@ -33,7 +38,13 @@ const SEPARATOR = " \\\n  ";
  * their line breaks as CRLF, as the client sends them; a path holding `\`
  * gets `;filename=` with the base name the client sends.
  *
- * Limitations: file contents are not included (a path is shown, and a Blob,
+ * Limitations: a raw `body` is written out only when it is a string, or
+ * bytes (`Uint8Array`, `ArrayBuffer`) that are UTF-8 text, and holds no NUL
+ * (no shell argument can). Any other raw body (binary bytes, a `Blob`, a
+ * `ReadableStream`, text with NUL) is rendered `--data-binary @-`: curl
+ * reads it from standard input, so the command sends the bytes piped into
+ * it (`curl … < body.bin`) and never other bytes of its own. File
+ * contents are not included (a path is shown, and a Blob,
  * File or Uint8Array without a path is shown by the base name of its file
  * name, which curl would read from the working directory); curl guesses a
  * file part's Content-Type from its extension where the client sends the
@@ -82,8 +93,14 @@ export function toCurl(request: HttpRequest): string {
   // Already checked: an HttpRequest refuses a header HTTP forbids when it is built.
   const headers = request.headers ?? {};
   for (const [name, value] of Object.entries(headers)) args.push(headerArg(name, value));
-  if (request.jsonText !== undefined && headerValue(headers, "Content-Type") === undefined) {
-    args.push(headerArg("Content-Type", "application/json"));
+  const type = request.jsonText !== undefined
+    ? "application/json"
+    : request.body !== undefined
+    ? rawBodyType(request.body)
+    : undefined;
+  // curl would send its own Content-Type (a form's) where the client sends this one.
+  if (type !== undefined && headerValue(headers, "Content-Type") === undefined) {
+    args.push(headerArg("Content-Type", type));
   }
   if (request.auth !== undefined) {
     args.push(`-u ${shellQuote(`${request.auth[0]}:${request.auth[1]}`)}`);
@@ -116,6 +133,10 @@ function headerArg(name: string, value: string): string {
 
 function bodyArgs(request: HttpRequest): string[] {
   if (request.jsonText !== undefined) return [`--data ${shellQuote(request.jsonText)}`];
+  if (request.body !== undefined) {
+    const text = bodyText(request.body);
+    return [text === undefined ? "--data-binary @-" : `--data-raw ${shellQuote(text)}`];
+  }
   if (request.files === undefined) {
     return request.data === undefined ? [] : [`--data ${shellQuote(encodeForm(request.data))}`];
   }
@@ -126,6 +147,24 @@ function bodyArgs(request: HttpRequest): string[] {
     args.push(`-F ${shellQuote(`${formName("files", field)}=@${fileArg(field, value)}`)}`);
   }
   return args;
+}
+
+/**
+ * A raw body as the text of a shell argument: a string, or bytes that are
+ * UTF-8 text (a BOM kept, as it is sent), without NUL; `undefined` for any
+ * other body, which curl then reads from standard input.
+ */
+function bodyText(body: NonNullable<HttpRequest["body"]>): string | undefined {
+  let text: string;
+  if (typeof body === "string") text = body;
+  else if (body instanceof Uint8Array || body instanceof ArrayBuffer) {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(body);
+    } catch {
+      return undefined;
+    }
+  } else return undefined;
+  return text.includes("\0") ? undefined : text;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { RequestContext } from "../models/request_context.ts";
 import { maskHeaders, redactQuery, redactText } from "../masking/views.ts";
 import { encodeForm } from "../http/form.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
+import { describeRawBody } from "../http/raw_body.ts";
 
 /** Options of {@linkcode LoggingRequestHook}. */
 export interface LoggingRequestHookOptions {
@@ -98,6 +99,9 @@ function pathOf(request: HttpRequest, sensitive: ReadonlySet<string>): string {
 
 function bodyOf(request: HttpRequest): string | undefined {
   if (request.jsonText !== undefined) return request.jsonText;
+  // A string body is text like JSON; bytes, Blobs and streams are shown by kind and size.
+  const { body } = request;
+  if (body !== undefined) return typeof body === "string" ? body : describeRawBody(body);
   if (request.files !== undefined) {
     return `multipart/form-data (${
       [...Object.keys(request.data ?? {}), ...Object.keys(request.files)].join(", ")

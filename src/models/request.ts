@@ -16,8 +16,11 @@ import {
   checkBody,
   checkFiles,
   checkForm,
+  checkKnownKeys,
   checkParams,
+  checkRawBody,
   checkUrl,
+  REQUEST_FIELD_KEYS,
 } from "./request_fields.ts";
 import type {
   FileValue,
@@ -25,7 +28,9 @@ import type {
   HttpRequestFields,
   HttpRequestInit,
   QueryValue,
+  RequestBody,
 } from "./request_fields.ts";
+import { describeRawBody } from "../http/raw_body.ts";
 import { serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { toCurl } from "../curl/to_curl.ts";
@@ -35,14 +40,16 @@ import { toCurl } from "../curl/to_curl.ts";
  * `data`, `files` and `auth` are frozen; changed copies come from
  * {@linkcode HttpRequest.withHeaders} and {@linkcode HttpRequest.with}.
  *
- * Bad input throws a `TypeError` naming the field: an unknown method, a URL
- * that is not a string or `URL`, a URL with a control character (CR, LF,
- * tab…) or a space at either end, both `data` and `jsonData`, a timeout that
- * is not a finite number of seconds above 0, a JSON body with a `BigInt`, a
- * cycle or `NaN`, a header name HTTP forbids, a header value with a control
- * character but HTAB or a character above U+00FF, and a body on GET or HEAD
- * (`fetch` cannot send one). `jsonData` is serialized once, here: later
- * changes to the object given are not sent.
+ * Bad input throws a `TypeError` naming the field: an unknown method or init
+ * key (`bdy`), a URL that is not a string or `URL`, or has a control
+ * character or a space at either end, more than one of `body`, `data` and
+ * `jsonData`, `files` without `data` beside another body, a timeout that is
+ * not a number of seconds above 0, a JSON body with a `BigInt`, a cycle or
+ * `NaN`, a header HTTP forbids, and a body on GET or HEAD. `jsonData` is
+ * serialized once, here, and a `Uint8Array` or `ArrayBuffer` body copied
+ * once, here (`body` is the copy, shared by the copies of `with()`; do not
+ * change it): later changes to what was given are not sent. A `Blob` is
+ * kept as it is (no copy); a `ReadableStream` is read once, when sent.
  *
  * @example Build a request and a changed copy
  * ```ts
@@ -73,6 +80,8 @@ export class HttpRequest implements HttpRequestFields {
   readonly jsonData?: unknown;
   /** Files to upload. */
   readonly files?: Readonly<Record<string, FileValue>>;
+  /** The raw body: a string, a Blob or a stream as given, bytes as a copy taken here. */
+  readonly body?: RequestBody;
   /** The timeout in seconds. */
   readonly timeout?: number;
   /** Basic credentials. */
@@ -91,11 +100,13 @@ export class HttpRequest implements HttpRequestFields {
     // are checked and frozen already, and are taken as they are.
     const copy = init instanceof RequestCopy ? init : undefined;
     const from = copy?.from;
+    // `method` and `url` are let through (and the arguments win), so `toObject()` is an init.
+    if (copy === undefined) checkKnownKeys("init", init, REQUEST_FIELD_KEYS);
     this.method = parseMethod(method);
     this.url = from !== undefined && url === from.url ? url : checkUrl(url);
     // Each field is read once, so a getter cannot change it after its check.
-    const { headers, params, data, jsonData, files, timeout, auth } = init;
-    checkBody(this.method, data, jsonData, files);
+    const { headers, params, data, jsonData, files, body, timeout, auth } = init;
+    checkBody(this.method, { body, data, jsonData, files });
     if (headers !== undefined) {
       this.headers = headers === copy?.checkedHeaders || headers === from?.headers
         ? headers
@@ -108,6 +119,7 @@ export class HttpRequest implements HttpRequestFields {
     if (files !== undefined) {
       this.files = files === from?.files ? files : Object.freeze(checkFiles(files));
     }
+    if (body !== undefined) this.body = body === from?.body ? body : checkRawBody(body);
     if (jsonData !== undefined) this.jsonData = jsonData;
     // A copy with the same jsonData sends the same bytes: no second serialization.
     this.#jsonText = jsonData === undefined
@@ -147,6 +159,7 @@ export class HttpRequest implements HttpRequestFields {
    * @returns The new request; this one is unchanged.
    */
   with(changes: Partial<HttpRequestFields>): HttpRequest {
+    checkKnownKeys("changes", changes, REQUEST_FIELD_KEYS);
     return this.#copy(changes, undefined);
   }
 
@@ -161,22 +174,15 @@ export class HttpRequest implements HttpRequestFields {
 
   /**
    * Returns the fields as a plain object with exactly the keys `method, url,
-   * headers, params, data, jsonData, files, timeout, auth`.
+   * headers, params, data, jsonData, files, timeout, auth`, and `body` too
+   * on a request that has a raw body.
    *
    * @returns The plain object; unset fields are `undefined`.
    */
   toObject(): HttpRequestFields {
-    return {
-      method: this.method,
-      url: this.url,
-      headers: this.headers,
-      params: this.params,
-      data: this.data,
-      jsonData: this.jsonData,
-      files: this.files,
-      timeout: this.timeout,
-      auth: this.auth,
-    };
+    const { method, url, headers, params, data, jsonData, files, timeout, auth, body } = this;
+    const fields = { method, url, headers, params, data, jsonData, files, timeout, auth };
+    return body === undefined ? fields : { ...fields, body };
   }
 
   /**
@@ -206,8 +212,10 @@ export class HttpRequest implements HttpRequestFields {
    * of {@linkcode HttpRequest.toObject} with the URL masked as in
    * {@linkcode HttpRequest.toString}, credential-like headers, params, form
    * fields and JSON keys masked, the password of `auth` masked (its user name
-   * too when the password is empty), and bytes or
-   * Blobs shown by their size.
+   * too when the password is empty), bytes or Blobs shown by their size, and
+   * a raw `body` by its kind and size only (`string(5)`, `Uint8Array(1024)`,
+   * `Blob(2048)`, `ReadableStream`): never its content, which may hold a
+   * secret.
    *
    * @returns The view; no credential is in it.
    *
@@ -242,6 +250,7 @@ defineRedactedInspect(HttpRequest, (request) => ({
   jsonData: maskDeepForView(request.jsonData, false),
   // A user name without a password is often a token itself (`https://TOKEN@host`).
   auth: request.auth && [request.auth[1] === "" ? MASK : request.auth[0], MASK],
+  ...(request.body !== undefined && { body: describeRawBody(request.body) }),
 }));
 
 /**
@@ -261,6 +270,7 @@ class RequestCopy implements HttpRequestInit {
   data: Readonly<Record<string, FormValue>> | undefined;
   jsonData: unknown;
   files: Readonly<Record<string, FileValue>> | undefined;
+  body: RequestBody | undefined;
   timeout: number | undefined;
   auth: readonly [username: string, password: string] | undefined;
 
@@ -276,6 +286,7 @@ class RequestCopy implements HttpRequestInit {
     this.data = from.data;
     this.jsonData = from.jsonData;
     this.files = from.files;
+    this.body = from.body;
     this.timeout = from.timeout;
     this.auth = from.auth;
     // Own enumerable keys only, as a spread: a field given as undefined is removed.

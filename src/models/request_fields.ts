@@ -14,6 +14,32 @@ export type { FormValue, QueryScalar, QueryValue };
  */
 export type FileValue = Blob | Uint8Array | string;
 
+/**
+ * A raw request body, sent as it is. A string, bytes, an `ArrayBuffer` or a
+ * `Blob` can be sent again (on a retry, a 401 refresh, a 307 or 308
+ * redirect); a `ReadableStream` is read once, as it is sent: a call with one
+ * is never retried, and a 307, 308 or 401 that would need it again is
+ * returned as the response. Without a Content-Type of its own, the request
+ * is sent with `text/plain;charset=UTF-8` for a string, the Blob's `type`
+ * when it has one, else `application/octet-stream`.
+ *
+ * @example Upload a stream and a string
+ * ```ts
+ * import { createClient } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   async (request) => new Response(`${request.headers.get("content-type")} ${await request.text()}`),
+ * );
+ * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+ * const upload = new Blob(["chunk 1, ", "chunk 2"]).stream();
+ * assert.equal((await client.put("/file", { body: upload })).text, "application/octet-stream chunk 1, chunk 2");
+ * assert.equal((await client.post("/note", { body: "hi" })).text, "text/plain;charset=UTF-8 hi");
+ * ```
+ */
+export type RequestBody = string | Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array>;
+
 /** The optional fields of an {@linkcode HttpRequest}. */
 export interface HttpRequestInit {
   /** Request headers; names are sent as given, compared without regard to case. */
@@ -26,6 +52,12 @@ export interface HttpRequestInit {
   jsonData?: unknown;
   /** Files for a `multipart/form-data` body. */
   files?: Readonly<Record<string, FileValue>> | undefined;
+  /**
+   * A raw body, sent as it is: a string (as UTF-8), bytes, an `ArrayBuffer`,
+   * a `Blob`, or a `ReadableStream` of bytes (read once). Bytes are copied
+   * when the request is built, so later changes to them are not sent.
+   */
+  body?: RequestBody | undefined;
   /** The timeout in seconds, overriding the client's for this request. */
   timeout?: number | undefined;
   /** Basic credentials: `[username, password]`. */
@@ -40,6 +72,55 @@ export interface HttpRequestFields extends HttpRequestInit {
   url: string;
 }
 
+/**
+ * The keys an {@linkcode HttpRequestInit} may have: the one list the
+ * constructor checks an init against, so a misspelt key (`bdy`, `json`) is
+ * refused instead of dropped. A new field of the init is added here (the
+ * compiler holds the list to {@linkcode HttpRequestInit}).
+ */
+export const REQUEST_INIT_KEYS: ReadonlySet<string> = new Set(
+  Object.keys(
+    {
+      headers: true,
+      params: true,
+      data: true,
+      jsonData: true,
+      files: true,
+      body: true,
+      timeout: true,
+      auth: true,
+    } as const satisfies Record<keyof HttpRequestInit, true>,
+  ),
+);
+
+/**
+ * The keys of {@linkcode HttpRequest.with}'s changes and of the constructor's
+ * init: the init's, and the method and URL (so a `toObject()` result is an
+ * init; the constructor's arguments win over its `method` and `url`).
+ */
+export const REQUEST_FIELD_KEYS: ReadonlySet<string> = new Set([
+  ...REQUEST_INIT_KEYS,
+  "method",
+  "url",
+]);
+
+/**
+ * Throws a TypeError naming `field` and the first key of `value` (own or
+ * inherited enumerable) that `known` lacks, and listing the known ones.
+ */
+export function checkKnownKeys(field: string, value: unknown, known: ReadonlySet<string>): void {
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(`Invalid ${field}: expected an object, got ${describeType(value)}`);
+  }
+  for (const key in value) {
+    if (!known.has(key)) {
+      throw new TypeError(
+        `Invalid ${field}: unknown key ${JSON.stringify(key)} (known: ${[...known].join(", ")})`,
+      );
+    }
+  }
+}
+
 /** A URL given as a string or `URL`, as text with no control character nor a space at either end. */
 export function checkUrl(url: unknown): string {
   if (typeof url !== "string" && !(url instanceof URL)) {
@@ -49,24 +130,46 @@ export function checkUrl(url: unknown): string {
 }
 
 /**
- * Throws when a body is given twice (`data` and `jsonData`) or on GET or
- * HEAD, which `fetch` cannot send with a body.
+ * Throws when more than one of `body`, `data` and `jsonData` is given, when
+ * `files` comes without `data` beside another body, or when a GET or HEAD
+ * has a body, which `fetch` cannot send.
  */
-export function checkBody(
-  method: HttpMethod,
-  data: HttpRequestInit["data"],
-  jsonData: unknown,
-  files: HttpRequestInit["files"],
-): void {
-  if (data !== undefined && jsonData !== undefined) {
-    throw new TypeError("Invalid body: give either data or jsonData, not both");
+export function checkBody(method: HttpMethod, init: HttpRequestInit): void {
+  const { body, data, jsonData, files } = init;
+  const given = [
+    body !== undefined && "body",
+    data !== undefined && "data",
+    jsonData !== undefined && "jsonData",
+  ].filter((name): name is string => name !== false);
+  if (given.length > 1) {
+    throw new TypeError(`Invalid body: give either ${given[0]} or ${given[1]}, not both`);
   }
-  if (
-    (method === "GET" || method === "HEAD") &&
-    (data !== undefined || jsonData !== undefined || files !== undefined)
-  ) {
-    throw new TypeError(`Invalid body: a ${method} request cannot have data, jsonData or files`);
+  if (files !== undefined && given.length === 1 && given[0] !== "data") {
+    throw new TypeError(`Invalid body: files go with data only, not with ${given[0]}`);
   }
+  if ((method === "GET" || method === "HEAD") && (given.length > 0 || files !== undefined)) {
+    throw new TypeError(
+      `Invalid body: a ${method} request cannot have body, data, jsonData or files`,
+    );
+  }
+}
+
+/**
+ * The raw body a request keeps: strings, Blobs and streams as given (none
+ * can change), bytes and `ArrayBuffer`s copied, so later changes to the
+ * caller's memory are not sent (as `fetch` copies them).
+ */
+export function checkRawBody(body: unknown): RequestBody {
+  if (typeof body === "string" || body instanceof Blob || body instanceof ReadableStream) {
+    return body;
+  }
+  if (body instanceof Uint8Array) return new Uint8Array(body);
+  if (body instanceof ArrayBuffer) return body.slice(0);
+  throw new TypeError(
+    `Invalid body: expected a string, Uint8Array, ArrayBuffer, Blob or ReadableStream, got ${
+      describeType(body)
+    }`,
+  );
 }
 
 function checkRecord(field: string, value: unknown): Record<string, unknown> {

@@ -36,7 +36,12 @@ export function fetchTransport(
       init.headers = request.headers;
       break;
     }
-    if (request.body !== undefined) init.body = request.body;
+    const { body } = request;
+    if (body !== undefined) {
+      init.body = body as BodyInit;
+      // fetch sends a stream only with `duplex: "half"`: the response may come before its end.
+      if (body instanceof ReadableStream) (init as { duplex?: string }).duplex = "half";
+    }
     if (extra !== undefined) Object.assign(init, extra);
     let response: Response;
     try {

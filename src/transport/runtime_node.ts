@@ -60,12 +60,24 @@ function send(agent: Agent, wire: WireRequest, abort: Abort): Promise<WireRespon
       path: url.pathname + url.search,
       method: wire.method as Dispatcher.HttpMethod,
       headers: withFetchDefaults(wire.headers),
-      body: typeof wire.body === "object" ? toUndiciForm(wire.body) : wire.body ?? null,
+      body: bodyOf(wire.body),
     }, exchange);
   } catch (error) {
     return Promise.reject(error);
   }
   return exchange.head;
+}
+
+/**
+ * The body as `dispatch()` takes it: a string or bytes as they are; a Blob
+ * as it is too (undici reads it as a stream, with its size as the
+ * Content-Length); a web `ReadableStream` as the async iterable it is, read
+ * as it is sent; a FormData as undici's own.
+ */
+function bodyOf(body: WireRequest["body"]): NonNullable<Dispatcher.DispatchOptions["body"]> | null {
+  if (body === undefined) return null;
+  if (body instanceof FormData) return toUndiciForm(body);
+  return body as NonNullable<Dispatcher.DispatchOptions["body"]>;
 }
 
 /**

@@ -11,8 +11,12 @@ export interface WireRequest {
   readonly url: string;
   /** Validated headers, values trimmed of spaces and tabs as `fetch` sends them. */
   readonly headers: Readonly<Record<string, string>>;
-  /** A multipart body is a `FormData`: the transport writes its boundary. */
-  readonly body?: string | FormData;
+  /**
+   * A multipart body is a `FormData`: the transport writes its boundary. A
+   * `ReadableStream` is sent as it is read (once); the others can be sent
+   * again.
+   */
+  readonly body?: string | Uint8Array | Blob | ReadableStream<Uint8Array> | FormData;
 }
 
 /**

@@ -6,10 +6,11 @@ import type { HttpRequest } from "../models/request.ts";
 import type { FileValue } from "../models/request_fields.ts";
 import { encodeForm } from "../http/form.ts";
 import { runtime } from "./runtime.ts";
+import { rawBodyType } from "../http/raw_body.ts";
 
 /** A body ready for `fetch`, and the Content-Type it needs. */
 export interface EncodedBody {
-  readonly body?: string | FormData;
+  readonly body?: WireRequest["body"];
   /**
    * A Content-Type to set when the request has none; `null` means remove any
    * given one, because `fetch` writes the multipart boundary itself.
@@ -20,14 +21,41 @@ export interface EncodedBody {
 const NO_BODY: EncodedBody = Object.freeze({});
 
 /**
+ * The stream bodies handed to a transport: a stream is read as it is sent,
+ * and a runtime may send a stream read to its end as an empty body, so a
+ * second send is refused instead.
+ */
+const sentStreams = new WeakSet<ReadableStream>();
+
+function streamSentTwice(request: HttpRequest): HttpClientException {
+  return new HttpClientException(
+    `Cannot send a ReadableStream body twice (it is read as it is sent): ${describeCall(request)}`,
+    { request },
+  );
+}
+
+/**
  * Encodes the body of `request`: `jsonData` as the shared serializer's JSON
- * text, `data` alone as a URL-encoded form, `files` (with `data` as further
- * fields) as multipart/form-data, reading path strings from disk now: only
- * then is the result a promise.
+ * text, a raw `body` as it is (an `ArrayBuffer` seen as bytes) with the
+ * Content-Type of its kind, `data` alone as a URL-encoded form, `files`
+ * (with `data` as further fields) as multipart/form-data, reading path
+ * strings from disk now: only then is the result a promise.
+ *
+ * @throws {HttpClientException} For a `ReadableStream` body already read
+ * (a request sent before): a stream is sent once.
  */
 export function encodeBody(request: HttpRequest): EncodedBody | Promise<EncodedBody> {
   if (request.jsonText !== undefined) {
     return { body: request.jsonText, contentType: "application/json" };
+  }
+  const raw = request.body;
+  if (raw !== undefined) {
+    if (raw instanceof ReadableStream) {
+      if (!raw.locked && !sentStreams.has(raw)) sentStreams.add(raw);
+      else throw streamSentTwice(request);
+    }
+    const body = raw instanceof ArrayBuffer ? new Uint8Array(raw) : raw;
+    return { body, contentType: rawBodyType(raw) };
   }
   if (request.files !== undefined) {
     return encodeMultipart(request, request.files).then((body) => ({ body, contentType: null }));

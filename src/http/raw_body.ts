@@ -1,0 +1,58 @@
+// What the send path, the views and toCurl need to know of a raw request
+// body, in one place so they agree: the Content-Type it goes with, whether
+// it can be sent again, and how it is shown without its content.
+
+import type { RequestBody } from "../models/request_fields.ts";
+
+/** The Content-Type of a string body, as `fetch` would set it. */
+export const TEXT_TYPE = "text/plain;charset=UTF-8";
+
+/** The Content-Type of any other body when its Blob has no type. */
+export const BYTES_TYPE = "application/octet-stream";
+
+/**
+ * The Content-Type a raw body goes with when the request sets none:
+ * {@linkcode TEXT_TYPE} for a string, a Blob's own `type` when it has one,
+ * else {@linkcode BYTES_TYPE}.
+ */
+export function rawBodyType(body: RequestBody): string {
+  if (typeof body === "string") return TEXT_TYPE;
+  if (body instanceof Blob && body.type !== "") return body.type;
+  return BYTES_TYPE;
+}
+
+/**
+ * True for a body that can be sent once only (a `ReadableStream`): a call
+ * with one is never retried, and a redirect or an auth refresh that would
+ * need it again is not followed.
+ */
+export function isOneShot(body: RequestBody | undefined): boolean {
+  return body instanceof ReadableStream;
+}
+
+/**
+ * A raw body by its kind and size, for a view or a log line: never its
+ * content, which may hold a secret. A string's size is in UTF-8 bytes, as
+ * it is sent.
+ */
+export function describeRawBody(body: RequestBody): string {
+  if (typeof body === "string") return `string(${utf8Length(body)})`;
+  if (body instanceof ReadableStream) return "ReadableStream";
+  if (body instanceof Blob) return `${body.constructor.name}(${body.size})`;
+  return `${body.constructor.name}(${body.byteLength})`;
+}
+
+/** The UTF-8 length of `text`, a lone surrogate counted as U+FFFD (3 bytes), as it is encoded. */
+function utf8Length(text: string): number {
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) length += 1;
+    else if (code < 0x800) length += 2;
+    else if (code >= 0xd800 && code < 0xdc00 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      length += 4;
+      i++;
+    } else length += 3;
+  }
+  return length;
+}
