@@ -14,17 +14,16 @@ import type { HttpRequest } from "../models/request.ts";
 import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { AbortSources, Step } from "./deadline/abort.ts";
+import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
 import { discardBody, readBody } from "../transport/read_body.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
 import type { Transport, WireResponse } from "../transport/types.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
-export interface SendOptions extends AbortSources {
+export interface SendOptions extends AbortSources, CallTimeouts {
   /** The transport. */
   readonly transport: Transport;
-  /** The timeout in seconds when the request has none. */
-  readonly timeout: number;
   /** How many redirects to follow (0: a redirect is read and returned like any response). */
   readonly maxRedirects: number;
   /** The largest body read, in bytes (`Infinity`: no limit). */
@@ -58,7 +57,6 @@ export async function sendSingleRequest(
   hop: HttpRequest,
   request: HttpRequest,
   step: Step,
-  seconds: number,
   since: number,
   options: SendOptions,
 ): Promise<HttpResponse | Redirect> {
@@ -80,7 +78,7 @@ export async function sendSingleRequest(
       request,
     });
   } catch (error) {
-    throw toClientError(error, request, seconds, step.timedOut, options);
+    throw toClientError(error, request, step, options);
   }
 }
 
@@ -90,16 +88,15 @@ function isRedirect(response: WireResponse): response is WireResponse & { locati
 
 /**
  * The library's exception for `error`, thrown by the transport or the body
- * read in a step of `request` that had a timeout of `seconds`: a
- * {@linkcode TimeoutException} once the timeout expired, a
+ * read in `step` of `request`: a
+ * {@linkcode TimeoutException} once the step's timeout expired, a
  * {@linkcode ConnectionException} for a refused, reset or cut connection,
  * an {@linkcode HttpClientException} for a close or an abort.
  */
 function toClientError(
   error: unknown,
   request: HttpRequest,
-  seconds: number,
-  timedOut: boolean,
+  step: Step,
   options: SendOptions,
 ): unknown {
   if (error instanceof HttpClientException) return error;
@@ -127,7 +124,7 @@ function toClientError(
       cause: error.cause,
     });
   }
-  const ended = stepEndedError(request, seconds, timedOut, options, error);
+  const ended = stepEndedError(request, step, options, error);
   if (ended !== undefined) return ended;
   const reason = error instanceof Error ? error.message : String(error);
   return new ConnectionException(`Connection failed: ${target} (${reason})`, {
@@ -137,24 +134,43 @@ function toClientError(
 }
 
 /**
- * The exception for a step of `request` that its timeout of `seconds` (a
+ * The exception for a `step` of `request` that its timeout (a
  * {@linkcode TimeoutException}), the client's close or the caller's signal
  * ended, or `undefined` when none did.
  */
 export function stepEndedError(
   request: HttpRequest,
-  seconds: number,
-  timedOut: boolean,
+  step: Step,
   options: Pick<SendOptions, "closed" | "signal">,
   cause?: unknown,
 ): HttpClientException | undefined {
-  if (timedOut) {
-    return new TimeoutException(`Request timed out after ${seconds} s: ${describeCall(request)}`, {
-      request,
-      cause,
-    });
+  if (step.timedOut) {
+    // The attempt's timeout keeps the message it always had; the others are named.
+    const which = step.total ? " (totalTimeout)" : "";
+    return new TimeoutException(
+      `Request timed out after ${step.seconds} s${which}: ${describeCall(request)}`,
+      { request, cause },
+    );
   }
   return abortedCallError(request, options, cause);
+}
+
+/**
+ * The exception for a call whose retry wait of `ms` would end past its
+ * total timeout: it fails at once rather than wait for a try it cannot make.
+ */
+export function retryPastDeadlineError(
+  request: HttpRequest,
+  ms: number,
+  options: CallTimeouts,
+): TimeoutException {
+  const wait = Math.round(ms) / 1000;
+  return new TimeoutException(
+    `Retry wait of ${wait} s would pass the totalTimeout of ${options.totalTimeout} s: ${
+      describeCall(request)
+    }`,
+    { request },
+  );
 }
 
 /**

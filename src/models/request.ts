@@ -10,7 +10,7 @@ import {
   maskParamsForView,
   redactUrl,
 } from "../masking/views.ts";
-import { isPlainRecord, validateHeaders, validateTimeout } from "./_validate.ts";
+import { isPlainRecord, validateHeaders, validateNullableTimeout } from "./_validate.ts";
 import {
   checkAuth,
   checkBody,
@@ -38,7 +38,7 @@ import { toCurl } from "../curl/to_curl.ts";
  * Bad input throws a `TypeError` naming the field: an unknown method, a URL
  * that is not a string or `URL`, a URL with a control character (CR, LF,
  * tab…) or a space at either end, both `data` and `jsonData`, a timeout that
- * is not a finite number of seconds above 0, a JSON body with a `BigInt`, a
+ * is neither `null` nor a finite number of seconds above 0, a JSON body with a `BigInt`, a
  * cycle or `NaN`, a header name HTTP forbids, a header value with a control
  * character but HTAB or a character above U+00FF, and a body on GET or HEAD
  * (`fetch` cannot send one). `jsonData` is serialized once, here: later
@@ -73,8 +73,8 @@ export class HttpRequest implements HttpRequestFields {
   readonly jsonData?: unknown;
   /** Files to upload. */
   readonly files?: Readonly<Record<string, FileValue>>;
-  /** The timeout in seconds. */
-  readonly timeout?: number;
+  /** The timeout of one attempt in seconds; `null`: none; `undefined`: the client's. */
+  readonly timeout?: number | null;
   /** Basic credentials. */
   readonly auth?: readonly [username: string, password: string];
   readonly #jsonText: string | undefined;
@@ -115,7 +115,7 @@ export class HttpRequest implements HttpRequestFields {
       : from !== undefined && jsonData === from.jsonData
       ? from.#jsonText
       : serializeJson(jsonData);
-    if (timeout !== undefined) this.timeout = validateTimeout("timeout", timeout);
+    if (timeout !== undefined) this.timeout = validateNullableTimeout("timeout", timeout);
     if (auth !== undefined) this.auth = auth === from?.auth ? auth : Object.freeze(checkAuth(auth));
     Object.freeze(this);
   }
@@ -261,7 +261,7 @@ class RequestCopy implements HttpRequestInit {
   data: Readonly<Record<string, FormValue>> | undefined;
   jsonData: unknown;
   files: Readonly<Record<string, FileValue>> | undefined;
-  timeout: number | undefined;
+  timeout: number | null | undefined;
   auth: readonly [username: string, password: string] | undefined;
 
   constructor(

@@ -26,8 +26,11 @@ export interface HttpRequestInit {
   jsonData?: unknown;
   /** Files for a `multipart/form-data` body. */
   files?: Readonly<Record<string, FileValue>> | undefined;
-  /** The timeout in seconds, overriding the client's for this request. */
-  timeout?: number | undefined;
+  /**
+   * The timeout of one attempt in seconds, overriding the client's for this
+   * request: `null` turns it off, `undefined` (not given) keeps the client's.
+   */
+  timeout?: number | null | undefined;
   /** Basic credentials: `[username, password]`. */
   auth?: readonly [username: string, password: string] | undefined;
 }

@@ -61,6 +61,16 @@ export class Abort {
     return this;
   }
 
+  /**
+   * True when only the client's close can abort this: no timeout, no
+   * caller's signal, not aborted yet. A transport may then do without an
+   * `AbortSignal` ({@linkcode Abort.signal}) and watch {@linkcode Abort.onAbort}
+   * instead.
+   */
+  get closeOnly(): boolean {
+    return false;
+  }
+
   /** An `AbortSignal` that aborts with this. */
   signal(): AbortSignal {
     const controller = new AbortController();
@@ -94,6 +104,10 @@ export class Step extends Abort implements Deadline {
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** True once the step's timeout expired (and aborted it). */
   timedOut = false;
+  /** Set with the timeout: its length in seconds, for the message. */
+  seconds = 0;
+  /** Set with the timeout: true when it is what remains of the call's `totalTimeout`. */
+  total = false;
   /** The in-flight list's links. */
   prevInFlight: InFlight | undefined = undefined;
   /** The in-flight list's links. */
@@ -117,6 +131,11 @@ export class Step extends Abort implements Deadline {
       if (signal.aborted) this.abort();
     }
     if (sources.closed.aborted) this.abort();
+  }
+
+  override get closeOnly(): boolean {
+    return this.#signal === undefined && this.timer === undefined && this.at === Infinity &&
+      !this.aborted;
   }
 
   /** The timeout passed: marks the step timed out and aborts it. */
