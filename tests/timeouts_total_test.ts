@@ -3,11 +3,13 @@
 // that override the client's.
 
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
 import {
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
   HttpRequest,
+  type RequestOptions,
   TimeoutException,
   type TokenData,
   TokenManager,
@@ -167,12 +169,42 @@ Deno.test("a call with no timeout and no signal gives fetch no signal; one with 
   assert.ok(signals.slice(1).every((signal) => signal instanceof AbortSignal));
 });
 
-for (
-  const [name, body] of [["a pending head", "none"], ["a streamed body", "chunked"], [
-    "a body of known length",
-    "length",
-  ]] as const
-) {
+const WAITS = [
+  ["a pending head", "none"],
+  ["a streamed body", "chunked"],
+  ["a body of known length", "length"],
+] as const;
+
+Deno.test("a call with no timeout starts no timer; one with a timeout or a totalTimeout does", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout"] });
+  try {
+    let answer: (() => void) | undefined;
+    const fetch = () =>
+      new Promise<Response>((resolve) => answer = () => resolve(new Response("ok")));
+    const build = (timeout: number | null) =>
+      new HttpClient(
+        new HttpClientConfigBuilder().withBaseUrl("http://127.0.0.1:9/").withFetch(fetch)
+          .withTimeout(timeout).build(),
+      );
+    const timersDuring = async (http: HttpClient, options: RequestOptions = {}) => {
+      const call = http.get("/", options);
+      await Promise.resolve();
+      const timers = clock.countTimers();
+      answer!();
+      await call;
+      return timers;
+    };
+    using off = build(null);
+    using on = build(0.5);
+    assert.equal(await timersDuring(off), 0);
+    assert.equal(await timersDuring(on), 1);
+    assert.equal(await timersDuring(off, { totalTimeout: 0.5 }), 1);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+for (const [name, body] of WAITS) {
   Deno.test(`close() fails a call with no timeout at once, waiting for ${name}`, async () => {
     await using server = startFixtureServer();
     const held = gate();

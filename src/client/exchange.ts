@@ -147,12 +147,25 @@ export function stepEndedError(
   if (step.timedOut) {
     // The attempt's timeout keeps the message it always had; the others are named.
     const which = step.total ? " (totalTimeout)" : "";
-    return new TimeoutException(
+    const error = new TimeoutException(
       `Request timed out after ${step.seconds} s${which}: ${describeCall(request)}`,
       { request, cause },
     );
+    if (step.total) callTimeouts.add(error);
+    return error;
   }
   return abortedCallError(request, options, cause);
+}
+
+/** The exceptions of steps that the call's total timeout ended. */
+const callTimeouts = new WeakSet<object>();
+
+/**
+ * True for the exception of a step the call's `totalTimeout` ended: the
+ * call is over, whatever the clock says (a timer may fire a little early).
+ */
+export function endedByTotalTimeout(error: unknown): boolean {
+  return typeof error === "object" && error !== null && callTimeouts.has(error);
 }
 
 /**

@@ -9,7 +9,7 @@ import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
-import { abortedCallError, retryPastDeadlineError } from "./exchange.ts";
+import { abortedCallError, endedByTotalTimeout, retryPastDeadlineError } from "./exchange.ts";
 import { callExpired, waitPassesDeadline, withCallDeadline } from "./deadline/call_deadline.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import { Step } from "./deadline/abort.ts";
@@ -102,7 +102,8 @@ export async function executeCall(
         if (delay === undefined) return response;
       } catch (error) {
         await runErrorHooks(options.errorHooks, error, context);
-        delay = context.attempt < retry.maxRetries && !callExpired(options)
+        const over = endedByTotalTimeout(error) || callExpired(options);
+        delay = context.attempt < retry.maxRetries && !over
           ? retryDelayForError(retry, error, context.request.method, context.attempt)
           : undefined;
         if (delay === undefined) throw error;

@@ -7,7 +7,6 @@
 // at once; `Response.bytes()` cannot be stopped, so a body read that way
 // runs on to its end in the background, unread.
 
-import { untilAborted } from "../client/deadline/abort.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** What an exchange ended by the close fails with (the client names the close). */
@@ -15,17 +14,37 @@ function closedError(): DOMException {
   return new DOMException("The client was closed", "AbortError");
 }
 
+/**
+ * `pending` until `abort`, which rejects at once; `onLate` gets what
+ * `pending` resolves to after that.
+ */
+function whileOpen<T>(pending: Promise<T>, abort: Abort, onLate?: (late: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(closedError());
+    abort.onAbort(onAbort);
+    pending.then((value) => {
+      abort.offAbort(onAbort);
+      if (abort.aborted) onLate?.(value);
+      else resolve(value);
+    }, (error) => {
+      abort.offAbort(onAbort);
+      reject(error);
+    });
+  });
+}
+
 /** Waits for the head of a fetch until `abort`; a head that arrives later has its body cancelled. */
 export function headWhileOpen(pending: Promise<Response>, abort: Abort): Promise<Response> {
-  return untilAborted(pending, abort, () => {
-    pending.then((late) => late.body?.cancel().catch(() => {}), () => {});
-    return closedError();
-  });
+  return whileOpen(pending, abort, cancelBody);
+}
+
+function cancelBody(late: Response): void {
+  late.body?.cancel().catch(() => {});
 }
 
 /** Waits for a whole-body read until `abort`; its late result is dropped. */
 export function readWhileOpen(pending: Promise<Uint8Array>, abort: Abort): Promise<Uint8Array> {
-  return untilAborted(pending, abort, closedError);
+  return whileOpen(pending, abort);
 }
 
 /**

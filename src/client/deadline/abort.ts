@@ -15,7 +15,10 @@ import type { Deadline } from "./timeouts.ts";
  */
 export class Abort {
   #aborted = false;
-  #listeners: (() => void)[] | undefined;
+  // Nearly always one listener (the transport's): kept in a field, with an
+  // array only for the others, so a step allocates no array.
+  #listener: (() => void) | undefined;
+  #others: (() => void)[] | undefined;
 
   /** True once aborted. */
   get aborted(): boolean {
@@ -26,21 +29,29 @@ export class Abort {
   abort(): void {
     if (this.#aborted) return;
     this.#aborted = true;
-    const listeners = this.#listeners;
-    this.#listeners = undefined;
-    if (listeners !== undefined) { for (const listener of listeners) listener(); }
+    const listener = this.#listener;
+    const others = this.#others;
+    this.#listener = undefined;
+    this.#others = undefined;
+    listener?.();
+    if (others !== undefined) { for (const other of others) other(); }
   }
 
   /** Calls `listener` once when aborted (at once if already aborted). */
   onAbort(listener: () => void): void {
     if (this.#aborted) listener();
-    else (this.#listeners ??= []).push(listener);
+    else if (this.#listener === undefined) this.#listener = listener;
+    else (this.#others ??= []).push(listener);
   }
 
   /** Undoes {@linkcode Abort.onAbort} for `listener`. */
   offAbort(listener: () => void): void {
-    const index = this.#listeners?.indexOf(listener) ?? -1;
-    if (index !== -1) this.#listeners!.splice(index, 1);
+    if (this.#listener === listener) {
+      this.#listener = this.#others?.shift();
+      return;
+    }
+    const index = this.#others?.indexOf(listener) ?? -1;
+    if (index !== -1) this.#others!.splice(index, 1);
   }
 
   /** As an emitter: {@linkcode Abort.onAbort} (any event name means "abort"). */
