@@ -197,6 +197,7 @@ Deno.test("a call with no timeout starts no timer; one with a timeout or a total
     using off = build(null);
     using on = build(0.5);
     assert.equal(await timersDuring(off), 0);
+    assert.equal(await timersDuring(on, { timeout: null }), 0);
     assert.equal(await timersDuring(on), 1);
     assert.equal(await timersDuring(off, { totalTimeout: 0.5 }), 1);
   } finally {
