@@ -180,6 +180,13 @@ export const DENO_CLIENTS: readonly ClientSpec[] = [
     create: fetchline((builder) => builder),
   },
   {
+    name: "fetchline-no-timeout",
+    description:
+      "fetchline with `withTimeout(null)`: no timer and no signal per request (the client's close still ends a call)",
+    permissions: [],
+    create: fetchline((builder) => builder.withTimeout(null)),
+  },
+  {
     name: "fetchline+hooks",
     description:
       "fetchline with 5 hooks: withLogging (request, response, error; no-op logger), CorrelationIdHook, TokenAuthHook (cached token)",

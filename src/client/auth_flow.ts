@@ -18,7 +18,7 @@ import { stepEndedError } from "./exchange.ts";
 import type { SendOptions } from "./exchange.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import type { HopAuth } from "./redirects.ts";
-import { startTimeout } from "./deadline/timeouts.ts";
+import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
 import { isOneShot } from "../http/raw_body.ts";
 
 /** The client's auth settings. */
@@ -53,13 +53,13 @@ export async function sendAuthenticated(
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
   const allowed = allowedOrigin(options, hooked);
-  const seconds = hooked.timeout ?? options.timeout;
+  const seconds = attemptTimeout(hooked, options);
   let failed: HttpResponse | undefined;
   for (let authRetries = 0;; authRetries++) {
     const step = new Step(options);
-    startTimeout(step, seconds * 1000);
+    startStepTimeout(step, seconds, options);
     try {
-      const until = waitIn(step, hooked, seconds, options);
+      const until = waitIn(step, hooked, options);
       if (failed !== undefined) {
         hook.invalidateAuth(failed);
         if (!(await until(hook.refreshAuth(failed)))) return failed;
@@ -76,7 +76,7 @@ export async function sendAuthenticated(
           return result;
         },
       };
-      const response = await sendWithRedirects(first.request, options, hops, { step, seconds });
+      const response = await sendWithRedirects(first.request, options, hops, step);
       if (
         !credentialed || !hook.isAuthError(response) ||
         !hook.retryStrategy.shouldRetry(response, authRetries)
@@ -99,13 +99,9 @@ export async function sendAuthenticated(
  * what the exchange would have: a TimeoutException naming the timeout, or
  * the close's or the caller's abort.
  */
-function waitIn(step: Step, request: HttpRequest, seconds: number, options: SendOptions) {
+function waitIn(step: Step, request: HttpRequest, options: SendOptions) {
   return <T>(pending: Promise<T>): Promise<T> =>
-    untilAborted(
-      pending,
-      step,
-      () => stepEndedError(request, seconds, step.timedOut, options),
-    );
+    untilAborted(pending, step, () => stepEndedError(request, step, options));
 }
 
 /** Tells whether the hook may run for an origin, in the call of `own`. */

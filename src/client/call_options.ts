@@ -1,14 +1,40 @@
-// The keys a call's options may have, in one place: a key the library does
-// not know (a JavaScript caller's `{ bdy }` or `{ json }`) is refused with a
-// TypeError naming it, never dropped. A new call option is added to
-// CALL_OPTIONS; the compiler holds the list to the CallOptions interface.
+// The options of one call besides its request: their keys in one place (a
+// key the library does not know, a JavaScript caller's `{ bdy }` or
+// `{ json }`, is refused with a TypeError naming it, never dropped; the
+// compiler holds CALL_OPTIONS to the CallOptions interface), and how they
+// change the options the client's calls share.
 
 import { checkKnownKeys, REQUEST_INIT_KEYS } from "../models/request_fields.ts";
 import type { HttpRequestInit } from "../models/request_fields.ts";
-import type { CallOptions, RequestOptions } from "./http_client.ts";
+import { validateNullableTimeout } from "../models/_validate.ts";
+import type { LifecycleOptions } from "./lifecycle.ts";
+
+/** Options of one call besides the request itself. */
+export interface CallOptions {
+  /** Aborts the call; it then fails with an {@linkcode HttpClientException}. */
+  signal?: AbortSignal | undefined;
+  /**
+   * The read timeout of a streamed response for this call, in seconds,
+   * overriding the client's (`null`: none). It applies to streamed
+   * responses only: a buffered response's body is covered by `timeout`.
+   */
+  readTimeout?: number | null | undefined;
+  /**
+   * The timeout of this whole call, in seconds, overriding the client's
+   * (`null`: none): every attempt, retry wait and token fetch.
+   */
+  totalTimeout?: number | null | undefined;
+}
+
+/** The options of a convenience call: the request's fields (`timeout` among them) and the call's. */
+export interface RequestOptions extends HttpRequestInit, CallOptions {}
 
 /** Every key of {@linkcode CallOptions}, and no other. */
-const CALL_OPTIONS = { signal: true } as const satisfies Record<keyof CallOptions, true>;
+const CALL_OPTIONS = {
+  signal: true,
+  readTimeout: true,
+  totalTimeout: true,
+} as const satisfies Record<keyof CallOptions, true>;
 
 /** The keys of `request()`'s options. */
 const CALL_OPTION_KEYS: ReadonlySet<string> = new Set(Object.keys(CALL_OPTIONS));
@@ -43,4 +69,26 @@ export function splitRequestOptions(options: RequestOptions): [HttpRequestInit, 
     delete init[key];
   }
   return init === undefined ? [options, NO_CALL_OPTIONS] : [init, call as CallOptions];
+}
+
+/**
+ * The options of a call: `shared` itself when `call` changes nothing (no
+ * object made), else a copy with the call's signal and timeouts. Bad
+ * timeouts throw a `TypeError` naming the option.
+ */
+export function callLifecycle(shared: LifecycleOptions, call: CallOptions): LifecycleOptions {
+  const { signal, readTimeout, totalTimeout } = call;
+  if (signal === undefined && readTimeout === undefined && totalTimeout === undefined) {
+    return shared;
+  }
+  return {
+    ...shared,
+    ...(signal === undefined ? {} : { signal }),
+    ...(readTimeout === undefined
+      ? {}
+      : { readTimeout: validateNullableTimeout("readTimeout", readTimeout) }),
+    ...(totalTimeout === undefined
+      ? {}
+      : { totalTimeout: validateNullableTimeout("totalTimeout", totalTimeout) }),
+  };
 }

@@ -14,6 +14,7 @@ import type { HttpRequest } from "../models/request.ts";
 import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { AbortSources, Step } from "./deadline/abort.ts";
+import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
 import { discardBody, readBody } from "../transport/read_body.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
@@ -21,11 +22,9 @@ import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
-export interface SendOptions extends AbortSources {
+export interface SendOptions extends AbortSources, CallTimeouts {
   /** The transport. */
   readonly transport: Transport;
-  /** The timeout in seconds when the request has none. */
-  readonly timeout: number;
   /** How many redirects to follow (0: a redirect is read and returned like any response). */
   readonly maxRedirects: number;
   /** The largest body read, in bytes (`Infinity`: no limit). */
@@ -61,7 +60,6 @@ export async function sendSingleRequest(
   hop: HttpRequest,
   request: HttpRequest,
   step: Step,
-  seconds: number,
   since: number,
   options: SendOptions,
 ): Promise<HttpResponse | Redirect> {
@@ -83,7 +81,7 @@ export async function sendSingleRequest(
       request,
     });
   } catch (error) {
-    throw toClientError(error, request, seconds, step.timedOut, options);
+    throw toClientError(error, request, step, options);
   }
 }
 
@@ -108,16 +106,15 @@ function isRedirect(response: WireResponse): response is WireResponse & { locati
 
 /**
  * The library's exception for `error`, thrown by the transport or the body
- * read in a step of `request` that had a timeout of `seconds`: a
- * {@linkcode TimeoutException} once the timeout expired, a
+ * read in `step` of `request`: a
+ * {@linkcode TimeoutException} once the step's timeout expired, a
  * {@linkcode ConnectionException} for a refused, reset or cut connection,
  * an {@linkcode HttpClientException} for a close or an abort.
  */
 function toClientError(
   error: unknown,
   request: HttpRequest,
-  seconds: number,
-  timedOut: boolean,
+  step: Step,
   options: SendOptions,
 ): unknown {
   if (error instanceof HttpClientException) return error;
@@ -145,7 +142,7 @@ function toClientError(
       cause: error.cause,
     });
   }
-  const ended = stepEndedError(request, seconds, timedOut, options, error);
+  const ended = stepEndedError(request, step, options, error);
   if (ended !== undefined) return ended;
   const reason = error instanceof Error ? error.message : String(error);
   return new ConnectionException(`Connection failed: ${target} (${reason})`, {
@@ -155,24 +152,56 @@ function toClientError(
 }
 
 /**
- * The exception for a step of `request` that its timeout of `seconds` (a
+ * The exception for a `step` of `request` that its timeout (a
  * {@linkcode TimeoutException}), the client's close or the caller's signal
  * ended, or `undefined` when none did.
  */
 export function stepEndedError(
   request: HttpRequest,
-  seconds: number,
-  timedOut: boolean,
+  step: Step,
   options: Pick<SendOptions, "closed" | "signal">,
   cause?: unknown,
 ): HttpClientException | undefined {
-  if (timedOut) {
-    return new TimeoutException(`Request timed out after ${seconds} s: ${describeCall(request)}`, {
-      request,
-      cause,
-    });
+  if (step.timedOut) {
+    // The attempt's timeout keeps the message it always had; the others are named.
+    const which = step.total ? " (totalTimeout)" : "";
+    const error = new TimeoutException(
+      `Request timed out after ${step.seconds} s${which}: ${describeCall(request)}`,
+      { request, cause },
+    );
+    if (step.total) callTimeouts.add(error);
+    return error;
   }
   return abortedCallError(request, options, cause);
+}
+
+/** The exceptions of steps that the call's total timeout ended. */
+const callTimeouts = new WeakSet<object>();
+
+/**
+ * True for the exception of a step the call's `totalTimeout` ended: the
+ * call is over, whatever the clock says (a timer may fire a little early).
+ */
+export function endedByTotalTimeout(error: unknown): boolean {
+  return typeof error === "object" && error !== null && callTimeouts.has(error);
+}
+
+/**
+ * The exception for a call whose retry wait of `ms` would end past its
+ * total timeout: it fails at once rather than wait for a try it cannot make.
+ */
+export function retryPastDeadlineError(
+  request: HttpRequest,
+  ms: number,
+  options: CallTimeouts,
+): TimeoutException {
+  const wait = Math.round(ms) / 1000;
+  return new TimeoutException(
+    `Retry wait of ${wait} s would pass the totalTimeout of ${options.totalTimeout} s: ${
+      describeCall(request)
+    }`,
+    { request },
+  );
 }
 
 /**

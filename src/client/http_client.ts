@@ -2,7 +2,6 @@ import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config
 import type { HttpClientConfig } from "../config/client_config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
-import type { HttpRequestInit } from "../models/request_fields.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { configView } from "../config/_config_view.ts";
@@ -13,18 +12,12 @@ import type { LifecycleOptions } from "./lifecycle.ts";
 import { abortSteps } from "./deadline/abort.ts";
 import { authScope } from "./auth_scope.ts";
 import { prepareRequest } from "./prepare.ts";
-import { checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import { fetchTransport } from "../transport/fetch_transport.ts";
 import type { Transport } from "../transport/types.ts";
+import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
+import type { CallOptions, RequestOptions } from "./call_options.ts";
 
-/** Options of one call besides the request itself; another key is a TypeError naming it. */
-export interface CallOptions {
-  /** Aborts the call; it then fails with an {@linkcode HttpClientException}. */
-  signal?: AbortSignal;
-}
-
-/** A convenience call's options: the request's fields and a signal; no other key. */
-export interface RequestOptions extends HttpRequestInit, CallOptions {}
+export type { CallOptions, RequestOptions };
 
 /**
  * An HTTP client with a connection pool, created on the first request and
@@ -79,7 +72,8 @@ export class HttpClient {
    * default headers, follows redirects, reads the whole body.
    *
    * @param request The request.
-   * @param options A signal to abort the call.
+   * @param callOptions A signal to abort the call; its `totalTimeout` and
+   * `readTimeout`, overriding the client's.
    * @returns The response, for any received status.
    * @throws {HttpClientException} When the client is closed, the URL cannot
    * be resolved, or the exchange fails ({@linkcode TimeoutException},
@@ -90,20 +84,18 @@ export class HttpClient {
       return Promise.reject(new TypeError("Invalid request: expected an HttpRequest"));
     }
     let prepared: HttpRequest;
+    let options: LifecycleOptions;
     try {
       checkCallOptions(callOptions);
       if (this.closed) {
         throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
       }
       prepared = prepareRequest(request, this.config);
+      options = callLifecycle(this.#options ??= this.#lifecycleOptions(), callOptions);
     } catch (error) {
       return Promise.reject(error);
     }
-    const options = this.#options ??= this.#lifecycleOptions();
-    return executeCall(
-      prepared,
-      callOptions.signal === undefined ? options : { ...options, signal: callOptions.signal },
-    );
+    return executeCall(prepared, options);
   }
 
   /**
@@ -255,6 +247,8 @@ export class HttpClient {
     return {
       transport,
       timeout: config.timeout,
+      readTimeout: config.readTimeout,
+      totalTimeout: config.totalTimeout,
       maxRedirects: config.maxRedirects,
       maxResponseBytes: config.maxResponseBytes,
       closed: this.#closer.signal,

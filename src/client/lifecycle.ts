@@ -9,7 +9,8 @@ import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
-import { abortedCallError } from "./exchange.ts";
+import { abortedCallError, endedByTotalTimeout, retryPastDeadlineError } from "./exchange.ts";
+import { callExpired, waitPassesDeadline, withCallDeadline } from "./deadline/call_deadline.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import { Step } from "./deadline/abort.ts";
 import { sendAuthenticated } from "./auth_flow.ts";
@@ -22,6 +23,11 @@ export interface LifecycleOptions extends SendOptions, AuthOptions {
   readonly responseHooks: readonly ResponseHookInterface[];
   readonly errorHooks: readonly ErrorHookInterface[];
   readonly retry: RetryPolicy;
+  /**
+   * The read timeout of streamed responses in seconds (`null`: none); kept
+   * for them, unused by buffered calls.
+   */
+  readonly readTimeout: number | null;
   /** Told when a call starts and when it ends (the client waits for its calls on `await using`). */
   readonly calls?: CallCounter | undefined;
 }
@@ -62,12 +68,15 @@ export class CallsInFlight implements CallCounter {
  * auth hook; else straight to the redirect layer, at no cost for auth),
  * the response hooks; on an exception the error hooks; then the retry
  * decision and its wait. One {@linkcode RequestContext} serves every
- * attempt. Each attempt starts the hooks from the prepared request.
+ * attempt. Each attempt starts the hooks from the prepared request. With a
+ * total timeout, nothing is tried once it has passed, and a retry wait that
+ * would end past it fails the call at once.
  */
 export async function executeCall(
   prepared: HttpRequest,
-  options: LifecycleOptions,
+  callOptions: LifecycleOptions,
 ): Promise<HttpResponse> {
+  const options = withCallDeadline(callOptions);
   const { retry, calls } = options;
   calls?.started();
   try {
@@ -93,7 +102,8 @@ export async function executeCall(
         if (delay === undefined) return response;
       } catch (error) {
         await runErrorHooks(options.errorHooks, error, context);
-        delay = context.attempt < retry.maxRetries
+        const over = endedByTotalTimeout(error) || callExpired(options);
+        delay = context.attempt < retry.maxRetries && !over
           ? retryDelayForError(retry, error, context.request, context.attempt)
           : undefined;
         if (delay === undefined) throw error;
@@ -112,6 +122,7 @@ export async function executeCall(
 }
 
 async function wait(ms: number, request: HttpRequest, options: LifecycleOptions): Promise<void> {
+  if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
   const step = new Step(options);
   try {
     await options.retry.sleep(ms, step.signal());

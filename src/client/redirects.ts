@@ -9,7 +9,7 @@ import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
 import { Step } from "./deadline/abort.ts";
-import { startTimeout } from "./deadline/timeouts.ts";
+import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
 import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
 import type { SendOptions } from "./exchange.ts";
 
@@ -19,14 +19,6 @@ export interface HopAuth {
   readonly headers: ReadonlySet<string>;
   /** Applies the auth hook to a hop that left the origin, where it is allowed; names the headers it added. */
   reapply(hop: HttpRequest): Promise<{ request: HttpRequest; added: ReadonlySet<string> }>;
-}
-
-/** A step its caller started (and releases), with the timeout it runs under. */
-export interface StartedStep {
-  /** The step; its timeout is running. */
-  readonly step: Step;
-  /** Its timeout in seconds, for the message. */
-  readonly seconds: number;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -45,22 +37,23 @@ const TO_GET = Object.freeze(
 /**
  * Sends a prepared request (absolute URL, headers merged) and follows its
  * redirects, all in one step: the caller's `started` one, else one started
- * here with the request's timeout, so the hops and the body read share one
- * timeout. Failures of the exchanges arrive as the library's exceptions;
+ * here with the attempt's timeout (or what remains of the call's total), so
+ * the hops and the body read share one timeout. Failures of the exchanges arrive as the library's exceptions;
  * those of `auth` (the auth hook on a hop) pass as they are.
  */
 export async function sendWithRedirects(
   request: HttpRequest,
   options: SendOptions,
   auth?: HopAuth,
-  started?: StartedStep,
+  started?: Step,
 ): Promise<HttpResponse> {
   const since = performance.now();
-  const seconds = started?.seconds ?? request.timeout ?? options.timeout;
-  const step = started?.step ?? new Step(options);
-  if (started === undefined) startTimeout(step, seconds * 1000, since);
+  const step = started ?? new Step(options);
+  if (started === undefined) {
+    startStepTimeout(step, attemptTimeout(request, options), options, since);
+  }
   try {
-    const received = await sendSingleRequest(request, request, step, seconds, since, options);
+    const received = await sendSingleRequest(request, request, step, since, options);
     if (!(received instanceof Redirect)) return received;
     let hop = request;
     let redirect = received;
@@ -79,7 +72,7 @@ export async function sendWithRedirects(
         hop = reapplied.request;
         authHeaders = new Set([...authHeaders, ...reapplied.added]);
       }
-      const answer = await sendSingleRequest(hop, request, step, seconds, since, options);
+      const answer = await sendSingleRequest(hop, request, step, since, options);
       if (!(answer instanceof Redirect)) return answer;
       redirect = answer;
     }

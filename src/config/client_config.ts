@@ -1,4 +1,4 @@
-import { validateCount, validateHeaders, validateTimeout } from "../models/_validate.ts";
+import { validateCount, validateHeaders, validateNullableTimeout } from "../models/_validate.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { withRedactedView } from "./_config_view.ts";
 import type {
@@ -12,11 +12,12 @@ import {
   LoggingResponseHook,
 } from "../hooks/logging_hooks.ts";
 import { retryPolicy } from "./retry_policy.ts";
-import type { RetryOptions, RetryPolicy } from "./retry_policy.ts";
+import type { RetryOptions } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { TokenAuthHook } from "../auth/token_auth_hook.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 import { DEFAULT_CONFIG } from "./defaults.ts";
+import type { HttpClientConfig } from "./http_client_config.ts";
 import type { LoggingOptions, TokenAuthOptions } from "./builder_options.ts";
 import {
   checkAuthHook,
@@ -28,46 +29,7 @@ import {
 } from "./config_checks.ts";
 
 export { DEFAULT_CONFIG };
-export type { FetchLike, PoolOptions };
-
-/**
- * The frozen configuration of an {@linkcode HttpClient}, made by
- * {@linkcode HttpClientConfigBuilder}. `console.log()` and `JSON.stringify()`
- * of a built one show the base URL's user-info, credential-like default
- * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
- * user-info, a TLS `key`) masked.
- */
-export interface HttpClientConfig {
-  /** The base URL relative request URLs are resolved against. */
-  readonly baseUrl?: string;
-  /** The default timeout in seconds. */
-  readonly timeout: number;
-  /** Headers sent with every request (a request's own headers win). */
-  readonly headers: Readonly<Record<string, string>>;
-  /** How many redirects one call follows; 0 returns the 3xx response. */
-  readonly maxRedirects: number;
-  /** The most decoded bytes a buffered read holds (default 256 MiB); `Infinity` for no limit. */
-  readonly maxResponseBytes: number;
-  /** Options of the connection pool. */
-  readonly pool?: Readonly<PoolOptions>;
-  /** A custom transport used instead of the pooled `fetch`. */
-  readonly fetch?: FetchLike;
-  /** Request hooks, in registration order. */
-  readonly requestHooks: readonly RequestHookInterface[];
-  /** Response hooks, in registration order. */
-  readonly responseHooks: readonly ResponseHookInterface[];
-  /** Error hooks, in registration order. */
-  readonly errorHooks: readonly ErrorHookInterface[];
-  /** The retry policy. */
-  readonly retry: RetryPolicy;
-  /** The authentication hook. */
-  readonly authHook?: AuthHookInterface;
-  /**
-   * The origins the auth hook runs for. Not set: the base URL's origin.
-   * With no base URL, the origin of each call's own request as well.
-   */
-  readonly authOrigins?: ReadonlySet<string>;
-}
+export type { FetchLike, HttpClientConfig, PoolOptions };
 
 /**
  * Builds an {@linkcode HttpClientConfig}. Every `with*` call checks its input
@@ -81,12 +43,15 @@ export interface HttpClientConfig {
  * const config = new HttpClientConfigBuilder()
  *   .withBaseUrl("http://127.0.0.1:8080/api")
  *   .withTimeout(5)
+ *   .withTotalTimeout(20)
  *   .withHeaders({ Accept: "application/json" })
  *   .withMaxRedirects(5)
  *   .build();
  * assert.ok(Object.isFrozen(config));
  * using client = new HttpClient(config);
  * assert.equal(client.config.timeout, 5);
+ * assert.equal(client.config.totalTimeout, 20);
+ * assert.equal(new HttpClientConfigBuilder().withTimeout(null).build().timeout, null);
  * ```
  */
 export class HttpClientConfigBuilder {
@@ -105,16 +70,47 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the default timeout, in seconds (a finite number above 0): one
-   * exchange, from the auth hook's token fetch (or refresh) for it to the
-   * last byte of the response. A call that runs out of it fails with
-   * `TimeoutException`, even while it waits for a token.
+   * Sets the timeout of one attempt, in seconds (default 30): from the auth
+   * hook's token fetch (or refresh) for it to the last byte of a buffered
+   * response. An attempt that runs out of it fails with `TimeoutException`,
+   * even while it waits for a token; the call may then be retried.
    *
-   * @param seconds The timeout.
+   * @param seconds A finite number above 0, or `null` for no timeout.
    * @returns This builder.
    */
-  withTimeout(seconds: number): this {
-    this.#config.timeout = validateTimeout("timeout", seconds);
+  withTimeout(seconds: number | null): this {
+    this.#config.timeout = validateNullableTimeout("timeout", seconds);
+    return this;
+  }
+
+  /**
+   * Sets the read timeout of streamed responses, in seconds (default 30):
+   * the longest wait for the next chunk of a response body read as a
+   * stream. Buffered responses are covered by {@linkcode withTimeout}
+   * instead. It is checked and kept in the configuration now, and applies
+   * once streamed responses are read.
+   *
+   * @param seconds A finite number above 0, or `null` for no read timeout.
+   * @returns This builder.
+   */
+  withReadTimeout(seconds: number | null): this {
+    this.#config.readTimeout = validateNullableTimeout("readTimeout", seconds);
+    return this;
+  }
+
+  /**
+   * Sets the timeout of a whole call, in seconds (default `null`: none):
+   * every attempt, retry wait and token fetch, up to the response the call
+   * resolves to. A retry wait that would end past it fails the call at
+   * once, without waiting. A call that runs out of it fails with a
+   * `TimeoutException` whose message names `totalTimeout`; it is not
+   * retried.
+   *
+   * @param seconds A finite number above 0, or `null` for none.
+   * @returns This builder.
+   */
+  withTotalTimeout(seconds: number | null): this {
+    this.#config.totalTimeout = validateNullableTimeout("totalTimeout", seconds);
     return this;
   }
 

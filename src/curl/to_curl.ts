@@ -106,7 +106,8 @@ export function toCurl(request: HttpRequest): string {
     args.push(`-u ${shellQuote(`${request.auth[0]}:${request.auth[1]}`)}`);
   }
   args.push(...bodyArgs(request));
-  if (request.timeout !== undefined) args.push(`--max-time ${seconds(request.timeout)}`);
+  // A request without a timeout of its own (the client's, or none: `null`) has no --max-time.
+  if (typeof request.timeout === "number") args.push(`--max-time ${seconds(request.timeout)}`);
   // A (relative) URL starting with `-` would be read as an option.
   args.push(url.startsWith("-") ? `--url ${shellQuote(url)}` : shellQuote(url));
   return args.join(SEPARATOR);

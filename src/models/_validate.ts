@@ -86,6 +86,14 @@ export function validateTimeout(field: string, value: unknown): number {
   return value;
 }
 
+/**
+ * A timeout that can be turned off: `null`, or a finite number of seconds
+ * above zero (TypeError otherwise, as {@linkcode validateTimeout}).
+ */
+export function validateNullableTimeout(field: string, value: unknown): number | null {
+  return value === null ? null : validateTimeout(field, value);
+}
+
 /** A count such as a retry or redirect limit: a whole number, 0 or more; RangeError otherwise. */
 export function validateCount(field: string, value: number): number {
   if (!Number.isInteger(value) || value < 0) {

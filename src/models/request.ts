@@ -10,7 +10,7 @@ import {
   maskParamsForView,
   redactUrl,
 } from "../masking/views.ts";
-import { isPlainRecord, validateHeaders, validateTimeout } from "./_validate.ts";
+import { isPlainRecord, validateHeaders, validateNullableTimeout } from "./_validate.ts";
 import {
   checkAuth,
   checkBody,
@@ -44,12 +44,13 @@ import { toCurl } from "../curl/to_curl.ts";
  * key (`bdy`), a URL that is not a string or `URL`, or has a control
  * character or a space at either end, more than one of `body`, `data` and
  * `jsonData`, `files` without `data` beside another body, a timeout that is
- * not a number of seconds above 0, a JSON body with a `BigInt`, a cycle or
- * `NaN`, a header HTTP forbids, and a body on GET or HEAD. `jsonData` is
- * serialized once, here, and a `Uint8Array` or `ArrayBuffer` body copied
- * once, here (`body` is the copy, shared by the copies of `with()`; do not
- * change it): later changes to what was given are not sent. A `Blob` is
- * kept as it is (no copy); a `ReadableStream` is read once, when sent.
+ * neither `null` nor a finite number of seconds above 0, a JSON body with a
+ * `BigInt`, a cycle or `NaN`, a header HTTP forbids, and a body on GET or
+ * HEAD. `jsonData` is serialized once, here, and a `Uint8Array` or
+ * `ArrayBuffer` body copied once, here (`body` is the copy, shared by the
+ * copies of `with()`; do not change it): later changes to what was given are
+ * not sent. A `Blob` is kept as it is (no copy); a `ReadableStream` is read
+ * once, when sent.
  *
  * @example Build a request and a changed copy
  * ```ts
@@ -82,8 +83,8 @@ export class HttpRequest implements HttpRequestFields {
   readonly files?: Readonly<Record<string, FileValue>>;
   /** The raw body: a string, a Blob or a stream as given, bytes as a copy taken here. */
   readonly body?: RequestBody;
-  /** The timeout in seconds. */
-  readonly timeout?: number;
+  /** The timeout of one attempt in seconds; `null`: none; `undefined`: the client's. */
+  readonly timeout?: number | null;
   /** Basic credentials. */
   readonly auth?: readonly [username: string, password: string];
   readonly #jsonText: string | undefined;
@@ -127,7 +128,7 @@ export class HttpRequest implements HttpRequestFields {
       : from !== undefined && jsonData === from.jsonData
       ? from.#jsonText
       : serializeJson(jsonData);
-    if (timeout !== undefined) this.timeout = validateTimeout("timeout", timeout);
+    if (timeout !== undefined) this.timeout = validateNullableTimeout("timeout", timeout);
     if (auth !== undefined) this.auth = auth === from?.auth ? auth : Object.freeze(checkAuth(auth));
     Object.freeze(this);
   }
@@ -271,7 +272,7 @@ class RequestCopy implements HttpRequestInit {
   jsonData: unknown;
   files: Readonly<Record<string, FileValue>> | undefined;
   body: RequestBody | undefined;
-  timeout: number | undefined;
+  timeout: number | null | undefined;
   auth: readonly [username: string, password: string] | undefined;
 
   constructor(

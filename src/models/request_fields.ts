@@ -58,8 +58,11 @@ export interface HttpRequestInit {
    * when the request is built, so later changes to them are not sent.
    */
   body?: RequestBody | undefined;
-  /** The timeout in seconds, overriding the client's for this request. */
-  timeout?: number | undefined;
+  /**
+   * The timeout of one attempt in seconds, overriding the client's for this
+   * request: `null` turns it off, `undefined` (not given) keeps the client's.
+   */
+  timeout?: number | null | undefined;
   /** Basic credentials: `[username, password]`. */
   auth?: readonly [username: string, password: string] | undefined;
 }

@@ -1,5 +1,7 @@
 import type { FetchLike, Transport, WireResponse } from "./types.ts";
 import { BodyDecodeError, headOverflow, isDecoderError } from "./transport_errors.ts";
+import { bodyWhileOpen, headWhileOpen, readWhileOpen } from "./close_watch.ts";
+import type { Abort } from "../client/deadline/abort.ts";
 
 export { BodyTooLarge } from "./body_buffer.ts";
 export { BodyDecodeError, headOverflow, MalformedResponse } from "./transport_errors.ts";
@@ -18,7 +20,8 @@ export interface FetchTransportOptions {
 /**
  * A transport over a `fetch`-compatible function: the pool's on Deno, or
  * a custom one (`withFetch`). Redirects are left to the caller
- * (`redirect: "manual"`).
+ * (`redirect: "manual"`). A step that only the client's close can end
+ * sends without a signal (close_watch.ts).
  */
 export function fetchTransport(
   fetchLike: FetchLike,
@@ -26,11 +29,9 @@ export function fetchTransport(
 ): Transport {
   const { init: extra, inflate = false } = options;
   return async (request, abort) => {
-    const init: RequestInit = {
-      method: request.method,
-      redirect: "manual",
-      signal: abort.signal(),
-    };
+    const init: RequestInit = { method: request.method, redirect: "manual" };
+    const watched = abort.closeOnly ? abort : undefined;
+    if (watched === undefined) init.signal = abort.signal();
     // No headers at all is cheaper for fetch than an empty record.
     for (const _ in request.headers) {
       init.headers = request.headers;
@@ -45,11 +46,12 @@ export function fetchTransport(
     if (extra !== undefined) Object.assign(init, extra);
     let response: Response;
     try {
-      response = await fetchLike(request.url, init);
+      const pending = fetchLike(request.url, init);
+      response = watched === undefined ? await pending : await headWhileOpen(pending, watched);
     } catch (error) {
       throw headOverflow(error) ?? error;
     }
-    return new FetchResponse(response, inflate);
+    return new FetchResponse(response, inflate, watched);
   };
 }
 
@@ -62,13 +64,16 @@ class FetchResponse implements WireResponse {
   readonly headers: Headers;
   readonly #response: Response;
   readonly #inflate: boolean;
+  /** The step a fetch sent without a signal watches for the client's close. */
+  readonly #watched: Abort | undefined;
   #body: ReadableStream<Uint8Array> | null | undefined = undefined;
 
-  constructor(response: Response, inflate: boolean) {
+  constructor(response: Response, inflate: boolean, watched: Abort | undefined) {
     this.status = response.status;
     this.headers = response.headers;
     this.#response = response;
     this.#inflate = inflate;
+    this.#watched = watched;
   }
 
   get location(): string | null {
@@ -82,9 +87,14 @@ class FetchResponse implements WireResponse {
       ? undefined
       : this.headers.get("content-encoding")?.trim().toLowerCase() || undefined;
     // An unencoded body is the fetch's own stream: a byte stream, read in place.
-    this.#body = coding === undefined
+    const decoded = coding === undefined
       ? body
       : decodedBody(body as ReadableStream, coding, this.#inflate);
+    // A body of known length is read whole (readAll), watched there: no stream to wrap.
+    this.#body = decoded === null || this.#watched === undefined ||
+        (coding === undefined && isLength(this.headers.get("content-length")))
+      ? decoded
+      : bodyWhileOpen(decoded, this.#watched);
     return this.#body;
   }
 
@@ -92,10 +102,18 @@ class FetchResponse implements WireResponse {
   readAll(): Promise<Uint8Array> {
     const response = this.#response;
     const { bytes } = response as { bytes?: () => Promise<Uint8Array> };
-    return typeof bytes === "function"
+    const pending = typeof bytes === "function"
       ? bytes.call(response)
       : response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+    return this.#watched === undefined ? pending : readWhileOpen(pending, this.#watched);
   }
+}
+
+/** True for a Content-Length the body reader takes as the body's length. */
+function isLength(value: string | null): boolean {
+  if (value === null) return false;
+  const length = Number(value);
+  return Number.isSafeInteger(length) && length >= 0;
 }
 
 /**

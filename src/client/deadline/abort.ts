@@ -15,7 +15,10 @@ import type { Deadline } from "./timeouts.ts";
  */
 export class Abort {
   #aborted = false;
-  #listeners: (() => void)[] | undefined;
+  // Nearly always one listener (the transport's): kept in a field, with an
+  // array only for the others, so a step allocates no array.
+  #listener: (() => void) | undefined;
+  #others: (() => void)[] | undefined;
 
   /** True once aborted. */
   get aborted(): boolean {
@@ -26,21 +29,29 @@ export class Abort {
   abort(): void {
     if (this.#aborted) return;
     this.#aborted = true;
-    const listeners = this.#listeners;
-    this.#listeners = undefined;
-    if (listeners !== undefined) { for (const listener of listeners) listener(); }
+    const listener = this.#listener;
+    const others = this.#others;
+    this.#listener = undefined;
+    this.#others = undefined;
+    listener?.();
+    if (others !== undefined) { for (const other of others) other(); }
   }
 
   /** Calls `listener` once when aborted (at once if already aborted). */
   onAbort(listener: () => void): void {
     if (this.#aborted) listener();
-    else (this.#listeners ??= []).push(listener);
+    else if (this.#listener === undefined) this.#listener = listener;
+    else (this.#others ??= []).push(listener);
   }
 
   /** Undoes {@linkcode Abort.onAbort} for `listener`. */
   offAbort(listener: () => void): void {
-    const index = this.#listeners?.indexOf(listener) ?? -1;
-    if (index !== -1) this.#listeners!.splice(index, 1);
+    if (this.#listener === listener) {
+      this.#listener = this.#others?.shift();
+      return;
+    }
+    const index = this.#others?.indexOf(listener) ?? -1;
+    if (index !== -1) this.#others!.splice(index, 1);
   }
 
   /** As an emitter: {@linkcode Abort.onAbort} (any event name means "abort"). */
@@ -59,6 +70,16 @@ export class Abort {
   removeListener(_event: string, listener: () => void): this {
     this.offAbort(listener);
     return this;
+  }
+
+  /**
+   * True when only the client's close can abort this: no timeout, no
+   * caller's signal, not aborted yet. A transport may then do without an
+   * `AbortSignal` ({@linkcode Abort.signal}) and watch {@linkcode Abort.onAbort}
+   * instead.
+   */
+  get closeOnly(): boolean {
+    return false;
   }
 
   /** An `AbortSignal` that aborts with this. */
@@ -94,6 +115,10 @@ export class Step extends Abort implements Deadline {
   timer: ReturnType<typeof setTimeout> | undefined = undefined;
   /** True once the step's timeout expired (and aborted it). */
   timedOut = false;
+  /** Set with the timeout: its length in seconds, for the message. */
+  seconds = 0;
+  /** Set with the timeout: true when it is what remains of the call's `totalTimeout`. */
+  total = false;
   /** The in-flight list's links. */
   prevInFlight: InFlight | undefined = undefined;
   /** The in-flight list's links. */
@@ -117,6 +142,11 @@ export class Step extends Abort implements Deadline {
       if (signal.aborted) this.abort();
     }
     if (sources.closed.aborted) this.abort();
+  }
+
+  override get closeOnly(): boolean {
+    return this.#signal === undefined && this.timer === undefined && this.at === Infinity &&
+      !this.aborted;
   }
 
   /** The timeout passed: marks the step timed out and aborts it. */
