@@ -4,18 +4,20 @@
 // this file imports no `node:` module.
 
 import { fetchTransport } from "./fetch_transport.ts";
-import type { Pool, PoolOptions, Runtime } from "./types.ts";
+import type { FileSource, Pool, PoolOptions, Runtime } from "./types.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
 interface DenoApi {
   createHttpClient(options: PoolOptions): { close(): void };
   readFile(path: string): Promise<Uint8Array>;
+  stat(path: string): Promise<{ isFile: boolean; size: number }>;
+  open(path: string): Promise<{ readable: ReadableStream<Uint8Array> }>;
 }
 
 const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;
 
 /** Deno's pool and files; elsewhere the global `fetch`, and no files. */
-export const runtime: Runtime = { createPool, readFile };
+export const runtime: Runtime = { createPool, openFile };
 
 /** Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere. */
 function createPool(options: PoolOptions = {}): Pool {
@@ -30,10 +32,38 @@ function createPool(options: PoolOptions = {}): Pool {
   };
 }
 
-/** Reads a whole file from disk; only Deno has a file system here (Node runs the npm build). */
-async function readFile(path: string): Promise<Uint8Array> {
+/**
+ * Opens a file as a source of its size now, opened and read only as it is
+ * streamed; only Deno has a file system here (Node runs the npm build). A
+ * file that is not a regular one (a pipe, a device) has no size to trust:
+ * it is read whole now, and a directory fails as reading it does.
+ */
+async function openFile(path: string): Promise<FileSource> {
   if (deno === undefined) {
     throw new TypeError("Invalid files: a file path needs Deno or Node; give a Blob or bytes");
   }
-  return await deno.readFile(path);
+  const { isFile, size } = await deno.stat(path);
+  if (!isFile) return new Blob([await deno.readFile(path) as Uint8Array<ArrayBuffer>]);
+  const api = deno;
+  return { size, stream: () => lazyFileStream(() => api.open(path)) };
+}
+
+/**
+ * The file's bytes as a stream that opens it on the first read, so a body
+ * never read (the request failed first) leaves no file open. The file's own
+ * stream closes it at its end or when cancelled.
+ */
+function lazyFileStream(
+  open: () => Promise<{ readable: ReadableStream<Uint8Array> }>,
+): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      reader ??= (await open()).readable.getReader();
+      const { done, value } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader?.cancel(reason),
+  });
 }

@@ -4,15 +4,16 @@
 // Node), reads files with node:fs, and never branches on the runtime again.
 // Like `runtime.ts`, it exports one `Runtime` as `runtime`.
 
-import { readFile as readNodeFile } from "node:fs/promises";
+import { openAsBlob } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { Agent, FormData as UndiciFormData } from "undici";
 import type { Dispatcher } from "undici";
 import { UndiciExchange } from "./undici_exchange.ts";
-import type { Pool, PoolOptions, Runtime, WireRequest, WireResponse } from "./types.ts";
+import type { FileSource, Pool, PoolOptions, Runtime, WireRequest, WireResponse } from "./types.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** An undici `Agent` per pool, and node:fs. */
-export const runtime: Runtime = { createPool, readFile };
+export const runtime: Runtime = { createPool, openFile };
 
 /**
  * Creates a pool: an undici `Agent`. Deno's option names map to undici's
@@ -33,9 +34,16 @@ function createPool(options: PoolOptions = {}): Pool {
   };
 }
 
-/** Reads a whole file from disk. */
-async function readFile(path: string): Promise<Uint8Array> {
-  return await readNodeFile(path);
+/**
+ * Opens a file as a lazy Blob (`fs.openAsBlob`): its size now, its bytes
+ * read only as it is streamed, so a multipart Blob holding it stays lazy
+ * and undici sends it with its Content-Length. A file that is not a regular
+ * one (a pipe, a device) has no size to trust: it is read whole now, and a
+ * directory fails as reading it does.
+ */
+async function openFile(path: string): Promise<FileSource> {
+  if (!(await stat(path)).isFile()) return new Blob([await readFile(path)]);
+  return await openAsBlob(path);
 }
 
 // The headers Node's fetch adds when a request has none of its own.

@@ -118,6 +118,16 @@ export interface Pool {
 export interface Runtime {
   /** Creates a connection pool with the client's pool options. */
   createPool(options?: PoolOptions): Pool;
-  /** Reads a whole file from disk (a `files` path). */
-  readFile(path: string): Promise<Uint8Array>;
+  /**
+   * Opens a `files` path as a source of known size whose bytes are read
+   * only as it is streamed (each stream reads the file anew). Fails, as
+   * reading it would, when the file is missing or cannot be read.
+   */
+  openFile(path: string): Promise<FileSource>;
+}
+
+/** A file on disk as a body part: its size when opened, its bytes read as streamed. A `Blob` is one. */
+export interface FileSource {
+  readonly size: number;
+  stream(): ReadableStream<Uint8Array>;
 }

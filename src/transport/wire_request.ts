@@ -1,7 +1,8 @@
 import { describeCall, HttpClientException } from "../errors.ts";
 import { basicAuthorization, trimHeaderValue } from "../http/headers.ts";
 import { appendParams } from "../http/url.ts";
-import type { WireRequest } from "./types.ts";
+import type { FileSource, WireRequest } from "./types.ts";
+import { encodeMultipart, type FormPart } from "./multipart.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { FileValue } from "../models/request_fields.ts";
 import { encodeForm } from "../http/form.ts";
@@ -11,11 +12,13 @@ import { rawBodyType } from "../http/raw_body.ts";
 /** A body ready for `fetch`, and the Content-Type it needs. */
 export interface EncodedBody {
   readonly body?: WireRequest["body"];
+  /** A Content-Type to set when the request has none. */
+  readonly contentType?: string;
   /**
-   * A Content-Type to set when the request has none; `null` means remove any
-   * given one, because `fetch` writes the multipart boundary itself.
+   * The Content-Type replaces any the request has: a multipart body's
+   * boundary is only known here.
    */
-  readonly contentType?: string | null;
+  readonly replaceType?: boolean;
 }
 
 const NO_BODY: EncodedBody = Object.freeze({});
@@ -38,8 +41,9 @@ function streamSentTwice(request: HttpRequest): HttpClientException {
  * Encodes the body of `request`: `jsonData` as the shared serializer's JSON
  * text, a raw `body` as it is (an `ArrayBuffer` seen as bytes) with the
  * Content-Type of its kind, `data` alone as a URL-encoded form, `files`
- * (with `data` as further fields) as multipart/form-data, reading path
- * strings from disk now: only then is the result a promise.
+ * (with `data` as further fields) as multipart/form-data, opening path
+ * strings now and reading them as the body is sent: only then is the
+ * result a promise.
  *
  * @throws {HttpClientException} For a `ReadableStream` body already read
  * (a request sent before): a stream is sent once.
@@ -58,7 +62,7 @@ export function encodeBody(request: HttpRequest): EncodedBody | Promise<EncodedB
     return { body, contentType: rawBodyType(raw) };
   }
   if (request.files !== undefined) {
-    return encodeMultipart(request, request.files).then((body) => ({ body, contentType: null }));
+    return multipartOf(request, request.files);
   }
   if (request.data !== undefined) {
     return { body: encodeForm(request.data), contentType: "application/x-www-form-urlencoded" };
@@ -66,31 +70,36 @@ export function encodeBody(request: HttpRequest): EncodedBody | Promise<EncodedB
   return NO_BODY;
 }
 
-async function encodeMultipart(
+/**
+ * The multipart body of `files` (with `data` as fields before them). A path
+ * is opened now, for this attempt, and read only as the body is sent.
+ */
+async function multipartOf(
   request: HttpRequest,
   files: Readonly<Record<string, FileValue>>,
-): Promise<FormData> {
-  const form = new FormData();
-  for (const [key, value] of Object.entries(request.data ?? {})) form.append(key, String(value));
-  for (const [field, value] of Object.entries(files)) {
+): Promise<EncodedBody> {
+  const parts: FormPart[] = [];
+  for (const [name, value] of Object.entries(request.data ?? {})) {
+    parts.push({ name, value: String(value) });
+  }
+  for (const [name, value] of Object.entries(files)) {
     if (typeof value === "string") {
-      form.append(field, new Blob([await readPath(request, field, value)]), basename(value));
+      const content = await openPath(request, name, value);
+      parts.push({ name, filename: basename(value), content });
     } else if (value instanceof Blob) {
-      form.append(field, value, value instanceof File ? value.name : field);
+      parts.push({ name, filename: value instanceof File ? value.name : name, content: value });
     } else {
-      form.append(field, new Blob([value as Uint8Array<ArrayBuffer>]), field);
+      // A copy: the caller may change the array before the body is sent.
+      parts.push({ name, filename: name, content: new Blob([value as Uint8Array<ArrayBuffer>]) });
     }
   }
-  return form;
+  const { body, contentType } = encodeMultipart(parts);
+  return { body, contentType, replaceType: true };
 }
 
-async function readPath(
-  request: HttpRequest,
-  field: string,
-  path: string,
-): Promise<Uint8Array<ArrayBuffer>> {
+async function openPath(request: HttpRequest, field: string, path: string): Promise<FileSource> {
   try {
-    return await runtime.readFile(path) as Uint8Array<ArrayBuffer>;
+    return await runtime.openFile(path);
   } catch (cause) {
     const reason = cause instanceof Error ? cause.name : String(cause);
     throw new HttpClientException(
@@ -109,7 +118,7 @@ function basename(path: string): string {
 /**
  * The wire form of `request`: params appended, body encoded, Content-Type
  * set for it, and `auth` as a Basic `Authorization` header unless one is
- * given. A promise only when files are read from disk: the common case
+ * given. A promise only when files are opened on disk: the common case
  * costs no turn of the microtask queue.
  */
 export function toWireRequest(request: HttpRequest): WireRequest | Promise<WireRequest> {
@@ -119,20 +128,23 @@ export function toWireRequest(request: HttpRequest): WireRequest | Promise<WireR
     : wireRequest(request, encoded);
 }
 
-function wireRequest(request: HttpRequest, { body, contentType }: EncodedBody): WireRequest {
+function wireRequest(
+  request: HttpRequest,
+  { body, contentType, replaceType }: EncodedBody,
+): WireRequest {
   const headers: Record<string, string> = {};
   let hasType = false;
   let hasAuthorization = false;
   for (const name in request.headers) {
     const lower = name.toLowerCase();
     if (lower === "content-type") {
-      if (contentType === null) continue;
+      if (replaceType === true) continue;
       hasType = true;
     }
     if (lower === "authorization") hasAuthorization = true;
     headers[name] = trimHeaderValue(request.headers[name] as string);
   }
-  if (typeof contentType === "string" && !hasType) headers["content-type"] = contentType;
+  if (contentType !== undefined && !hasType) headers["content-type"] = contentType;
   if (request.auth !== undefined && !hasAuthorization) {
     headers["authorization"] = basicAuthorization(...request.auth);
   }
