@@ -6,7 +6,7 @@
 
 import { openAsBlob } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import { Agent, FormData as UndiciFormData } from "undici";
+import { Agent } from "undici";
 import type { Dispatcher } from "undici";
 import { UndiciExchange } from "./undici_exchange.ts";
 import type { FileSource, Pool, PoolOptions, Runtime, WireRequest, WireResponse } from "./types.ts";
@@ -80,25 +80,11 @@ function send(agent: Agent, wire: WireRequest, abort: Abort): Promise<WireRespon
  * The body as `dispatch()` takes it: a string or bytes as they are; a Blob
  * as it is too (undici reads it as a stream, with its size as the
  * Content-Length); a web `ReadableStream` as the async iterable it is, read
- * as it is sent; a FormData as undici's own.
+ * as it is sent.
  */
 function bodyOf(body: WireRequest["body"]): NonNullable<Dispatcher.DispatchOptions["body"]> | null {
   if (body === undefined) return null;
-  if (body instanceof FormData) return toUndiciForm(body);
   return body as NonNullable<Dispatcher.DispatchOptions["body"]>;
-}
-
-/**
- * undici's `dispatch()` (and `request()`) encodes multipart bodies only from its own FormData
- * class (it checks the brand, and Node's global FormData is another copy).
- */
-function toUndiciForm(form: FormData): UndiciFormData {
-  const copy = new UndiciFormData();
-  for (const [name, value] of form) {
-    if (typeof value === "string") copy.append(name, value);
-    else copy.append(name, value, value.name);
-  }
-  return copy;
 }
 
 /** The headers as undici's flat `[name, value, ...]` list, fetch's defaults added. */

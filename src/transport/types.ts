@@ -12,11 +12,11 @@ export interface WireRequest {
   /** Validated headers, values trimmed of spaces and tabs as `fetch` sends them. */
   readonly headers: Readonly<Record<string, string>>;
   /**
-   * A multipart body is a `FormData`: the transport writes its boundary. A
-   * `ReadableStream` is sent as it is read (once); the others can be sent
+   * The encoded body (a multipart one too: the client writes its boundary).
+   * A `ReadableStream` is sent as it is read (once); the others can be sent
    * again.
    */
-  readonly body?: string | Uint8Array | Blob | ReadableStream<Uint8Array> | FormData;
+  readonly body?: string | Uint8Array | Blob | ReadableStream<Uint8Array>;
 }
 
 /**
