@@ -155,7 +155,8 @@ Deno.test("await using on a streamed response cancels its unread body: the serve
   await using server = startFixtureServer();
   const body = serverBody();
   server.route("/endless", () => new Response(body.stream));
-  await using client = streamClient(server);
+  // Closed without waiting: a body left unread must not hang the test.
+  using client = streamClient(server);
   {
     await using response = await client.stream("GET", "/endless");
     body.write("some");
@@ -173,7 +174,11 @@ Deno.test("close() fails the reader of a streamed body with HttpClientException"
   const reader = response.body.getReader();
   const reading = reader.read();
   client.close();
-  await rejectsWith(reading, HttpClientException, /Client was closed/);
+  await rejectsWith(
+    within(reading, 5000, "the read to fail"),
+    HttpClientException,
+    /Client was closed/,
+  );
   await within(body.cancelled, 5000, "the server to see the body cancelled");
 });
 
@@ -203,7 +208,11 @@ Deno.test("readTimeout fails a stalled streamed body with TimeoutException namin
   const reader = response.body.getReader();
   body.write("one");
   assert.equal(decoder.decode((await reader.read()).value), "one");
-  await rejectsWith(reader.read(), TimeoutException, /readTimeout/);
+  await rejectsWith(
+    within(reader.read(), 5000, "the read to time out"),
+    TimeoutException,
+    /readTimeout/,
+  );
   await within(body.cancelled, 5000, "the server to see the body cancelled");
 });
 
@@ -288,4 +297,17 @@ Deno.test("response hooks see a streamed response unread, and one may return it 
   assert.deepEqual(seen, [true]);
   assert.equal(response.isStreamed, false);
   assert.equal(response.text, "hooked body");
+});
+
+Deno.test("the caller's signal aborts a streamed body after its head", async () => {
+  await using server = startFixtureServer();
+  const body = serverBody();
+  server.route("/endless", () => new Response(body.stream));
+  await using client = streamClient(server);
+  const controller = new AbortController();
+  await using response = await client.stream("GET", "/endless", { signal: controller.signal });
+  const reading = response.body.getReader().read();
+  controller.abort();
+  await rejectsWith(within(reading, 5000, "the read to fail"), HttpClientException, /aborted/);
+  await within(body.cancelled, 5000, "the server to see the body cancelled");
 });
