@@ -216,11 +216,14 @@ Deno.test("readTimeout fails a stalled streamed body with TimeoutException namin
   await within(body.cancelled, 5000, "the server to see the body cancelled");
 });
 
-Deno.test("readTimeout: null lets a streamed body stall, and the call's timeout ends at the head", async () => {
+Deno.test("readTimeout: null lets a streamed body stall; the call's timeout and totalTimeout end at the head", async () => {
   await using server = startFixtureServer();
   const body = serverBody();
   server.route("/stall", () => new Response(body.stream));
-  await using client = streamClient(server, (b) => b.withTimeout(0.2).withReadTimeout(0.2));
+  await using client = streamClient(
+    server,
+    (b) => b.withTimeout(0.2).withTotalTimeout(0.3).withReadTimeout(0.2),
+  );
   await using response = await client.stream("GET", "/stall", { readTimeout: null });
   const reading = response.read();
   await new Promise((resolve) => setTimeout(resolve, 500));
