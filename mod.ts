@@ -24,7 +24,8 @@ export * from "./models.ts";
 export * from "./config.ts";
 export * from "./interfaces.ts";
 export * from "./utils.ts";
-export { createClient, HttpClient } from "./src/client/http_client.ts";
+export { HttpClient } from "./src/client/http_client.ts";
+export { createClient } from "./src/client/create_client.ts";
 export type { CallOptions, RequestOptions } from "./src/client/http_client.ts";
 export {
   LoggingErrorHook,
@@ -59,7 +60,9 @@ export {
   ConnectionException,
   DecodingException,
   HttpClientException,
+  ResponseNotReadException,
   ResponseParseException,
   TimeoutException,
 } from "./src/errors.ts";
+export type { ServerSentEvent } from "./src/http/sse.ts";
 export type { HttpClientExceptionOptions, ResponseParseExceptionOptions } from "./src/errors.ts";

@@ -157,6 +157,25 @@ export class ConnectionException extends HttpClientException {}
 export class DecodingException extends HttpClientException {}
 
 /**
+ * The body of a streamed response was asked for (`content`, `text`,
+ * `json()`) before it was read: call `await response.read()` first, or read
+ * `body`, `lines()` or `events()` as it arrives.
+ *
+ * @example Tell an unread streamed body from other failures
+ * ```ts
+ * import { HttpClientException, ResponseNotReadException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new ResponseNotReadException(
+ *   "Response body was not read (call read() first): GET http://127.0.0.1/",
+ * );
+ * assert.ok(error instanceof HttpClientException);
+ * assert.equal(error.name, "ResponseNotReadException");
+ * ```
+ */
+export class ResponseNotReadException extends HttpClientException {}
+
+/**
  * Credentials could not be obtained (for example a token endpoint failed).
  * The message names the step and the status, never the secret.
  *

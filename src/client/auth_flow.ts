@@ -87,6 +87,8 @@ export async function sendAuthenticated(
         hook.invalidateAuth(response);
         return response;
       }
+      // The refresh is decided on the head: a streamed body is given back unread.
+      if (options.stream) await response.cancel();
       failed = response;
     } finally {
       step.release();

@@ -24,6 +24,12 @@ export interface CallOptions {
    * (`null`: none): every attempt, retry wait and token fetch.
    */
   totalTimeout?: number | null | undefined;
+  /**
+   * True to resolve at the response head with the body unread (what
+   * `client.stream()` does): read it with `read()`, `body`, `lines()` or
+   * `events()`, or `cancel()` it.
+   */
+  stream?: boolean | undefined;
 }
 
 /** The options of a convenience call: the request's fields (`timeout` among them) and the call's. */
@@ -34,6 +40,7 @@ const CALL_OPTIONS = {
   signal: true,
   readTimeout: true,
   totalTimeout: true,
+  stream: true,
 } as const satisfies Record<keyof CallOptions, true>;
 
 /** The keys of `request()`'s options. */
@@ -77,12 +84,19 @@ export function splitRequestOptions(options: RequestOptions): [HttpRequestInit, 
  * timeouts throw a `TypeError` naming the option.
  */
 export function callLifecycle(shared: LifecycleOptions, call: CallOptions): LifecycleOptions {
-  const { signal, readTimeout, totalTimeout } = call;
-  if (signal === undefined && readTimeout === undefined && totalTimeout === undefined) {
+  const { signal, readTimeout, totalTimeout, stream } = call;
+  if (
+    signal === undefined && readTimeout === undefined && totalTimeout === undefined &&
+    stream === undefined
+  ) {
     return shared;
+  }
+  if (stream !== undefined && typeof stream !== "boolean") {
+    throw new TypeError("Invalid stream: expected a boolean");
   }
   return {
     ...shared,
+    ...(stream ? { stream } : {}),
     ...(signal === undefined ? {} : { signal }),
     ...(readTimeout === undefined
       ? {}

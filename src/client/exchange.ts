@@ -20,6 +20,8 @@ import { discardBody, readBody } from "../transport/read_body.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
 import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
+import { cancelTimeout } from "./deadline/timeouts.ts";
+import { streamedCall } from "./streamed_call.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
 export interface SendOptions extends AbortSources, CallTimeouts {
@@ -31,6 +33,10 @@ export interface SendOptions extends AbortSources, CallTimeouts {
   readonly maxResponseBytes: number;
   /** Lower-case names of further credential headers, which a redirect drops when it leaves the origin. */
   readonly credentialHeaders?: ReadonlySet<string> | undefined;
+  /** True for a streamed call: the response comes at its head, its body unread. */
+  readonly stream?: boolean | undefined;
+  /** A streamed body's longest wait for the next chunk, in seconds (`null`: none). */
+  readonly readTimeout?: number | null | undefined;
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -70,6 +76,24 @@ export async function sendSingleRequest(
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
       return new Redirect(response.status, response.location, wire.url);
+    }
+    if (options.stream) {
+      // The attempt's timeout (and the total) end at the head.
+      cancelTimeout(step);
+      const init = {
+        statusCode: response.status,
+        headers: response.headers,
+        url: wire.url,
+        request,
+      };
+      return streamedCall(
+        response,
+        step,
+        { ...init, elapsedMs: performance.now() - since },
+        options,
+        (error) => toClientError(error, request, step, options),
+        since,
+      );
     }
     const content = await readBody(response, options.maxResponseBytes);
     return receivedResponse({

@@ -1,4 +1,4 @@
-import { DEFAULT_CONFIG, HttpClientConfigBuilder } from "../config/client_config.ts";
+import { DEFAULT_CONFIG } from "../config/client_config.ts";
 import type { HttpClientConfig } from "../config/client_config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
@@ -96,6 +96,35 @@ export class HttpClient {
       return Promise.reject(error);
     }
     return executeCall(prepared, options);
+  }
+
+  /**
+   * Sends a request and resolves at the response head, after redirects,
+   * auth refreshes and retries, with the body unread: read it with
+   * `read()`, `body`, `lines()` or `events()`, or `cancel()` it. The call's
+   * `timeout` ends at the head; each wait for a chunk has `readTimeout`.
+   *
+   * @param method The HTTP method.
+   * @param url A relative or absolute URL.
+   * @param options As for {@linkcode HttpClient.get}, and a body.
+   * @returns The response, its body unread (`isStreamed`).
+   *
+   * @example Read a response's lines as they arrive
+   * ```ts
+   * import { createClient } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = Deno.serve(
+   *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+   *   () => new Response("one\ntwo\n"),
+   * );
+   * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+   * await using response = await client.stream("GET", "/lines");
+   * assert.deepEqual(await Array.fromAsync(response.lines()), ["one", "two"]);
+   * ```
+   */
+  stream(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
+    return this.#call(method, url, { ...options, stream: true });
   }
 
   /**
@@ -268,25 +297,3 @@ defineRedactedInspect(HttpClient, (client) => ({
   config: configView(client.config),
   closed: client.closed,
 }));
-
-/**
- * Creates a client with the default configuration and an optional base URL.
- *
- * @param baseUrl The base URL relative request URLs are resolved against.
- * @returns The client.
- *
- * @example Create a client and close it with `using`
- * ```ts
- * import { createClient } from "@fetchline/fetchline";
- * import assert from "node:assert/strict";
- *
- * using client = createClient("http://127.0.0.1:8080/api/");
- * assert.equal(client.config.baseUrl, "http://127.0.0.1:8080/api/");
- * assert.equal(client.config.timeout, 30);
- * ```
- */
-export function createClient(baseUrl?: string | URL): HttpClient {
-  const builder = new HttpClientConfigBuilder();
-  if (baseUrl !== undefined) builder.withBaseUrl(baseUrl);
-  return new HttpClient(builder.build());
-}

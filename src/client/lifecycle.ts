@@ -16,6 +16,7 @@ import { Step } from "./deadline/abort.ts";
 import { sendAuthenticated } from "./auth_flow.ts";
 import type { AuthOptions } from "./auth_flow.ts";
 import type { SendOptions } from "./exchange.ts";
+import { whenBodySettled } from "./streamed_call.ts";
 
 /** Everything one call needs besides its request. */
 export interface LifecycleOptions extends SendOptions, AuthOptions {
@@ -79,10 +80,13 @@ export async function executeCall(
   const options = withCallDeadline(callOptions);
   const { retry, calls } = options;
   calls?.started();
+  // A streamed response returned unread: the call ends with its body.
+  let handedOver = false;
   try {
     const context = new RequestContext(prepared, { maxRetries: retry.maxRetries });
     for (;;) {
       let delay: number | undefined;
+      let received: HttpResponse | undefined;
       try {
         context.request = prepared;
         // Hooks that return values (not promises) cost no await: each is a
@@ -91,7 +95,7 @@ export async function executeCall(
         const hooked = requested instanceof Promise ? await requested : requested;
         context.request = hooked;
         const { authHook } = options;
-        const received = authHook === undefined
+        received = authHook === undefined
           ? await sendWithRedirects(hooked, options)
           : await sendAuthenticated(hooked, authHook, context, options);
         const responded = runResponseHooks(options.responseHooks, received, context);
@@ -99,8 +103,16 @@ export async function executeCall(
         delay = context.attempt < retry.maxRetries
           ? retryDelayForResponse(retry, response, context.attempt)
           : undefined;
-        if (delay === undefined) return response;
+        if (delay === undefined) {
+          if (calls !== undefined && options.stream) {
+            handedOver = whenBodySettled(response, () => calls.ended());
+          }
+          return response;
+        }
+        // Retried on the head: a streamed body is given back unread.
+        if (options.stream) await Promise.all([received.cancel(), response.cancel()]);
       } catch (error) {
+        if (options.stream) await received?.cancel();
         await runErrorHooks(options.errorHooks, error, context);
         const over = endedByTotalTimeout(error) || callExpired(options);
         delay = context.attempt < retry.maxRetries && !over
@@ -117,7 +129,7 @@ export async function executeCall(
       context.incrementAttempt();
     }
   } finally {
-    calls?.ended();
+    if (!handedOver) calls?.ended();
   }
 }
 

@@ -225,7 +225,10 @@ export class LoggingResponseHook implements ResponseHookInterface {
         `[${id}] Response Headers: ${JSON.stringify(maskHeaders(response.headers, sensitive))}`,
       );
     }
-    if (logBody && failed) logger.info(`[${id}] Response Body: ${response.text}`);
+    // A streamed body is the caller's to read: it is never read here.
+    if (logBody && failed && !response.isStreamed) {
+      logger.info(`[${id}] Response Body: ${response.text}`);
+    }
     return response;
   }
 }

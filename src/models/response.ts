@@ -1,5 +1,11 @@
 import { describeCall, ResponseParseException } from "../errors.ts";
 import type { HttpRequest } from "./request.ts";
+import { lines } from "../http/lines.ts";
+import { events } from "../http/sse.ts";
+import type { ServerSentEvent } from "../http/sse.ts";
+import { charsetOf, contentStream, decoderFor, lowerCaseHeaders } from "./streamed_body.ts";
+import { NO_CONTENT, notRead, STREAMED } from "./streamed_body.ts";
+import type { StreamedBody } from "./streamed_body.ts";
 import {
   defineRedactedInspect,
   jsonView,
@@ -72,7 +78,7 @@ export class HttpResponse {
    * @param init The status, headers, body, timing, URL and request.
    */
   constructor(init: HttpResponseInit);
-  constructor(init: HttpResponseInit, origin?: typeof RECEIVED) {
+  constructor(init: HttpResponseInit, origin?: typeof RECEIVED, streamed?: StreamedBody) {
     this.statusCode = init.statusCode;
     // Only receivedResponse() holds RECEIVED: a transport's headers are
     // immutable or held by nothing else, so they need no copy until read.
@@ -86,6 +92,10 @@ export class HttpResponse {
     this.url = init.url;
     this.request = init.request;
     if (init.encoding !== undefined) this.encoding = init.encoding;
+    if (streamed !== undefined) {
+      STREAMED.set(this, streamed);
+      Object.defineProperty(this, "content", { enumerable: true, get: notRead });
+    }
     Object.freeze(this);
   }
 
@@ -140,8 +150,9 @@ export class HttpResponse {
    * exception carries this response.
    */
   json<T = unknown>(): T {
+    const text = this.text;
     try {
-      return JSON.parse(this.text) as T;
+      return JSON.parse(text) as T;
     } catch (cause) {
       throw new ResponseParseException(
         `Response body is not valid JSON: ${
@@ -152,25 +163,52 @@ export class HttpResponse {
     }
   }
 
-  /**
-   * Parses the body as JSON, or returns `undefined` when it is not JSON.
-   *
-   * @typeParam T The type the caller expects (not checked).
-   * @returns The parsed value or `undefined`.
-   */
+  /** Parses the body as JSON (type `T`, not checked), or returns `undefined` when it is not JSON. */
   jsonOrUndefined<T = unknown>(): T | undefined {
+    const text = this.text;
     try {
-      return JSON.parse(this.text) as T;
+      return JSON.parse(text) as T;
     } catch {
       return undefined;
     }
   }
 
-  /**
-   * A one-line description: `HttpResponse(200 GET https://…)`.
-   *
-   * @returns The description.
-   */
+  /** True for a response of `client.stream()`: its body is read by `read()`, `body`, `lines()` or `events()`. */
+  get isStreamed(): boolean {
+    return STREAMED.has(this);
+  }
+
+  /** The decoded body as it arrives, readable once (a buffered response's: its `content`). */
+  get body(): ReadableStream<Uint8Array> {
+    return STREAMED.get(this)?.take() ?? contentStream(this.content);
+  }
+
+  /** Reads a streamed body whole (`maxResponseBytes` applies) into a buffered response; a buffered one gives itself. */
+  read(): Promise<HttpResponse> {
+    return STREAMED.get(this)?.read() ?? Promise.resolve(this);
+  }
+
+  /** Cancels an unread streamed body, giving the connection back; nothing for a buffered one. */
+  cancel(): Promise<void> {
+    return STREAMED.get(this)?.cancel() ?? Promise.resolve();
+  }
+
+  /** The body's text lines as they arrive (LF or CRLF, stripped), in its charset. */
+  lines(): AsyncGenerator<string> {
+    return lines(this.body, this.encoding ?? charsetOf(this.header("content-type")));
+  }
+
+  /** The body's Server-Sent Events as they arrive. */
+  events(): AsyncGenerator<ServerSentEvent> {
+    return events(this.body);
+  }
+
+  /** Cancels an unread streamed body at the end of an `await using` block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.cancel();
+  }
+
+  /** A one-line description: `HttpResponse(200 GET https://…)`. */
   toString(): string {
     return `HttpResponse(${this.statusCode} ${describeCall(this.request, this.url)})`;
   }
@@ -211,7 +249,7 @@ defineRedactedInspect(HttpResponse, (response) => ({
   statusCode: response.statusCode,
   url: redactUrl(response.url),
   headers: maskHeadersForView(response.headers),
-  content: response.content,
+  content: response.isStreamed ? "(streamed)" : response.content,
   elapsedMs: response.elapsedMs,
   request: response.request,
   encoding: response.encoding,
@@ -235,7 +273,16 @@ const RECEIVED: unique symbol = Symbol("received");
 const HttpResponseWithOrigin = HttpResponse as new (
   init: HttpResponseInit,
   origin: typeof RECEIVED,
+  streamed?: StreamedBody,
 ) => HttpResponse;
+
+/** A received {@linkcode HttpResponse} whose body is unread: `content` throws until `read()`. */
+export function streamedResponse(
+  init: Omit<HttpResponseInit, "content">,
+  body: StreamedBody,
+): HttpResponse {
+  return new HttpResponseWithOrigin({ ...init, content: NO_CONTENT }, RECEIVED, body);
+}
 
 /**
  * An {@linkcode HttpResponse} for a response the transport received: its
@@ -246,33 +293,4 @@ const HttpResponseWithOrigin = HttpResponse as new (
  */
 export function receivedResponse(init: HttpResponseInit): HttpResponse {
   return new HttpResponseWithOrigin(init, RECEIVED);
-}
-
-function lowerCaseHeaders(
-  headers: Readonly<Record<string, string>> | Headers,
-): Record<string, string> {
-  const lower: Record<string, string> = {};
-  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
-  for (const [name, value] of entries) {
-    const key = name.toLowerCase();
-    lower[key] = key in lower ? `${lower[key]}, ${value}` : value;
-  }
-  return lower;
-}
-
-const UTF8 = new TextDecoder();
-
-/** A decoder for `label`; UTF-8's is made once, as nearly every body needs it. */
-function decoderFor(label: string | undefined): TextDecoder {
-  if (label === undefined || /^utf-?8$/i.test(label)) return UTF8;
-  try {
-    return new TextDecoder(label);
-  } catch {
-    return UTF8;
-  }
-}
-
-function charsetOf(contentType: string | undefined): string | undefined {
-  const match = contentType?.match(/;\s*charset\s*=\s*"?([^";\s]+)"?/i);
-  return match?.[1];
 }

@@ -1,0 +1,200 @@
+// The body of a streamed call, after its head: the call's timeout and total
+// timeout stop at the head; from there each wait for the next chunk has the
+// read timeout, the client's close and the caller's signal still abort the
+// exchange, and the call stays in flight until the body is read to its end,
+// cancelled or fails. Its failures become the library's exceptions, as the
+// exchange's do.
+
+import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
+import { receivedResponse, streamedResponse } from "../models/response.ts";
+import type { HttpResponse, HttpResponseInit } from "../models/response.ts";
+import type { StreamedBody } from "../models/streamed_body.ts";
+import { readBody } from "../transport/read_body.ts";
+import type { WireResponse } from "../transport/types.ts";
+import type { Abort, AbortSources } from "./deadline/abort.ts";
+
+/** What the body of a streamed call needs besides its response. */
+export interface StreamedCallOptions extends AbortSources {
+  /** The longest wait for the next chunk, in seconds (`null` or absent: none). */
+  readonly readTimeout?: number | null | undefined;
+  /** The largest body `read()` buffers, in bytes. */
+  readonly maxResponseBytes: number;
+}
+
+/**
+ * The streamed response for `wire`, whose head arrived in the exchange
+ * `abort` (its timeout already stopped). `toClientError` turns what the
+ * body's stream throws into the library's exception; `since` is when the
+ * call's exchange started.
+ */
+export function streamedCall(
+  wire: WireResponse,
+  abort: Abort,
+  init: Omit<HttpResponseInit, "content">,
+  options: StreamedCallOptions,
+  toClientError: (error: unknown) => unknown,
+  since: number,
+): HttpResponse {
+  const body = new WireBody(wire, abort, init, options, toClientError, since);
+  const response = streamedResponse(init, body);
+  bodies.set(response, body);
+  return response;
+}
+
+/**
+ * Calls `listener` once the body of `response` is done; false (calling
+ * nothing) when it is not an unread streamed body of this module.
+ */
+export function whenBodySettled(response: HttpResponse, listener: () => void): boolean {
+  const body = bodies.get(response);
+  if (body === undefined || body.settled) return false;
+  body.listener = listener;
+  return true;
+}
+
+const bodies = new WeakMap<HttpResponse, WireBody>();
+
+class WireBody implements StreamedBody {
+  settled = false;
+  listener: (() => void) | undefined = undefined;
+  readonly #inner: ReadableStream<Uint8Array> | null;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
+  #taken = false;
+  #read: Promise<HttpResponse> | undefined = undefined;
+  readonly #wire: WireResponse;
+  readonly #abort: Abort;
+  readonly #init: Omit<HttpResponseInit, "content">;
+  readonly #options: StreamedCallOptions;
+  readonly #toClientError: (error: unknown) => unknown;
+  readonly #since: number;
+  readonly #onAbort = () => {
+    this.#abort.abort();
+    this.#settle();
+  };
+
+  constructor(
+    wire: WireResponse,
+    abort: Abort,
+    init: Omit<HttpResponseInit, "content">,
+    options: StreamedCallOptions,
+    toClientError: (error: unknown) => unknown,
+    since: number,
+  ) {
+    this.#wire = wire;
+    this.#abort = abort;
+    this.#init = init;
+    this.#options = options;
+    this.#toClientError = toClientError;
+    this.#since = since;
+    this.#inner = wire.body;
+    if (this.#inner === null) {
+      this.settled = true;
+      return;
+    }
+    // The exchange's step is released with the head: the close and the
+    // caller's signal now reach the transport through its abort.
+    options.closed.addEventListener("abort", this.#onAbort);
+    options.signal?.addEventListener("abort", this.#onAbort);
+    if (options.closed.aborted || options.signal?.aborted) abort.abort();
+  }
+
+  take(): ReadableStream<Uint8Array> {
+    if (this.#taken) {
+      throw new HttpClientException(
+        `Response body was already read or cancelled: ${describeCall(this.#init.request)}`,
+        { request: this.#init.request },
+      );
+    }
+    this.#taken = true;
+    if (this.#inner === null) return new ReadableStream({ start: (c) => c.close() });
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        try {
+          const { done, value } = await this.#next();
+          if (!done) return controller.enqueue(value);
+          controller.close();
+        } catch (error) {
+          controller.error(error);
+        }
+        this.#settle();
+      },
+      cancel: (reason) => this.#cancelInner(reason),
+    }, { highWaterMark: 0 });
+  }
+
+  read(): Promise<HttpResponse> {
+    return this.#read ??= this.#readWhole();
+  }
+
+  async #readWhole(): Promise<HttpResponse> {
+    const body = this.take();
+    try {
+      const content = await readBody(
+        { status: this.#init.statusCode, headers: this.#wire.headers, location: null, body },
+        this.#options.maxResponseBytes,
+      );
+      return receivedResponse({
+        ...this.#init,
+        content,
+        elapsedMs: performance.now() - this.#since,
+      });
+    } catch (error) {
+      throw this.#toClientError(error);
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (this.settled) return;
+    this.#taken = true;
+    await this.#cancelInner(undefined);
+  }
+
+  /**
+   * Cancels the transport's body with a reason, so the connection is
+   * dropped: a streamed body may never end (an event stream), and reading
+   * its rest to keep the connection could hold it for ever.
+   */
+  async #cancelInner(reason: unknown): Promise<void> {
+    const inner = this.#reader ?? this.#inner;
+    this.#settle();
+    await inner?.cancel(reason ?? new DOMException("Response body was cancelled", "AbortError"))
+      .catch(() => {});
+  }
+
+  /** The next chunk, within the read timeout; failures as the library's exceptions. */
+  #next(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const reader = this.#reader ??= this.#inner!.getReader();
+    const seconds = this.#options.readTimeout ?? null;
+    const reading = reader.read();
+    if (seconds === null) return reading.catch((error) => Promise.reject(this.#failure(error)));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const { request } = this.#init;
+        const error = new TimeoutException(
+          `Read timed out after ${seconds} s (readTimeout): ${describeCall(request)}`,
+          { request },
+        );
+        reject(error);
+        reader.cancel(error).catch(() => {});
+      }, seconds * 1000);
+      reading.then(
+        (result) => (clearTimeout(timer), resolve(result)),
+        (error) => (clearTimeout(timer), reject(this.#failure(error))),
+      );
+    });
+  }
+
+  #failure(error: unknown): unknown {
+    return this.#toClientError(error);
+  }
+
+  #settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#options.closed.removeEventListener("abort", this.#onAbort);
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.();
+  }
+}

@@ -1,0 +1,71 @@
+// The unread body of a streamed response, as the response holds it: the
+// send path makes it (its stream, its read timeout, the call it ends), the
+// response only asks it for the body once, to read it whole, or to cancel.
+
+import { describeCall, ResponseNotReadException } from "../errors.ts";
+import type { HttpResponse } from "./response.ts";
+
+/** The body of a streamed response, until it is read, cancelled or fails. */
+export interface StreamedBody {
+  /** The decoded body as it arrives; throws once it was taken, read or cancelled. */
+  take(): ReadableStream<Uint8Array>;
+  /** The whole body under the client's limit, as a buffered response (the same one each time). */
+  read(): Promise<HttpResponse>;
+  /** Cancels the body, unless it was already read to its end; gives the connection back. */
+  cancel(): Promise<void>;
+}
+
+/** The unread bodies of streamed responses (a buffered response is never in it). */
+export const STREAMED: WeakMap<HttpResponse, StreamedBody> = new WeakMap();
+
+/** The `content` getter of a streamed response: its body was not read. */
+export function notRead(this: HttpResponse): never {
+  throw new ResponseNotReadException(
+    `Response body was not read (call read() first): ${describeCall(this.request, this.url)}`,
+    { request: this.request },
+  );
+}
+
+/** The content a streamed response is made with (never seen: its getter throws). */
+export const NO_CONTENT: Uint8Array = new Uint8Array(0);
+
+/** The body of a buffered response as a stream: each call a new one. */
+export function contentStream(content: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      if (content.byteLength > 0) controller.enqueue(content);
+      controller.close();
+    },
+  });
+}
+
+/** The header helpers of a response, kept here so response.ts stays short. */
+export function lowerCaseHeaders(
+  headers: Readonly<Record<string, string>> | Headers,
+): Record<string, string> {
+  const lower: Record<string, string> = {};
+  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
+  for (const [name, value] of entries) {
+    const key = name.toLowerCase();
+    lower[key] = key in lower ? `${lower[key]}, ${value}` : value;
+  }
+  return lower;
+}
+
+const UTF8 = new TextDecoder();
+
+/** A decoder for `label`; UTF-8's is made once, as nearly every body needs it. */
+export function decoderFor(label: string | undefined): TextDecoder {
+  if (label === undefined || /^utf-?8$/i.test(label)) return UTF8;
+  try {
+    return new TextDecoder(label);
+  } catch {
+    return UTF8;
+  }
+}
+
+/** The charset a Content-Type names, if any. */
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const match = contentType?.match(/;\s*charset\s*=\s*"?([^";\s]+)"?/i);
+  return match?.[1];
+}
