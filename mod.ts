@@ -27,6 +27,7 @@ export * from "./utils.ts";
 export { HttpClient } from "./src/client/http_client.ts";
 export { createClient } from "./src/client/create_client.ts";
 export type { CallOptions, RequestOptions } from "./src/client/http_client.ts";
+export type { Progress } from "./src/transport/progress.ts";
 export {
   LoggingErrorHook,
   LoggingRequestHook,

@@ -41,7 +41,8 @@ Deno.test("HttpClient refuses a call option it does not know, naming it, and sen
   await using server = startFixtureServer();
   const { client, attempts } = countingClient(server);
   await using _ = client;
-  const known = `${INIT_KEYS}, signal, readTimeout, totalTimeout, stream`;
+  const known =
+    `${INIT_KEYS}, signal, readTimeout, totalTimeout, stream, onUploadProgress, onDownloadProgress`;
   for (const key of ["bdy", "json", "method", "redirect"]) {
     await rejectsWith(
       client.post("/x", { [key]: "v" } as RequestOptions),
@@ -53,7 +54,7 @@ Deno.test("HttpClient refuses a call option it does not know, naming it, and sen
   await rejectsWith(
     client.request(request, { sigal: AbortSignal.timeout(1000) } as never),
     TypeError,
-    /^Invalid options: unknown key "sigal" \(known: signal, readTimeout, totalTimeout, stream\)$/,
+    /^Invalid options: unknown key "sigal" \(known: signal, readTimeout, totalTimeout, stream, onUploadProgress, onDownloadProgress\)$/,
   );
   await rejectsWith(
     client.request(request, { body: "y" } as never),

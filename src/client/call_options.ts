@@ -8,6 +8,7 @@ import { checkKnownKeys, REQUEST_INIT_KEYS } from "../models/request_fields.ts";
 import type { HttpRequestInit } from "../models/request_fields.ts";
 import { validateNullableTimeout } from "../models/_validate.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
+import type { Progress } from "../transport/progress.ts";
 
 /** Options of one call besides the request itself. */
 export interface CallOptions {
@@ -30,6 +31,26 @@ export interface CallOptions {
    * `events()`, or `cancel()` it.
    */
   stream?: boolean | undefined;
+  /**
+   * Told how far the request body has been handed to the transport (not
+   * what the server received): at the start (0 bytes), after each chunk of
+   * a stream body, and at the end; a body of known size (string, bytes,
+   * Blob) is sent whole and told at the start and the end only. A request
+   * without a body tells nothing. Each attempt (retry, redirect) starts
+   * again at 0. What the callback throws fails the call as it is and drops
+   * the connection.
+   */
+  onUploadProgress?: ((progress: Progress) => void) | undefined;
+  /**
+   * Told how far the (decoded) response body has been read, for buffered
+   * and streamed calls: at the start (0 bytes), after each chunk, and at
+   * the end (then `totalBytes` is the body's size, `percent` 1). The total
+   * is known before the end only from a Content-Length without
+   * Content-Encoding. A response without a body tells nothing. What the
+   * callback throws fails the call (or the streamed body's read) as it is
+   * and drops the connection.
+   */
+  onDownloadProgress?: ((progress: Progress) => void) | undefined;
 }
 
 /** The options of a convenience call: the request's fields (`timeout` among them) and the call's. */
@@ -41,6 +62,8 @@ const CALL_OPTIONS = {
   readTimeout: true,
   totalTimeout: true,
   stream: true,
+  onUploadProgress: true,
+  onDownloadProgress: true,
 } as const satisfies Record<keyof CallOptions, true>;
 
 /** The keys of `request()`'s options. */
@@ -84,18 +107,22 @@ export function splitRequestOptions(options: RequestOptions): [HttpRequestInit, 
  * timeouts throw a `TypeError` naming the option.
  */
 export function callLifecycle(shared: LifecycleOptions, call: CallOptions): LifecycleOptions {
-  const { signal, readTimeout, totalTimeout, stream } = call;
+  const { signal, readTimeout, totalTimeout, stream, onUploadProgress, onDownloadProgress } = call;
   if (
     signal === undefined && readTimeout === undefined && totalTimeout === undefined &&
-    stream === undefined
+    stream === undefined && onUploadProgress === undefined && onDownloadProgress === undefined
   ) {
     return shared;
   }
   if (stream !== undefined && typeof stream !== "boolean") {
     throw new TypeError("Invalid stream: expected a boolean");
   }
+  checkCallback("onUploadProgress", onUploadProgress);
+  checkCallback("onDownloadProgress", onDownloadProgress);
   return {
     ...shared,
+    ...(onUploadProgress === undefined ? {} : { onUploadProgress }),
+    ...(onDownloadProgress === undefined ? {} : { onDownloadProgress }),
     ...(stream ? { stream } : {}),
     ...(signal === undefined ? {} : { signal }),
     ...(readTimeout === undefined
@@ -105,4 +132,10 @@ export function callLifecycle(shared: LifecycleOptions, call: CallOptions): Life
       ? {}
       : { totalTimeout: validateNullableTimeout("totalTimeout", totalTimeout) }),
   };
+}
+
+function checkCallback(name: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "function") {
+    throw new TypeError(`Invalid ${name}: expected a function`);
+  }
 }

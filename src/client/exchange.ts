@@ -22,6 +22,8 @@ import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { cancelTimeout } from "./deadline/timeouts.ts";
 import { streamedCall } from "./streamed_call.ts";
+import { sendCounted } from "./upload_progress.ts";
+import { type ProgressCallback, ProgressFailure } from "../transport/progress.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
 export interface SendOptions extends AbortSources, CallTimeouts {
@@ -37,6 +39,10 @@ export interface SendOptions extends AbortSources, CallTimeouts {
   readonly stream?: boolean | undefined;
   /** A streamed body's longest wait for the next chunk, in seconds (`null`: none). */
   readonly readTimeout?: number | null | undefined;
+  /** Told how far each request body has been handed to the transport. */
+  readonly onUploadProgress?: ProgressCallback | undefined;
+  /** Told how far each response body has been read. */
+  readonly onDownloadProgress?: ProgressCallback | undefined;
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -72,7 +78,9 @@ export async function sendSingleRequest(
   try {
     const pending = toWireRequest(hop);
     const wire = pending instanceof Promise ? await pending : pending;
-    const response = await options.transport(wire, step);
+    const response = options.onUploadProgress === undefined
+      ? await options.transport(wire, step)
+      : await sendCounted(wire, step, options.transport, options.onUploadProgress);
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
       return new Redirect(response.status, response.location, wire.url);
@@ -95,7 +103,7 @@ export async function sendSingleRequest(
         since,
       );
     }
-    const content = await readBody(response, options.maxResponseBytes);
+    const content = await readBody(response, options.maxResponseBytes, options.onDownloadProgress);
     return receivedResponse({
       statusCode: response.status,
       headers: response.headers,
@@ -142,6 +150,8 @@ function toClientError(
   options: SendOptions,
 ): unknown {
   if (error instanceof HttpClientException) return error;
+  // A progress callback's own error fails the call as it is.
+  if (error instanceof ProgressFailure) return error.error;
   // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
   // caller's environment, not the network: it reaches the caller as it is,
   // and the retry decision never sees a ConnectionException to retry.

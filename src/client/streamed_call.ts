@@ -9,7 +9,13 @@ import { describeCall, HttpClientException, TimeoutException } from "../errors.t
 import { receivedResponse, streamedResponse } from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit } from "../models/response.ts";
 import type { StreamedBody } from "../models/streamed_body.ts";
-import { readBody } from "../transport/read_body.ts";
+import { decodedLength, readBody } from "../transport/read_body.ts";
+import {
+  type ProgressCallback,
+  ProgressFailure,
+  report,
+  reportEnd,
+} from "../transport/progress.ts";
 import type { WireResponse } from "../transport/types.ts";
 import type { Abort, AbortSources } from "./deadline/abort.ts";
 
@@ -19,6 +25,8 @@ export interface StreamedCallOptions extends AbortSources {
   readonly readTimeout?: number | null | undefined;
   /** The largest body `read()` buffers, in bytes. */
   readonly maxResponseBytes: number;
+  /** Told how far the body has been read: at the first read, after each chunk, at the end. */
+  readonly onDownloadProgress?: ProgressCallback | undefined;
 }
 
 /**
@@ -61,6 +69,8 @@ class WireBody implements StreamedBody {
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
   #taken = false;
   #read: Promise<HttpResponse> | undefined = undefined;
+  #transferred = -1;
+  #callbackFailed = false;
   readonly #wire: WireResponse;
   readonly #abort: Abort;
   readonly #init: Omit<HttpResponseInit, "content">;
@@ -110,10 +120,21 @@ class WireBody implements StreamedBody {
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         try {
+          if (this.#transferred < 0) this.#progress(0, false);
           const { done, value } = await this.#next();
-          if (!done) return controller.enqueue(value);
+          if (!done) {
+            controller.enqueue(value);
+            return this.#progress(value.byteLength, false);
+          }
+          this.#progress(0, true);
           controller.close();
         } catch (error) {
+          if (error instanceof ProgressFailure) {
+            // The callback's error, as it is; the connection is dropped.
+            this.#callbackFailed = true;
+            controller.error(error.error);
+            return await this.#cancelInner(error.error);
+          }
           controller.error(error);
         }
         this.#settle();
@@ -139,8 +160,21 @@ class WireBody implements StreamedBody {
         elapsedMs: performance.now() - this.#since,
       });
     } catch (error) {
-      throw this.#toClientError(error);
+      throw this.#callbackFailed ? error : this.#toClientError(error);
     }
+  }
+
+  /**
+   * Tells the download callback, if any, of `bytes` more (at the first
+   * read, 0 bytes first), or of the end.
+   */
+  #progress(bytes: number, end: boolean): void {
+    const callback = this.#options.onDownloadProgress;
+    if (callback === undefined) return;
+    const total = decodedLength(this.#wire.headers);
+    this.#transferred = Math.max(this.#transferred, 0) + bytes;
+    if (end) reportEnd(callback, this.#transferred);
+    else report(callback, this.#transferred, total);
   }
 
   async cancel(): Promise<void> {

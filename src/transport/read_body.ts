@@ -8,6 +8,7 @@
 
 import { BodyBuffer, BodyTooLarge } from "./body_buffer.ts";
 import type { BodySink, WireResponse } from "./types.ts";
+import { type ProgressCallback, report, reportEnd } from "./progress.ts";
 
 /** The size of the one array a body of unknown length is read into, a read at a time. */
 const READ_SIZE = 64 * 1024;
@@ -19,9 +20,16 @@ const END_PROBE = 16;
  * Reads the whole (decoded) body of `response`. A Content-Length above
  * `maxBytes` rejects with {@linkcode BodyTooLarge} before reading; a body
  * that passes `maxBytes` as it arrives rejects at once and stops reading.
- * The stream's own failures pass through unchanged.
+ * The stream's own failures pass through unchanged. With `onProgress`, the
+ * body is read a chunk at a time and the callback is told at the start, after
+ * each chunk and at the end (without it, nothing of this costs anything).
  */
-export async function readBody(response: WireResponse, maxBytes: number): Promise<Uint8Array> {
+export async function readBody(
+  response: WireResponse,
+  maxBytes: number,
+  onProgress?: ProgressCallback,
+): Promise<Uint8Array> {
+  if (onProgress !== undefined) return await readCounting(response, maxBytes, onProgress);
   const length = decodedLength(response.headers);
   if (response.drainTo !== undefined && (length === undefined || length <= maxBytes)) {
     // The transport pushes the body into one buffer, with no stream at all.
@@ -127,7 +135,7 @@ export async function discardBody(response: WireResponse): Promise<void> {
  * of a body without Content-Encoding (an encoded body's counts the encoded
  * bytes).
  */
-function decodedLength(headers: WireResponse["headers"]): number | undefined {
+export function decodedLength(headers: WireResponse["headers"]): number | undefined {
   const fetched = headers instanceof Headers;
   const value = fetched ? headers.get("content-length") : headers["content-length"] ?? null;
   if (value === null) return undefined;
@@ -182,6 +190,41 @@ async function readChunks(body: ReadableStream<Uint8Array>, buffer: BodyBuffer) 
       const { done, value } = await reader.read();
       if (done) return buffer.bytes();
       buffer.append(value);
+    }
+  } catch (error) {
+    await reader.cancel(error).catch(() => {});
+    throw error;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/**
+ * Reads the body a chunk at a time, telling `onProgress` at the start (0
+ * bytes), after each chunk and at the end. What the callback throws cancels
+ * the body with it as the reason (the connection is dropped) and is thrown.
+ */
+async function readCounting(
+  response: WireResponse,
+  maxBytes: number,
+  onProgress: ProgressCallback,
+): Promise<Uint8Array> {
+  const { body } = response;
+  if (body === null) return new Uint8Array(0);
+  const length = decodedLength(response.headers);
+  const reader = body.getReader();
+  try {
+    if (length !== undefined && length > maxBytes) throw new BodyTooLarge(maxBytes);
+    const buffer = new BodyBuffer(maxBytes, length);
+    report(onProgress, 0, length);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        reportEnd(onProgress, buffer.size);
+        return buffer.bytes();
+      }
+      buffer.append(value);
+      report(onProgress, buffer.size, length);
     }
   } catch (error) {
     await reader.cancel(error).catch(() => {});

@@ -189,7 +189,7 @@ test("an unknown init or option key and a bad body are a TypeError naming them",
   await assert.rejects(http.request(new HttpRequest("GET", "/x"), { sigal: null }), {
     name: "TypeError",
     message:
-      /^Invalid options: unknown key "sigal" \(known: signal, readTimeout, totalTimeout, stream\)$/,
+      /^Invalid options: unknown key "sigal" \(known: signal, readTimeout, totalTimeout, stream, onUploadProgress, onDownloadProgress\)$/,
   });
   for (const body of [42, {}, new DataView(new ArrayBuffer(1))]) {
     assert.throws(() => new HttpRequest("POST", "/x", { body }), {

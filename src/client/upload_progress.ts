@@ -1,0 +1,51 @@
+// Upload progress of one exchange. Only the bytes handed to the transport
+// can be counted, not those the server received. A body of known size
+// (string, bytes, Blob, a multipart body of Blobs) is sent as it is, so it
+// keeps its Content-Length: the callback is told at the start (0 bytes) and,
+// once the response head has arrived, at the end. A stream body is read
+// through a counter: at the start, after each chunk the transport pulls,
+// and at its end. A callback that throws fails the exchange with its error
+// and drops the connection.
+
+import type { Abort } from "./deadline/abort.ts";
+import {
+  bodySize,
+  countedUpload,
+  type ProgressCallback,
+  type ProgressFailure,
+  report,
+  reportEnd,
+} from "../transport/progress.ts";
+import type { Transport, WireRequest, WireResponse } from "../transport/types.ts";
+
+/** Sends `wire` through `transport`, telling `callback` how far its body went. */
+export async function sendCounted(
+  wire: WireRequest,
+  abort: Abort,
+  transport: Transport,
+  callback: ProgressCallback,
+): Promise<WireResponse> {
+  const { body } = wire;
+  if (body === undefined) return await transport(wire, abort);
+  const size = bodySize(body);
+  report(callback, 0, size);
+  const failed: { failure?: ProgressFailure } = {};
+  const sent = body instanceof ReadableStream
+    ? { ...wire, body: countedUpload(body, callback, failed) }
+    : wire;
+  let response: WireResponse;
+  try {
+    response = await transport(sent, abort);
+  } catch (error) {
+    throw failed.failure ?? error;
+  }
+  try {
+    if (failed.failure !== undefined) throw failed.failure;
+    if (size !== undefined) reportEnd(callback, size);
+  } catch (error) {
+    // The response is not read: its body is cancelled with a reason, which drops the connection.
+    await response.body?.cancel(error).catch(() => {});
+    throw error;
+  }
+  return response;
+}
