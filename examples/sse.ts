@@ -23,19 +23,28 @@ const TOKENS = [
   " written.",
 ];
 
-/** A stand-in for a model's API: `POST /v1/complete` answers with a `text/event-stream`. */
+/**
+ * A stand-in for a model's API: `POST /v1/complete` answers with a
+ * `text/event-stream`, one token per event, then `[DONE]`, and then keeps the
+ * connection open, as some servers and proxies do: the client must stop
+ * reading at the marker rather than wait for the end of the body.
+ */
 function startServer() {
   return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
     const encoder = new TextEncoder();
-    async function* events() {
-      for (const token of TOKENS) {
+    const chunks = [
+      ...TOKENS.map((token) => `data: ${JSON.stringify({ token })}\n\n`),
+      ": a comment line, ignored by readers\n\ndata: [DONE]\n\n", // the end marker of many LLM APIs
+    ];
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const chunk = chunks.shift();
+        if (chunk === undefined) return; // after [DONE]: idle, open until the client leaves
         await new Promise((resolve) => setTimeout(resolve, 20)); // the model "thinking"
-        yield encoder.encode(`data: ${JSON.stringify({ token })}\n\n`);
-      }
-      // A comment line (ignored by readers), then the end marker many LLM APIs send.
-      yield encoder.encode(": that is all\n\ndata: [DONE]\n\n");
-    }
-    return new Response(ReadableStream.from(events()), {
+        controller.enqueue(encoder.encode(chunk));
+      },
+    }, { highWaterMark: 0 });
+    return new Response(body, {
       headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" },
     });
   });
@@ -54,7 +63,8 @@ export async function main(
   await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
 
   // `stream()` resolves at the response head: the events are read as they arrive.
-  // `await using` cancels the body if the loop ends early (a break, a throw).
+  // `await using` cancels the body when the block ends: after the break at
+  // [DONE], it closes the connection the server would keep open.
   await using response = await client.stream("POST", "/v1/complete", {
     jsonData: { prompt: "Why stream?" },
     readTimeout: 5, // a stalled stream fails after 5 s without a new chunk
@@ -63,7 +73,7 @@ export async function main(
 
   let reply = "";
   for await (const event of response.events()) {
-    if (event.data === "[DONE]") break; // the server's end marker: stop reading
+    if (event.data === "[DONE]") break; // the end marker: stop reading, the body never ends
     const { token } = JSON.parse(event.data) as { token: string };
     reply += token;
     write(token);
