@@ -76,6 +76,18 @@ function startDemoServer() {
         }
         return Response.json({ account: "ada", tokensIssued });
       }
+      if (route === "GET /api/events") {
+        // A Server-Sent Events stream: one event per build step, a short pause between them.
+        const steps = ["checkout", "compile", "test"];
+        const encoder = new TextEncoder();
+        const events = ReadableStream.from((async function* () {
+          for (const [index, step] of steps.entries()) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            yield encoder.encode(`event: step\nid: ${index + 1}\ndata: ${step}\n\n`);
+          }
+        })());
+        return new Response(events, { headers: { "Content-Type": "text/event-stream" } });
+      }
       if (route === "GET /api/slow") {
         await new Promise<void>((resolve) => {
           const id = setTimeout(resolve, 2000);
@@ -203,5 +215,18 @@ await new Promise((resolve) => setTimeout(resolve, 400));
 const second = await secured.get("/account");
 console.log(`  after the token expired (a 401, a refresh, a resend): ${second.text}`);
 secured.close();
+
+const started = performance.now();
+await using events = await client.stream("GET", "/events", { readTimeout: 2 });
+show(
+  "Stream Server-Sent Events as they arrive",
+  `${events.statusCode} ${
+    events.header("content-type")
+  }, body unread (isStreamed: ${events.isStreamed})`,
+);
+for await (const event of events.events()) {
+  const at = (performance.now() - started).toFixed(0);
+  console.log(`  +${at} ms  ${event.event} #${event.id}: ${event.data}`);
+}
 
 console.log("\nDone: every request above went over a real socket to 127.0.0.1.");

@@ -1,0 +1,48 @@
+// The runnable examples, run in this process through their main functions
+// (so the sanitizers also check that they leave no server, connection or
+// timer behind), with their output collected and checked.
+
+import assert from "node:assert/strict";
+import { main as download } from "../examples/download.ts";
+import { main as ndjson } from "../examples/ndjson.ts";
+import { main as sse } from "../examples/sse.ts";
+import { main as upload } from "../examples/upload.ts";
+
+Deno.test("examples/sse.ts prints the tokens as they arrive and stops at [DONE]", async () => {
+  const writes: string[] = [];
+  const reply = await sse((text) => writes.push(text));
+  assert.equal(reply, "Streams let you read a reply as it is written.");
+  assert.equal(writes[0], "200 text/event-stream\n> ");
+  // One write per token, then the final newline: nothing after [DONE].
+  assert.deepEqual(writes.slice(1, -1), reply.match(/\S+|\s\S+/g));
+  assert.equal(writes.at(-1), "\n");
+});
+
+Deno.test("examples/ndjson.ts parses each line, then a stall fails on readTimeout", async () => {
+  const lines: string[] = [];
+  const orders = await ndjson((line) => lines.push(line));
+  assert.deepEqual(orders.map((order) => order.id), [1, 2, 3, 4, 5]);
+  assert.equal(lines[5], "5 orders, 142.50 in all");
+  assert.equal(lines.filter((line) => line.startsWith("stalled export: {")).length, 2);
+  assert.match(lines.at(-1)!, /^stalled export: TimeoutException: .*readTimeout/);
+});
+
+Deno.test("examples/download.ts streams 50 MB to disk and checks the size", async () => {
+  const lines: string[] = [];
+  const size = await download(50, (line) => lines.push(line));
+  assert.equal(size, 50 * 1024 * 1024);
+  assert.deepEqual(
+    lines.filter((line) => line.includes(" / 50 MB")).map((line) => line.trim().split(" ")[0]),
+    ["10", "20", "30", "40", "50"],
+  );
+  assert.match(lines.at(-1)!, /^RSS after: \d+ MB$/);
+});
+
+Deno.test("examples/upload.ts streams a file from disk and a ReadableStream body", async () => {
+  const lines: string[] = [];
+  const [multipart, raw] = await upload((line) => lines.push(line));
+  // The multipart body is the 20 MB file plus its part headers and boundaries.
+  assert.ok(multipart! > 20 * 1024 * 1024 && multipart! < 20 * 1024 * 1024 + 2048);
+  assert.equal(raw, 30 * 1024 * 1024);
+  assert.equal(lines.length, 2);
+});
