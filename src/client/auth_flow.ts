@@ -61,8 +61,19 @@ export async function sendAuthenticated(
     try {
       const until = waitIn(step, hooked, options);
       if (failed !== undefined) {
-        hook.invalidateAuth(failed);
-        if (!(await until(hook.refreshAuth(failed)))) return failed;
+        const previous = failed;
+        let refreshed: boolean;
+        try {
+          hook.invalidateAuth(previous);
+          refreshed = await until(hook.refreshAuth(previous));
+        } catch (error) {
+          if (options.stream) await previous.cancel();
+          throw error;
+        }
+        // No refresh: the 401 is the response, its body unread still.
+        if (!refreshed) return previous;
+        // Resent: the streamed body of the 401 is given back unread.
+        if (options.stream) await previous.cancel();
       }
       const first = await until(authenticate(hook, allowed, hooked, context));
       context.request = first.request;
@@ -77,18 +88,20 @@ export async function sendAuthenticated(
         },
       };
       const response = await sendWithRedirects(first.request, options, hops, step);
-      if (
-        !credentialed || !hook.isAuthError(response) ||
-        !hook.retryStrategy.shouldRetry(response, authRetries)
-      ) {
-        return response;
+      let refresh: boolean;
+      try {
+        refresh = credentialed && hook.isAuthError(response) &&
+          hook.retryStrategy.shouldRetry(response, authRetries);
+        if (refresh && isOneShot(first.request.body)) {
+          hook.invalidateAuth(response);
+          refresh = false;
+        }
+      } catch (error) {
+        // A hook that throws on the head leaves no streamed body open.
+        if (options.stream) await response.cancel();
+        throw error;
       }
-      if (isOneShot(first.request.body)) {
-        hook.invalidateAuth(response);
-        return response;
-      }
-      // The refresh is decided on the head: a streamed body is given back unread.
-      if (options.stream) await response.cancel();
+      if (!refresh) return response;
       failed = response;
     } finally {
       step.release();

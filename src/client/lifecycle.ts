@@ -100,6 +100,8 @@ export async function executeCall(
           : await sendAuthenticated(hooked, authHook, context, options);
         const responded = runResponseHooks(options.responseHooks, received, context);
         const response = responded instanceof Promise ? await responded : responded;
+        // A hook that returned another response leaves no streamed body open (a no-op once read).
+        if (options.stream && response !== received) await received.cancel();
         delay = context.attempt < retry.maxRetries
           ? retryDelayForResponse(retry, response, context.attempt)
           : undefined;

@@ -12,7 +12,7 @@ import {
   bodySize,
   countedUpload,
   type ProgressCallback,
-  type ProgressFailure,
+  ProgressFailure,
   report,
   reportEnd,
 } from "../transport/progress.ts";
@@ -28,7 +28,16 @@ export async function sendCounted(
   const { body } = wire;
   if (body === undefined) return await transport(wire, abort);
   const size = bodySize(body);
-  report(callback, 0, size);
+  try {
+    report(callback, 0, size);
+  } catch (error) {
+    // The caller's stream is never sent: given up with the callback's error, so its source closes.
+    if (body instanceof ReadableStream) {
+      const reason = error instanceof ProgressFailure ? error.error : error;
+      await body.cancel(reason).catch(() => {});
+    }
+    throw error;
+  }
   const failed: { failure?: ProgressFailure } = {};
   const sent = body instanceof ReadableStream
     ? { ...wire, body: countedUpload(body, callback, failed) }
