@@ -16,7 +16,7 @@ import {
 } from "../mod.ts";
 import { TokenData } from "../config.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
-import { rejectsWith } from "./helpers.ts";
+import { rejectsWith, settles } from "./helpers.ts";
 
 /** A token step that waits for the test: `release(token)` resolves every fetch so far. */
 function heldStep() {
@@ -43,19 +43,6 @@ function tokenClient(server: FixtureServer, manager: TokenManager, timeout = 0.3
     new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(timeout)
       .withTokenAuth({ tokenManager: manager }).withRetry({ maxRetries: 0 }).build(),
   );
-}
-
-/** `promise`, or a failure once `ms` pass first: an unbounded wait fails the test instead of hanging it. */
-async function settles<T>(promise: Promise<T>, ms = 5000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`The call did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 Deno.test("A token step that never returns fails the call with TimeoutException at the timeout", async () => {

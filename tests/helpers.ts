@@ -72,3 +72,34 @@ export function singleAttemptClient(baseUrl?: string): HttpClient {
   if (baseUrl !== undefined) builder.withBaseUrl(baseUrl);
   return new HttpClient(builder.build());
 }
+
+/** `promise`, or a failure once `ms` pass first: an unbounded wait fails the test instead of hanging it. */
+export async function settles<T>(promise: Promise<T>, ms = 5000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`The call did not settle within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `fn`, sampling the process's RSS every `everyMs`: the peak growth over before, in bytes. */
+export async function rssGrowth<T>(
+  fn: () => Promise<T>,
+  everyMs = 1,
+): Promise<{ result: T; growth: number }> {
+  const before = Deno.memoryUsage().rss;
+  let peak = before;
+  const sample = () => peak = Math.max(peak, Deno.memoryUsage().rss);
+  const id = setInterval(sample, everyMs);
+  try {
+    const result = await fn();
+    sample();
+    return { result, growth: peak - before };
+  } finally {
+    clearInterval(id);
+  }
+}

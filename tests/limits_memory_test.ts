@@ -7,25 +7,10 @@
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "../mod.ts";
 import { startFixtureServer } from "./fixture_server.ts";
-import { rejectsWith } from "./helpers.ts";
+import { rejectsWith, rssGrowth } from "./helpers.ts";
 import { compressedZeros } from "./raw_server.ts";
 
 const MiB = 2 ** 20;
-
-/** Runs `fn`, sampling the process's RSS every millisecond: the peak growth over before, in bytes. */
-async function rssGrowth<T>(fn: () => Promise<T>): Promise<{ result: T; growth: number }> {
-  const before = Deno.memoryUsage().rss;
-  let peak = before;
-  const sample = () => peak = Math.max(peak, Deno.memoryUsage().rss);
-  const id = setInterval(sample, 1);
-  try {
-    const result = await fn();
-    sample();
-    return { result, growth: peak - before };
-  } finally {
-    clearInterval(id);
-  }
-}
 
 function client(configure: (builder: HttpClientConfigBuilder) => HttpClientConfigBuilder) {
   return new HttpClient(configure(new HttpClientConfigBuilder()).build());

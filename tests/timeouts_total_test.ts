@@ -16,20 +16,7 @@ import {
 } from "../mod.ts";
 import { toCurl } from "../utils.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
-import { recordedWaits, rejectsWith, throwsAtOnce } from "./helpers.ts";
-
-/** `promise`, or a failure once `ms` pass first: an unbounded wait fails the test instead of hanging it. */
-async function settles<T>(promise: Promise<T>, ms = 5000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`The call did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { recordedWaits, rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
 
 function client(
   server: FixtureServer,

@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import { rssGrowth } from "./helpers.ts";
 
 const MiB = 2 ** 20;
 const SIZE = 256 * MiB;
@@ -54,21 +55,6 @@ function hashingServer() {
   return { server, received, url: `http://127.0.0.1:${server.addr.port}` };
 }
 
-/** Runs `fn`, sampling the process's RSS every few milliseconds: the peak growth, in bytes. */
-async function rssGrowth<T>(fn: () => Promise<T>): Promise<{ result: T; growth: number }> {
-  const before = Deno.memoryUsage().rss;
-  let peak = before;
-  const sample = () => peak = Math.max(peak, Deno.memoryUsage().rss);
-  const id = setInterval(sample, 2);
-  try {
-    const result = await fn();
-    sample();
-    return { result, growth: peak - before };
-  } finally {
-    clearInterval(id);
-  }
-}
-
 Deno.test("HttpClient streams a 256 MiB file path from disk: byte for byte, memory far under its size", async () => {
   const dir = await Deno.makeTempDir();
   const { server, received, url } = hashingServer();
@@ -79,8 +65,9 @@ Deno.test("HttpClient streams a 256 MiB file path from disk: byte for byte, memo
     const path = await largeFile(dir, 'big "one".bin');
     // Warm up the connection and the code paths, so that the growth measured is the upload's.
     await client.post("/", { files: { small: new Blob(["warm"]) } });
-    const { result, growth } = await rssGrowth(() =>
-      client.post("/", { data: { note: "a\nb" }, files: { upload: path } })
+    const { result, growth } = await rssGrowth(
+      () => client.post("/", { data: { note: "a\nb" }, files: { upload: path } }),
+      2,
     );
     assert.ok(growth < BOUND, `RSS grew by ${(growth / MiB).toFixed(1)} MiB`);
     const boundary = /boundary=(.+)$/.exec(received[1]?.type ?? "")?.[1];

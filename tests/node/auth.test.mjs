@@ -16,6 +16,7 @@ import {
   TokenManager,
 } from "@fetchline/fetchline";
 import { fixture, json } from "./server.mjs";
+import { rejectsWith, settles } from "./helpers.mjs";
 
 function client(t, configure) {
   const created = new HttpClient(
@@ -36,28 +37,6 @@ function redirect(server, location) {
 /** A token manager whose one step never returns. */
 function neverManager() {
   return new TokenManager([{ name: "never", fetch: () => new Promise(() => {}) }]);
-}
-
-/** `promise`, or a failure once `ms` pass first: an unbounded wait fails the test instead of hanging it. */
-async function settles(promise, ms = 5000) {
-  let timer;
-  const guard = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`The call did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Asserts that `promise` rejects with exactly `type` and a message matching `message`. */
-async function rejectsWith(promise, type, message) {
-  await assert.rejects(promise, (error) => {
-    assert.equal(error.constructor, type, String(error));
-    assert.match(error.message, message);
-    return true;
-  });
 }
 
 test("a token step that never returns fails the call with TimeoutException at the timeout", async (t) => {

@@ -15,6 +15,7 @@ import {
 } from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { fixture } from "./server.mjs";
+import { rejectsWith, settles } from "./helpers.mjs";
 
 function client(t, server, configure) {
   const created = new HttpClient(
@@ -22,31 +23,6 @@ function client(t, server, configure) {
   );
   t.after(() => created.close());
   return created;
-}
-
-/** `promise`, or a failure once `ms` pass first: an unbounded wait fails the test instead of hanging it. */
-async function settles(promise, ms = 5000) {
-  let timer;
-  const guard = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`The call did not settle within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Asserts that `promise` rejects with exactly `type` and a message matching `message`. */
-async function rejectsWith(promise, type, message) {
-  let caught;
-  await assert.rejects(promise, (error) => {
-    caught = error;
-    assert.equal(error.constructor, type, String(error));
-    assert.match(error.message, message);
-    return true;
-  });
-  return caught;
 }
 
 /** Answers `path` after `ms` with `status`. */

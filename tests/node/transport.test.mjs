@@ -15,6 +15,7 @@ import {
   HttpClientConfigBuilder,
   HttpClientException,
 } from "@fetchline/fetchline";
+import { rssGrowth } from "./helpers.mjs";
 
 const MiB = 2 ** 20;
 
@@ -101,21 +102,6 @@ async function rejectsWith(promise, type, message) {
   assert.equal(caught.constructor, type, `expected ${type.name}, got ${caught}`);
   assert.match(caught.message, message);
   return caught;
-}
-
-/** Runs `fn`, sampling RSS every millisecond: the peak growth over before, in bytes. */
-async function rssGrowth(fn) {
-  const before = process.memoryUsage.rss();
-  let peak = before;
-  const sample = () => peak = Math.max(peak, process.memoryUsage.rss());
-  const id = setInterval(sample, 1);
-  try {
-    const result = await fn();
-    sample();
-    return { result, growth: peak - before };
-  } finally {
-    clearInterval(id);
-  }
 }
 
 // First in the file: before the bombs and the 256 MiB body have grown the process.
