@@ -7,23 +7,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import zlib from "node:zlib";
-import {
-  ConnectionException,
-  HttpClient,
-  HttpClientConfigBuilder,
-  HttpClientException,
-} from "@fetchline/fetchline";
+import { ConnectionException, HttpClientException } from "@fetchline/fetchline";
 import { fixture, json } from "./server.mjs";
+import { singleAttemptClient } from "./helpers.mjs";
 
 // A body that never settles fails its test instead of hanging the suite.
-
-function client(t, server, configure = (builder) => builder) {
-  const builder = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(5)
-    .withRetry({ maxRetries: 0 });
-  const created = new HttpClient(configure(builder).build());
-  t.after(() => created.close());
-  return created;
-}
 
 /** Sends `pieces` 20 ms apart, after the head. */
 function trickle(res, pieces) {
@@ -51,7 +39,7 @@ test(
       res.writeHead(200, { "content-length": "500" });
       res.end();
     });
-    const http = client(t, server, (b) => b.withMaxResponseBytes(1000));
+    const http = singleAttemptClient(t, server, (b) => b.withMaxResponseBytes(1000));
     for (const path of ["/big", "/small", "/big"]) {
       const response = await http.head(path);
       assert.equal(response.statusCode, 200);
@@ -68,7 +56,7 @@ test("a Content-Length past maxResponseBytes fails before any byte of the body",
     res.writeHead(200, { "content-length": String(2 ** 20) });
     res.flushHeaders();
   });
-  const http = client(t, server, (b) => b.withMaxResponseBytes(1000).withTimeout(3));
+  const http = singleAttemptClient(t, server, (b) => b.withMaxResponseBytes(1000).withTimeout(3));
   const started = Date.now();
   await assert.rejects(http.get("/stalled"), (error) => {
     assert.equal(error.constructor, HttpClientException);
@@ -96,7 +84,7 @@ test("bodies that trickle in after the read began arrive whole", { timeout: 10_0
     const third = Math.ceil(gzipped.length / 3);
     trickle(res, [0, 1, 2].map((i) => gzipped.subarray(i * third, (i + 1) * third)));
   });
-  const http = client(t, server, (b) => b.withMaxResponseBytes(text.length * 1000));
+  const http = singleAttemptClient(t, server, (b) => b.withMaxResponseBytes(text.length * 1000));
   assert.equal((await http.get("/sized")).text, text);
   assert.equal((await http.get("/chunked")).text, text);
   assert.equal((await http.get("/gzip")).text, text.repeat(1000));
@@ -112,7 +100,7 @@ test(
       res.write("only part of it");
       setTimeout(() => res.socket.destroy(), 20);
     });
-    const http = client(t, server);
+    const http = singleAttemptClient(t, server);
     await assert.rejects(http.get("/cut"), (error) => error instanceof ConnectionException);
   },
 );
@@ -127,7 +115,7 @@ test(
       res.end(zlib.gzipSync("moved ".repeat(10_000)));
     });
     server.route("/to", (_req, res) => json(res, 200, { arrived: true }));
-    const http = client(t, server);
+    const http = singleAttemptClient(t, server);
     for (let i = 0; i < 3; i++) {
       assert.deepEqual((await http.get("/from")).json(), {
         arrived: true,

@@ -1,6 +1,7 @@
 // Small helpers shared by the Node suite's files.
 
 import assert from "node:assert/strict";
+import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
 
 /** `promise`, or a failure once `ms` pass first: an unbounded wait fails the test instead of hanging it. */
 export async function settles(promise, ms = 5000) {
@@ -40,4 +41,13 @@ export async function rssGrowth(fn, everyMs = 1) {
   } finally {
     clearInterval(id);
   }
+}
+
+/** A client on `server` with a 5 s timeout and no retries, closed when the test `t` ends. */
+export function singleAttemptClient(t, server, configure = (builder) => builder) {
+  const builder = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(5)
+    .withRetry({ maxRetries: 0 });
+  const created = new HttpClient(configure(builder).build());
+  t.after(() => created.close());
+  return created;
 }

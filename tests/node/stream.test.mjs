@@ -3,8 +3,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  HttpClient,
-  HttpClientConfigBuilder,
   HttpClientException,
   ResponseNotReadException,
   TimeoutException,
@@ -13,16 +11,9 @@ import {
   TokenManager,
 } from "@fetchline/fetchline";
 import { fixture } from "./server.mjs";
+import { singleAttemptClient } from "./helpers.mjs";
 
 const decoder = new TextDecoder();
-
-function client(t, server, configure = (builder) => builder) {
-  const builder = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(5)
-    .withRetry({ maxRetries: 0 });
-  const created = new HttpClient(configure(builder).build());
-  t.after(() => created.close());
-  return created;
-}
 
 /**
  * A route whose body the test writes: `res` once the head is sent, and
@@ -58,7 +49,7 @@ function within(promise, ms, what) {
 test("stream() resolves at the head and each chunk reaches the caller before the server writes the next", async (t) => {
   const server = await fixture(t);
   const held = heldRoute(server, "/chunks");
-  const http = client(t, server);
+  const http = singleAttemptClient(t, server);
   const response = await http.stream("GET", "/chunks");
   t.after(() => response.cancel());
   assert.equal(response.isStreamed, true);
@@ -76,7 +67,7 @@ test("lines() and events() give NDJSON and Server-Sent Events as they are writte
   const server = await fixture(t);
   const ndjson = heldRoute(server, "/ndjson");
   const sse = heldRoute(server, "/sse", 200, { "content-type": "text/event-stream" });
-  const http = client(t, server);
+  const http = singleAttemptClient(t, server);
   {
     const response = await http.stream("GET", "/ndjson");
     t.after(() => response.cancel());
@@ -108,7 +99,7 @@ test("content throws ResponseNotReadException until read(); read() holds maxResp
   const server = await fixture(t);
   server.route("/json", (_req, res) => res.end('{"ok": true}'));
   server.route("/big", (_req, res) => res.end(Buffer.alloc(100)));
-  const http = client(t, server, (b) => b.withMaxResponseBytes(20));
+  const http = singleAttemptClient(t, server, (b) => b.withMaxResponseBytes(20));
   const response = await http.stream("GET", "/json");
   t.after(() => response.cancel());
   assert.throws(() => response.content, ResponseNotReadException);
@@ -126,7 +117,7 @@ test("content throws ResponseNotReadException until read(); read() holds maxResp
 test("await using on a streamed response cancels it: the server sees the connection closed", async (t) => {
   const server = await fixture(t);
   const held = heldRoute(server, "/endless");
-  const http = client(t, server);
+  const http = singleAttemptClient(t, server);
   const response = await http.stream("GET", "/endless");
   await held.ready;
   held.res.write("some");
@@ -139,7 +130,7 @@ test("await using on a streamed response cancels it: the server sees the connect
 test("close() fails the reader of a streamed body with HttpClientException", async (t) => {
   const server = await fixture(t);
   const held = heldRoute(server, "/endless");
-  const http = client(t, server);
+  const http = singleAttemptClient(t, server);
   const response = await http.stream("GET", "/endless");
   await held.ready;
   const reading = response.body.getReader().read();
@@ -155,7 +146,7 @@ test("close() fails the reader of a streamed body with HttpClientException", asy
 test("readTimeout fails a stall with TimeoutException; readTimeout: null and the call's timeout do not", async (t) => {
   const server = await fixture(t);
   const stalled = heldRoute(server, "/stall");
-  const http = client(t, server, (b) => b.withTimeout(0.2).withReadTimeout(0.2));
+  const http = singleAttemptClient(t, server, (b) => b.withTimeout(0.2).withReadTimeout(0.2));
   {
     const response = await http.stream("GET", "/stall");
     t.after(() => response.cancel());
@@ -180,7 +171,11 @@ test("stream() retries a 503 and refreshes a token on a 401 on their heads, canc
   const server = await fixture(t);
   const unavailable = heldRoute(server, "/flaky", 503);
   let flaky = 0;
-  const retrying = client(t, server, (b) => b.withRetry({ maxRetries: 2, backoff: 0.001 }));
+  const retrying = singleAttemptClient(
+    t,
+    server,
+    (b) => b.withRetry({ maxRetries: 2, backoff: 0.001 }),
+  );
   const pending = retrying.stream("GET", "/flaky");
   await unavailable.ready;
   server.route("/flaky", (_req, res) => (flaky++, res.end("fine")));
@@ -197,7 +192,7 @@ test("stream() retries a 503 and refreshes a token on a 401 on their heads, canc
     fetch: () =>
       Promise.resolve(new TokenData({ accessToken: `tok-${++issued}`, expiresIn: 3600 })),
   }]);
-  const authed = client(t, server, (b) => b.withAuthHook(new TokenAuthHook(manager)));
+  const authed = singleAttemptClient(t, server, (b) => b.withAuthHook(new TokenAuthHook(manager)));
   const refreshing = authed.stream("GET", "/api");
   await refused.ready;
   server.route("/api", (req, res) => res.end(req.headers.authorization));
@@ -212,7 +207,7 @@ test("stream() follows redirects, and response hooks see it unread", async (t) =
   server.route("/from", (_req, res) => (res.writeHead(302, { location: "/to" }), res.end()));
   server.route("/to", (_req, res) => res.end("arrived"));
   const seen = [];
-  const http = client(t, server, (b) =>
+  const http = singleAttemptClient(t, server, (b) =>
     b.withResponseHook({
       afterResponse(response) {
         seen.push(response.isStreamed);
