@@ -182,9 +182,11 @@ export function proxyFailure(proxy: ProxySetting, error: unknown): ProxyFailure 
   const text = errorText(error);
   const fail = (reason: string) => new ProxyFailure(`Proxy ${shownProxy(proxy)} ${reason}`, error);
   const status = TUNNEL_STATUS.exec(text)?.[1];
-  if (AUTH.test(text) || status === "407") {
-    return fail("refused the credentials (407 Proxy Authentication Required)");
+  // tinyproxy answers a CONNECT with wrong credentials 401, others 407.
+  if (status === "407" || status === "401") {
+    return fail(`refused the credentials (status ${status})`);
   }
+  if (AUTH.test(text)) return fail("refused the credentials (407 Proxy Authentication Required)");
   if (status !== undefined) return fail(`refused the CONNECT tunnel (status ${status})`);
   // Deno's client reads a 407 only from an HTTP/1.1 proxy, and no status otherwise.
   if (TUNNEL.test(text)) {
