@@ -232,13 +232,8 @@ Deno.test("console.log() and JSON.stringify() of a client and its configuration 
   const config = new HttpClientConfigBuilder()
     .withBaseUrl("HTTP:/ada:ba5e-s3cret@127.0.0.1/api")
     .withHeaders({ "X-Api-Key": "hdr-s3cret" })
-    .withPool({
-      proxy: {
-        url: "http://proxy:pr0xy-url-s3cret@127.0.0.1:3128",
-        basicAuth: { username: "ada", password: "pr0xy-s3cret" },
-      },
-      key: "PRIVATE KEY s3cret",
-    })
+    .withProxy("http://ada:pr0xy-s3cret@127.0.0.1:3128")
+    .withPool({ key: "PRIVATE KEY s3cret", nested: { url: "http://proxy:pr0xy-url-s3cret@h/" } })
     .build();
   using client = new HttpClient(config);
   for (const value of [client, config]) {
@@ -248,13 +243,8 @@ Deno.test("console.log() and JSON.stringify() of a client and its configuration 
   }
   const json = JSON.parse(JSON.stringify(client));
   assert.equal(json.config.baseUrl, "http://ada:***@127.0.0.1/api");
-  assert.deepEqual(json.config.pool, {
-    proxy: {
-      url: "http://proxy:***@127.0.0.1:3128/",
-      basicAuth: { username: "ada", password: "***" },
-    },
-    key: "***",
-  });
+  assert.deepEqual(json.config.proxy, { url: "http://ada:***@127.0.0.1:3128", noProxy: [] });
+  assert.deepEqual(json.config.pool, { key: "***", nested: { url: "http://proxy:***@h/" } });
   assert.deepEqual(JSON.parse(JSON.stringify(config)).pool, json.config.pool);
   assert.equal(client.config.pool?.key, "PRIVATE KEY s3cret", "the config itself is unchanged");
 });

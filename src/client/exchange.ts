@@ -17,6 +17,7 @@ import type { AbortSources, Step } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
 import { discardBody, readBody } from "../transport/read_body.ts";
+import { ProxyFailure } from "../transport/proxy_route.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
 import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
@@ -178,6 +179,14 @@ function toClientError(
   }
   const ended = stepEndedError(request, step, options, error);
   if (ended !== undefined) return ended;
+  if (error instanceof ProxyFailure) {
+    // A route the runtime cannot take is not retried: it would be the same.
+    const Failure = error.transient ? ConnectionException : HttpClientException;
+    return new Failure(`Connection failed: ${target} (${error.message})`, {
+      request,
+      cause: error.cause ?? error,
+    });
+  }
   const reason = error instanceof Error ? error.message : String(error);
   return new ConnectionException(`Connection failed: ${target} (${reason})`, {
     request,

@@ -220,8 +220,8 @@ export class HttpClient {
   /**
    * The masked view `console.log()` shows, for `JSON.stringify()`: the
    * configuration with the base URL's user-info, credential-like default
-   * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
-   * user-info, a TLS `key`) masked, and whether the client is closed.
+   * headers, the proxy's password and pool options (a TLS `key`) masked,
+   * and whether the client is closed.
    *
    * @returns The view; no credential is in it.
    *
@@ -232,12 +232,12 @@ export class HttpClient {
    *
    * const config = new HttpClientConfigBuilder()
    *   .withBaseUrl("http://ada:s3cret@127.0.0.1/")
-   *   .withPool({ proxy: { url: "http://127.0.0.1:3128", basicAuth: { username: "ada", password: "pr0xy" } } })
+   *   .withProxy("http://ada:pr0xy@127.0.0.1:3128")
    *   .build();
    * using client = new HttpClient(config);
    * const shown = JSON.parse(JSON.stringify(client));
    * assert.equal(shown.config.baseUrl, "http://ada:***@127.0.0.1/");
-   * assert.deepEqual(shown.config.pool.proxy.basicAuth, { username: "ada", password: "***" });
+   * assert.equal(shown.config.proxy.url, "http://ada:***@127.0.0.1:3128");
    * ```
    */
   toJSON(): Record<string, unknown> {
@@ -270,7 +270,8 @@ export class HttpClient {
     let transport: Transport;
     if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
     else {
-      this.#pool = runtime.createPool(config.pool);
+      const network = config.proxy === undefined ? {} : { proxy: config.proxy };
+      this.#pool = runtime.createPool(config.pool, network);
       transport = this.#pool.transport;
     }
     return {

@@ -24,10 +24,16 @@ export function checkBaseUrl(baseUrl: unknown): string {
   return String(baseUrl);
 }
 
-/** A frozen copy of the pool options, which must be a plain object. */
+/**
+ * A frozen copy of the pool options, which must be a plain object. A proxy
+ * is not one: it would apply on Deno only, so `withProxy()` sets it.
+ */
 export function checkPool(options: PoolOptions): Readonly<PoolOptions> {
   if (!isPlainRecord(options)) {
     throw new TypeError(`Invalid pool: expected an object, got ${describeType(options)}`);
+  }
+  if ("proxy" in options) {
+    throw new TypeError("Invalid pool: proxy is not a pool option; set it with withProxy()");
   }
   return Object.freeze({ ...options });
 }

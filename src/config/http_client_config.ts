@@ -7,7 +7,7 @@ import type {
 } from "../hooks/hook_interfaces.ts";
 import type { RetryPolicy } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
-import type { FetchLike, PoolOptions } from "../transport/types.ts";
+import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
@@ -33,6 +33,11 @@ export interface HttpClientConfig {
   readonly maxResponseBytes: number;
   /** Options of the connection pool. */
   readonly pool?: Readonly<PoolOptions>;
+  /**
+   * The proxy set by `withProxy()`; `null`: none, the environment's ignored;
+   * not set: the environment's `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`.
+   */
+  readonly proxy?: ProxySetting | null;
   /** A custom transport used instead of the pooled `fetch`. */
   readonly fetch?: FetchLike;
   /** Request hooks, in registration order. */

@@ -4,10 +4,12 @@
 // this file imports no `node:` module.
 
 import { fetchTransport } from "./fetch_transport.ts";
-import type { FileSource, Pool, PoolOptions, Runtime } from "./types.ts";
+import { denoProxyTransport } from "./deno_proxy.ts";
+import type { DenoEnv } from "./deno_proxy.ts";
+import type { FileSource, NetworkOptions, Pool, PoolOptions, Runtime } from "./types.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
-interface DenoApi {
+interface DenoApi extends DenoEnv {
   createHttpClient(options: PoolOptions): { close(): void };
   readFile(path: string): Promise<Uint8Array>;
   stat(path: string): Promise<{ isFile: boolean; size: number }>;
@@ -19,11 +21,19 @@ const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;
 /** Deno's pool and files; elsewhere the global `fetch`, and no files. */
 export const runtime: Runtime = { createPool, openFile };
 
-/** Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere. */
-function createPool(options: PoolOptions = {}): Pool {
+/**
+ * Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere
+ * (where a proxy cannot be set: `withProxy()` is an error there). Without
+ * `withProxy()`, Deno's client applies the environment's proxies itself.
+ */
+function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
   if (deno === undefined) {
+    if (network.proxy !== undefined && network.proxy !== null) {
+      throw new TypeError("Invalid proxy: this runtime has no pool to send through a proxy");
+    }
     return { transport: fetchTransport((input, init) => fetch(input, init)), close() {} };
   }
+  if (network.proxy !== undefined) return denoProxyTransport(deno, options, network.proxy);
   const client = deno.createHttpClient(options);
   return {
     // Deno's fetch decodes gzip and br but leaves a deflate body encoded.

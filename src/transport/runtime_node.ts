@@ -6,10 +6,21 @@
 
 import { openAsBlob } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import { Agent } from "undici";
+import { Agent, ProxyAgent } from "undici";
 import type { Dispatcher } from "undici";
 import { UndiciExchange } from "./undici_exchange.ts";
-import type { FileSource, Pool, PoolOptions, Runtime, WireRequest, WireResponse } from "./types.ts";
+import { proxyAuthorization, proxyFailure, proxyFor, readProxyEnv } from "./proxy_route.ts";
+import type { EnvProxies } from "./proxy_route.ts";
+import type {
+  FileSource,
+  NetworkOptions,
+  Pool,
+  PoolOptions,
+  ProxySetting,
+  Runtime,
+  WireRequest,
+  WireResponse,
+} from "./types.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** An undici `Agent` per pool, and node:fs. */
@@ -19,19 +30,60 @@ export const runtime: Runtime = { createPool, openFile };
  * Creates a pool: an undici `Agent`. Deno's option names map to undici's
  * (`poolIdleTimeout` → `keepAliveTimeout`, `http2` → `allowH2`); other
  * options pass through to the Agent. undici's own headers and body timeouts
- * are off: the client's timeout covers the whole exchange.
+ * are off: the client's timeout covers the whole exchange. Requests go
+ * through the proxy {@linkcode proxyFor} picks per request (`withProxy()`,
+ * else the environment's, read now), each through an undici `ProxyAgent`.
  */
-function createPool(options: PoolOptions = {}): Pool {
+function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
+  const agentOptions = agentOptionsOf(options);
+  const env: EnvProxies | undefined = network.proxy === undefined
+    ? readProxyEnv((name) => process.env[name])
+    : undefined;
+  const agent = new Agent(agentOptions);
+  const proxied = new Map<ProxySetting, ProxyAgent>();
+  const route = (url: URL): [Dispatcher, ProxySetting | undefined] => {
+    const proxy = proxyFor(url, network.proxy, env);
+    if (proxy === undefined) return [agent, undefined];
+    let dispatcher = proxied.get(proxy);
+    if (dispatcher === undefined) proxied.set(proxy, dispatcher = proxyAgent(proxy, agentOptions));
+    return [dispatcher, proxy];
+  };
+  return {
+    transport: (wire, abort) => send(route, wire, abort),
+    close: () => {
+      for (const dispatcher of [agent, ...proxied.values()]) {
+        void dispatcher.destroy().catch(() => {});
+      }
+    },
+  };
+}
+
+/** Deno's pool option names mapped to undici's Agent options. */
+function agentOptionsOf(options: PoolOptions): Agent.Options {
   const { poolIdleTimeout, poolMaxIdlePerHost: _, http1: __, http2, ...rest } = options;
   const agentOptions: Agent.Options = { headersTimeout: 0, bodyTimeout: 0, ...rest };
   if (typeof poolIdleTimeout === "number") agentOptions.keepAliveTimeout = poolIdleTimeout;
   if (poolIdleTimeout === false) agentOptions.keepAliveMaxTimeout = 2 ** 31 - 1;
   if (http2 !== undefined) agentOptions.allowH2 = http2;
-  const agent = new Agent(agentOptions);
-  return {
-    transport: (wire, abort) => send(agent, wire, abort),
-    close: () => void agent.destroy().catch(() => {}),
-  };
+  return agentOptions;
+}
+
+/**
+ * An undici `ProxyAgent` for `proxy`: http targets forwarded in absolute
+ * form (no tunnel), https targets tunnelled with CONNECT, the pool's TLS
+ * options (`connect`) applying to the target through the tunnel and to an
+ * https proxy.
+ */
+function proxyAgent(proxy: ProxySetting, agentOptions: Agent.Options): ProxyAgent {
+  const tls = agentOptions.connect as ProxyAgent.Options["requestTls"];
+  const token = proxyAuthorization(proxy);
+  return new ProxyAgent({
+    ...agentOptions,
+    uri: proxy.url,
+    proxyTunnel: false,
+    ...(token === undefined ? {} : { token }),
+    ...(tls === undefined ? {} : { requestTls: tls, proxyTls: tls }),
+  });
 }
 
 /**
@@ -59,11 +111,18 @@ const FETCH_DEFAULTS: readonly (readonly [string, string])[] = [
  * stream itself instead of through a `Readable` per response, which took
  * about a third of undici's own CPU time per request.
  */
-function send(agent: Agent, wire: WireRequest, abort: Abort): Promise<WireResponse> {
+function send(
+  route: (url: URL) => [Dispatcher, ProxySetting | undefined],
+  wire: WireRequest,
+  abort: Abort,
+): Promise<WireResponse> {
   const exchange = new UndiciExchange(wire.method, abort);
+  let proxy: ProxySetting | undefined;
   try {
     const url = new URL(wire.url);
-    agent.dispatch({
+    const [dispatcher, via] = route(url);
+    proxy = via;
+    dispatcher.dispatch({
       origin: url.origin,
       path: url.pathname + url.search,
       method: wire.method as Dispatcher.HttpMethod,
@@ -73,7 +132,11 @@ function send(agent: Agent, wire: WireRequest, abort: Abort): Promise<WireRespon
   } catch (error) {
     return Promise.reject(error);
   }
-  return exchange.head;
+  if (proxy === undefined) return exchange.head;
+  const through = proxy;
+  return exchange.head.catch((error) => {
+    throw abort.aborted ? error : proxyFailure(through, error) ?? error;
+  });
 }
 
 /**

@@ -103,6 +103,33 @@ export interface PoolOptions {
   [option: string]: unknown;
 }
 
+/**
+ * An HTTP proxy, as `withProxy()` sets it: the proxy's origin, the hosts
+ * reached without it, and (not enumerable, so out of every view) the
+ * percent-decoded user-info sent as `Proxy-Authorization: Basic`.
+ */
+export interface ProxySetting {
+  /** The proxy's origin, without user-info: `http://host:port`. */
+  readonly url: string;
+  /** Lower-case `NO_PROXY`-style entries: hosts reached directly. */
+  readonly noProxy: readonly string[];
+  /** The credentials from the URL's user-info, percent-decoded. */
+  readonly credentials?: { readonly username: string; readonly password: string };
+}
+
+/**
+ * Network settings a pool is made with besides its {@linkcode PoolOptions},
+ * one field per concern.
+ */
+export interface NetworkOptions {
+  /**
+   * The proxy: a setting, `null` for none (the environment's ignored), or
+   * not given for the environment's `HTTP_PROXY`, `HTTPS_PROXY` and
+   * `NO_PROXY`.
+   */
+  proxy?: ProxySetting | null;
+}
+
 /** A connection pool: the transport bound to it, and the call that releases it. */
 export interface Pool {
   readonly transport: Transport;
@@ -116,8 +143,8 @@ export interface Pool {
  * this one shape.
  */
 export interface Runtime {
-  /** Creates a connection pool with the client's pool options. */
-  createPool(options?: PoolOptions): Pool;
+  /** Creates a connection pool with the client's pool options and network settings. */
+  createPool(options?: PoolOptions, network?: NetworkOptions): Pool;
   /**
    * Opens a `files` path as a source of known size whose bytes are read
    * only as it is streamed (each stream reads the file anew). Fails, as

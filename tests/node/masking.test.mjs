@@ -70,22 +70,17 @@ test("util.inspect() and JSON.stringify() of a refused connection's error show n
   assert.deepEqual(json.request.auth, ["ada", "***"]);
 });
 
-test("util.inspect() and JSON.stringify() of a client mask the base URL's password and a proxy's basicAuth", () => {
+test("util.inspect() and JSON.stringify() of a client mask the base URL's password and a proxy's password", () => {
   const config = new HttpClientConfigBuilder()
     .withBaseUrl("http://ada:ba5e-s3cret@127.0.0.1/")
-    .withPool({
-      proxy: {
-        url: "http://127.0.0.1:3128",
-        basicAuth: { username: "ada", password: "pr0xy-s3cret" },
-      },
-    })
+    .withProxy("http://ada:pr0xy-s3cret@127.0.0.1:3128")
     .build();
   const client = new HttpClient(config);
   try {
     assertHidden(client);
     assertHidden(config);
     const json = JSON.parse(JSON.stringify(client));
-    assert.deepEqual(json.config.pool.proxy.basicAuth, { username: "ada", password: "***" });
+    assert.equal(json.config.proxy.url, "http://ada:***@127.0.0.1:3128");
     assert.equal(json.config.baseUrl, "http://ada:***@127.0.0.1/");
   } finally {
     client.close();

@@ -1,0 +1,206 @@
+// Which proxy, if any, a request goes through: the rules both runtimes share
+// (runtime.ts, runtime_node.ts), so `withProxy()` and the environment's
+// HTTP_PROXY, HTTPS_PROXY and NO_PROXY mean the same on Deno and on Node.
+
+import { redactUrl } from "../masking/views.ts";
+import type { ProxySetting } from "./types.ts";
+
+/** The environment's proxies, read once when a pool is made. */
+export interface EnvProxies {
+  readonly http?: ProxySetting;
+  readonly https?: ProxySetting;
+  readonly noProxy: readonly string[];
+}
+
+/**
+ * Every variable the environment's proxies are read from, each spelling.
+ * Deno's own HTTP client reads them too, with or without `--allow-env`.
+ */
+export const PROXY_ENV_NAMES: readonly string[] = [
+  "HTTP_PROXY",
+  "http_proxy",
+  "HTTPS_PROXY",
+  "https_proxy",
+  "ALL_PROXY",
+  "all_proxy",
+  "NO_PROXY",
+  "no_proxy",
+];
+
+/**
+ * Reads the environment's proxies as Deno's own HTTP client does, so both
+ * runtimes agree: where both spellings of a name are set the upper-case one
+ * wins; `ALL_PROXY` serves both schemes and wins over the others; a
+ * scheme-less value means `http://`. `HTTP_PROXY` is ignored when
+ * `REQUEST_METHOD` is set: under CGI a request's `Proxy:` header arrives as
+ * `HTTP_PROXY` ("httpoxy"). A value that is not a proxy URL is a
+ * `TypeError` naming the variable, the URL masked.
+ */
+export function readProxyEnv(get: (name: string) => string | undefined): EnvProxies {
+  const either = (name: string) =>
+    given(name, get(name)) ?? given(name.toLowerCase(), get(name.toLowerCase()));
+  const all = either("ALL_PROXY");
+  const cgi = get("REQUEST_METHOD") !== undefined;
+  const http = all ?? (cgi ? undefined : either("HTTP_PROXY"));
+  const https = all ?? either("HTTPS_PROXY");
+  const noProxy = (either("NO_PROXY")?.value ?? "").split(",").map((entry) =>
+    entry.trim().toLowerCase()
+  )
+    .filter((entry) => entry !== "");
+  return {
+    ...(http === undefined ? {} : { http: envSetting(http.name, http.value) }),
+    ...(https === undefined ? {} : { https: envSetting(https.name, https.value) }),
+    noProxy,
+  };
+}
+
+function given(
+  name: string,
+  value: string | undefined,
+): { name: string; value: string } | undefined {
+  return value === undefined || value.trim() === "" ? undefined : { name, value: value.trim() };
+}
+
+function envSetting(name: string, value: string): ProxySetting {
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
+  const parsed = URL.parse(text);
+  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    throw new TypeError(
+      `Invalid ${name}: expected an http: or https: URL, got ${JSON.stringify(redactUrl(text))}`,
+    );
+  }
+  const setting: ProxySetting = { url: parsed.origin, noProxy: [] };
+  if (parsed.username === "" && parsed.password === "") return setting;
+  return {
+    ...setting,
+    credentials: {
+      username: safeDecode(parsed.username),
+      password: safeDecode(parsed.password),
+    },
+  };
+}
+
+function safeDecode(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+/**
+ * The proxy `url` goes through, or `undefined` for a direct connection:
+ * `setting` when one is given (its own `noProxy` only), none for `null`,
+ * else the environment's for the URL's scheme unless its `NO_PROXY` names
+ * the host.
+ */
+export function proxyFor(
+  url: URL,
+  setting: ProxySetting | null | undefined,
+  env: EnvProxies | undefined,
+): ProxySetting | undefined {
+  if (setting === null) return undefined;
+  if (setting !== undefined) return bypasses(setting.noProxy, url) ? undefined : setting;
+  const proxy = url.protocol === "https:" ? env?.https : env?.http;
+  return proxy === undefined || bypasses(env?.noProxy ?? [], url) ? undefined : proxy;
+}
+
+/**
+ * True when a `NO_PROXY`-style list names the URL's host: `*` names every
+ * host; `example.com`, `.example.com` and `*.example.com` name it and its
+ * subdomains; `host:port` only that port; an IP address (`[::1]` or `::1`)
+ * only itself. Entries are lower-case (the URL parser lower-cases hosts).
+ */
+export function bypasses(entries: readonly string[], url: URL): boolean {
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  for (const entry of entries) {
+    if (entry === "*") return true;
+    const [name, entryPort] = splitHostPort(entry);
+    if (entryPort !== undefined && entryPort !== port) continue;
+    const domain = name.replace(/^\*?\./, "");
+    if (host === domain || (domain !== "" && host.endsWith(`.${domain}`))) return true;
+  }
+  return false;
+}
+
+/** An entry's host and port: `[::1]:80`, `host:80`; a bare IPv6 address has no port. */
+export function splitHostPort(entry: string): [string, string | undefined] {
+  const bracketed = /^\[([^\]]*)\](?::(\d+))?$/.exec(entry);
+  if (bracketed !== null) return [bracketed[1] as string, bracketed[2]];
+  const colon = entry.indexOf(":");
+  if (colon === -1 || colon !== entry.lastIndexOf(":")) return [entry, undefined];
+  return [entry.slice(0, colon), entry.slice(colon + 1)];
+}
+
+/** The proxy's URL as shown: user-info masked. */
+export function shownProxy(proxy: ProxySetting): string {
+  const { credentials } = proxy;
+  if (credentials === undefined) return proxy.url;
+  // A user name without a password is often a token: masked too.
+  const userInfo = credentials.password === ""
+    ? "***"
+    : `${encodeURIComponent(credentials.username)}:***`;
+  return proxy.url.replace("://", `://${userInfo}@`);
+}
+
+/** The `Proxy-Authorization` value for the proxy's credentials. */
+export function proxyAuthorization(proxy: ProxySetting): string | undefined {
+  const { credentials } = proxy;
+  if (credentials === undefined) return undefined;
+  const bytes = new TextEncoder().encode(`${credentials.username}:${credentials.password}`);
+  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+}
+
+/**
+ * The error a transport throws when the proxy, not the target, failed the
+ * exchange: unreachable, or refusing the tunnel or the credentials
+ * (`transient`: a retry may succeed), or a route the runtime cannot take
+ * (not transient). The message names the proxy, masked; `cause` is the
+ * runtime's error.
+ */
+export class ProxyFailure extends Error {
+  /** Takes the message, the runtime's error, and whether a retry may succeed. */
+  constructor(message: string, cause: unknown, readonly transient = true) {
+    super(message, { cause });
+    this.name = "ProxyFailure";
+  }
+}
+
+// What Deno's client and undici say when the proxy, not the target, failed.
+const REFUSED = /ECONNREFUSED|Connection refused|tcp connect error/i;
+const AUTH = /proxy authentication required|\(407\)/i;
+const TUNNEL_STATUS = /Proxy response \((\d{3})\) !== 200/;
+const TUNNEL = /unsuccessful tunnel|unexpected eof while tunneling/i;
+
+/**
+ * A {@linkcode ProxyFailure} for `error` of an exchange routed through
+ * `proxy` when the error is the proxy's (every connection made goes to the
+ * proxy, so a refused one is the proxy's), else `undefined`.
+ */
+export function proxyFailure(proxy: ProxySetting, error: unknown): ProxyFailure | undefined {
+  const text = errorText(error);
+  const fail = (reason: string) => new ProxyFailure(`Proxy ${shownProxy(proxy)} ${reason}`, error);
+  const status = TUNNEL_STATUS.exec(text)?.[1];
+  // tinyproxy answers a CONNECT with wrong credentials 401, others 407.
+  if (status === "407" || status === "401") {
+    return fail(`refused the credentials (status ${status})`);
+  }
+  if (AUTH.test(text)) return fail("refused the credentials (407 Proxy Authentication Required)");
+  if (status !== undefined) return fail(`refused the CONNECT tunnel (status ${status})`);
+  // Deno's client reads a 407 only from an HTTP/1.1 proxy, and no status otherwise.
+  if (TUNNEL.test(text)) {
+    return fail("refused the CONNECT tunnel (403 forbidden, or 407 from an HTTP/1.0 proxy)");
+  }
+  if (REFUSED.test(text)) return fail("refused the connection");
+  return undefined;
+}
+
+/** The messages and codes of `error` and its causes, a few levels down. */
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause) {
+    parts.push(e.message, String((e as { code?: unknown }).code ?? ""));
+  }
+  return parts.join(" ");
+}

@@ -1,0 +1,78 @@
+// The environment's proxies on Deno, each case in a child Deno whose whole
+// environment the test sets: HTTP_PROXY honoured without withProxy() (with
+// or without --allow-env), withProxy(null) and noProxy refusing to be
+// overridden by it, and withProxy() without --allow-env naming the flag.
+
+import assert from "node:assert/strict";
+import { runDenoChild, startTinyproxy } from "./proxy_server.ts";
+
+const MOD = new URL("../mod.ts", import.meta.url).href;
+const ENV_FLAG =
+  "--allow-env=HTTP_PROXY,http_proxy,HTTPS_PROXY,https_proxy,ALL_PROXY,all_proxy,NO_PROXY,no_proxy,REQUEST_METHOD";
+
+function childCode(setup: string, url: string): string {
+  return `
+    import { HttpClient, HttpClientConfigBuilder } from ${JSON.stringify(MOD)};
+    const http = new HttpClient(new HttpClientConfigBuilder()${setup}.withRetry({ maxRetries: 0 }).build());
+    try {
+      console.log("status", (await http.get(${JSON.stringify(url)})).statusCode);
+    } catch (error) {
+      console.log("error", error.name, error.message);
+    } finally {
+      http.close();
+    }
+  `;
+}
+
+Deno.test("On Deno the environment's proxies apply without withProxy(), and withProxy(null) or NO_PROXY are never silently overridden", async () => {
+  await using proxy = await startTinyproxy();
+  const seen: string[] = [];
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    seen.push(new URL(request.url).pathname);
+    return new Response("ok");
+  });
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const run = (setup: string, path: string, env: Record<string, string>, flags: string[] = []) =>
+    runDenoChild(childCode(setup, `${origin}${path}`), env, ["--allow-net=127.0.0.1", ...flags]);
+
+  // Deno's own client reads HTTP_PROXY, with or without --allow-env.
+  assert.equal(await run("", "/env", { HTTP_PROXY: proxy.url }), "status 200\n");
+  assert.equal(await run("", "/env-flag", { http_proxy: proxy.url }, [ENV_FLAG]), "status 200\n");
+  assert.equal(
+    await run("", "/no-proxy", { HTTP_PROXY: proxy.url, NO_PROXY: "127.0.0.1" }, [ENV_FLAG]),
+    "status 200\n",
+  );
+  // withProxy(null) cannot turn Deno's reading off: the call fails, naming why.
+  assert.match(
+    await run(".withProxy(null)", "/null", { HTTP_PROXY: proxy.url }, [ENV_FLAG]),
+    /^error HttpClientException .*without a proxy on Deno: .*environment's proxy http:\/\/127\.0\.0\.1:\d+/,
+  );
+  assert.equal(await run(".withProxy(null)", "/null-direct", {}, [ENV_FLAG]), "status 200\n");
+  // Without --allow-env, withProxy() cannot check the environment: it says so.
+  assert.match(
+    await run(`.withProxy(${JSON.stringify(proxy.url)})`, "/no-flag", {}),
+    /^error HttpClientException Proxy settings need --allow-env on Deno: .*--allow-env=HTTP_PROXY,/,
+  );
+  assert.equal(
+    await run(`.withProxy(${JSON.stringify(proxy.url)})`, "/explicit", {}, [ENV_FLAG]),
+    "status 200\n",
+  );
+  // Deno's NO_PROXY would take an explicit proxy's hosts around it: refused.
+  assert.match(
+    await run(
+      `.withProxy(${JSON.stringify(proxy.url)})`,
+      "/explicit-no",
+      { NO_PROXY: "127.0.0.1" },
+      [
+        ENV_FLAG,
+      ],
+    ),
+    /^error HttpClientException .*cannot be used for 127\.0\.0\.1:\d+ on Deno: the environment's NO_PROXY/,
+  );
+  const log = await proxy.log();
+  for (const path of ["/env", "/env-flag", "/explicit"]) {
+    assert.ok(log.includes(`GET ${origin}${path} `), `${path}: ${log}`);
+  }
+  assert.ok(!log.includes("/no-proxy"), log);
+  assert.deepEqual(seen, ["/env", "/env-flag", "/no-proxy", "/null-direct", "/explicit"]);
+});
