@@ -95,14 +95,13 @@ export async function sendSingleRequest(
         url: wire.url,
         request,
       };
-      return streamedCall(
-        response,
-        step,
-        { ...init, elapsedMs: performance.now() - since },
-        options,
-        (error) => toClientError(error, request, step, options),
+      return streamedCall({
+        wire: response,
+        abort: step,
+        init: { ...init, elapsedMs: performance.now() - since },
+        toClientError: (error) => toClientError(error, request, step, options),
         since,
-      );
+      }, options);
     }
     const content = await readBody(response, options.maxResponseBytes, options.onDownloadProgress);
     return receivedResponse({

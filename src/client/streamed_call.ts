@@ -29,22 +29,27 @@ export interface StreamedCallOptions extends AbortSources {
   readonly onDownloadProgress?: ProgressCallback | undefined;
 }
 
-/**
- * The streamed response for `wire`, whose head arrived in the exchange
- * `abort` (its timeout already stopped). `toClientError` turns what the
- * body's stream throws into the library's exception; `since` is when the
- * call's exchange started.
- */
+/** The exchange a streamed body comes from, at its head. */
+export interface StreamedExchange {
+  /** The response, its body unread. */
+  readonly wire: WireResponse;
+  /** The exchange's abort, its timeout already stopped. */
+  readonly abort: Abort;
+  /** The response's fields, but its content. */
+  readonly init: Omit<HttpResponseInit, "content">;
+  /** Turns what the body's stream throws into the library's exception. */
+  readonly toClientError: (error: unknown) => unknown;
+  /** When the call's exchange started (`performance.now()`). */
+  readonly since: number;
+}
+
+/** The streamed response of `exchange`, its body read under `options`. */
 export function streamedCall(
-  wire: WireResponse,
-  abort: Abort,
-  init: Omit<HttpResponseInit, "content">,
+  exchange: StreamedExchange,
   options: StreamedCallOptions,
-  toClientError: (error: unknown) => unknown,
-  since: number,
 ): HttpResponse {
-  const body = new WireBody(wire, abort, init, options, toClientError, since);
-  const response = streamedResponse(init, body);
+  const body = new WireBody(exchange, options);
+  const response = streamedResponse(exchange.init, body);
   bodies.set(response, body);
   return response;
 }
@@ -82,20 +87,14 @@ class WireBody implements StreamedBody {
     this.#settle();
   };
 
-  constructor(
-    wire: WireResponse,
-    abort: Abort,
-    init: Omit<HttpResponseInit, "content">,
-    options: StreamedCallOptions,
-    toClientError: (error: unknown) => unknown,
-    since: number,
-  ) {
+  constructor(exchange: StreamedExchange, options: StreamedCallOptions) {
+    const { wire, abort } = exchange;
     this.#wire = wire;
     this.#abort = abort;
-    this.#init = init;
+    this.#init = exchange.init;
     this.#options = options;
-    this.#toClientError = toClientError;
-    this.#since = since;
+    this.#toClientError = exchange.toClientError;
+    this.#since = exchange.since;
     this.#inner = wire.body;
     if (this.#inner === null) {
       this.settled = true;

@@ -94,7 +94,9 @@ export class HttpResponse {
     if (init.encoding !== undefined) this.encoding = init.encoding;
     if (streamed !== undefined) {
       STREAMED.set(this, streamed);
-      Object.defineProperty(this, "content", { enumerable: true, get: notRead });
+      // Not enumerable: a spread or Object.entries of the response must not
+      // throw, and a copy has no content to show until the body is read.
+      Object.defineProperty(this, "content", { enumerable: false, get: notRead });
     }
     Object.freeze(this);
   }

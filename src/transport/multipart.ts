@@ -67,7 +67,8 @@ export function encodeMultipart(parts: readonly FormPart[]): Multipart {
 
 /**
  * The chunks one after another as a stream, each source streamed when its
- * turn comes (a file is opened then); cancelling it cancels the one read.
+ * turn comes (a file is opened then) and read only as the transport asks;
+ * cancelling it cancels the one read.
  */
 function concatenated(chunks: readonly PartContent[]): ReadableStream<Uint8Array> {
   let index = 0;
@@ -92,5 +93,5 @@ function concatenated(chunks: readonly PartContent[]): ReadableStream<Uint8Array
       controller.close();
     },
     cancel: (reason) => reader?.cancel(reason),
-  });
+  }, { highWaterMark: 0 });
 }

@@ -3,6 +3,8 @@
 // as it is (marked, so the send path neither wraps nor retries it) and the
 // reader that called it drops the connection.
 
+import { uploadReader } from "./byte_stream.ts";
+
 /**
  * How far a body has moved: bytes so far, and the total and fraction when
  * the total is known (the call options `onUploadProgress` and
@@ -83,7 +85,8 @@ export function countedUpload(
   callback: ProgressCallback,
   failed: { failure?: ProgressFailure },
 ): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+  // A file's stream is read in small chunks of our own (see uploadReader).
+  const reader = uploadReader(body);
   let transferred = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

@@ -5,6 +5,7 @@
 
 import { fetchTransport } from "./fetch_transport.ts";
 import { denoProxyTransport } from "./deno_proxy.ts";
+import { uploadReader } from "./byte_stream.ts";
 import type { DenoEnv } from "./deno_proxy.ts";
 import type { FileSource, NetworkOptions, Pool, PoolOptions, Runtime } from "./types.ts";
 
@@ -60,20 +61,21 @@ async function openFile(path: string): Promise<FileSource> {
 
 /**
  * The file's bytes as a stream that opens it on the first read, so a body
- * never read (the request failed first) leaves no file open. The file's own
- * stream closes it at its end or when cancelled.
+ * never read (the request failed first) leaves no file open, and reads it
+ * in small chunks only as they are asked for. The file's own stream closes
+ * it at its end or when cancelled.
  */
 function lazyFileStream(
   open: () => Promise<{ readable: ReadableStream<Uint8Array> }>,
 ): ReadableStream<Uint8Array> {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let reader: ReturnType<typeof uploadReader> | undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      reader ??= (await open()).readable.getReader();
+      reader ??= uploadReader((await open()).readable);
       const { done, value } = await reader.read();
       if (done) controller.close();
       else controller.enqueue(value);
     },
     cancel: (reason) => reader?.cancel(reason),
-  });
+  }, { highWaterMark: 0 });
 }

@@ -19,7 +19,9 @@ import { rssGrowth } from "./helpers.mjs";
 
 const MiB = 2 ** 20;
 const SIZE = 256 * MiB;
-const BOUND = 96 * MiB;
+// Measured: 64–66 MiB here (Node 20): Node's own Blob stream leaves tens of MiB of chunks
+// to collect, whoever reads it.
+const BOUND = 80 * MiB;
 const MARKS = [0, 1, 4095, 65_537, 7 * MiB + 3, 133 * MiB, SIZE - 11];
 
 async function largeFile(dir, name) {
