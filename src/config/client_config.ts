@@ -17,6 +17,7 @@ import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { TokenAuthHook } from "../auth/token_auth_hook.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 import { DEFAULT_CONFIG } from "./defaults.ts";
+import { checkCookieJar, type CookieJarLike } from "../cookies/cookie_jar.ts";
 import type { HttpClientConfig } from "./http_client_config.ts";
 import type { LoggingOptions, TokenAuthOptions } from "./builder_options.ts";
 import {
@@ -29,7 +30,7 @@ import {
 } from "./config_checks.ts";
 
 export { DEFAULT_CONFIG };
-export type { FetchLike, HttpClientConfig, PoolOptions };
+export type { CookieJarLike, FetchLike, HttpClientConfig, PoolOptions };
 
 /**
  * Builds an {@linkcode HttpClientConfig}. Every `with*` call checks its input
@@ -274,6 +275,19 @@ export class HttpClientConfigBuilder {
    */
   withAuthOrigins(origins: Iterable<string | URL>): this {
     this.#config.authOrigins = checkAuthOrigins(origins);
+    return this;
+  }
+
+  /**
+   * Keeps cookies (default: none, so a client shared by many users never
+   * mixes their sessions): in a jar of the client's own, in memory, or in
+   * `jar`; `null` turns them off. See {@linkcode CookieJarLike}.
+   *
+   * @param jar A tough-cookie `CookieJar`, or any {@linkcode CookieJarLike}.
+   * @returns This builder.
+   */
+  withCookies(jar?: CookieJarLike | null): this {
+    this.#config.cookies = checkCookieJar(jar);
     return this;
   }
 
