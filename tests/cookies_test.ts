@@ -197,6 +197,11 @@ Deno.test("withCookies(): cookie values show in no log, view, JSON or error", as
   const response = await client.get("/login");
   await client.get("/me", { headers: { Cookie: `own=${SECRET}` } });
   assert.equal(server.last().headers["cookie"], `own=${SECRET}; sid=${SECRET}`);
+  // The jar's cookies are added as the request goes on the wire: the
+  // request a response carries, and its cURL command, never hold them.
+  const later = await client.get("/me");
+  assert.equal(server.last().headers["cookie"], `sid=${SECRET}`);
+  assert.equal(later.request.headers, undefined);
   // The jar's cookie goes to the dropping listener too (a cookie ignores the port).
   const error = await rejectsWith(client.get(server.dropUrl), ConnectionException, /GET/);
   const shown = [
@@ -207,6 +212,7 @@ Deno.test("withCookies(): cookie values show in no log, view, JSON or error", as
     JSON.stringify(response),
     Deno.inspect(response, { depth: 10 }),
     JSON.stringify(error),
+    later.request.toCurl(),
     Deno.inspect(error, { depth: 10 }),
     String(error),
     ...lines.map(([, message]) => message),
