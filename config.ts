@@ -16,7 +16,12 @@
  */
 
 export { HttpClientConfigBuilder } from "./src/config/client_config.ts";
-export type { HttpClientConfig, PoolOptions, ProxyOptions } from "./src/config/client_config.ts";
+export type {
+  CookieJarLike,
+  HttpClientConfig,
+  PoolOptions,
+  ProxyOptions,
+} from "./src/config/client_config.ts";
 export type { ProxySetting } from "./src/transport/types.ts";
 export type { LoggingOptions, TokenAuthOptions } from "./src/config/builder_options.ts";
 export type { RetryOptions, RetryPolicy } from "./src/config/retry_policy.ts";

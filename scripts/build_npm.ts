@@ -84,6 +84,13 @@ function compile(): void {
   }
 }
 
+/** The version range deno.json's imports give the npm package `name`. */
+function npmVersion(name: string): string {
+  const version = denoJson.imports[name]?.replace(`npm:${name}@`, "");
+  if (version === undefined) throw new Error(`deno.json imports has no ${name} entry`);
+  return version;
+}
+
 function packageJson(): Record<string, unknown> {
   const exports: Record<string, unknown> = {};
   for (const [subpath, file] of Object.entries(denoJson.exports)) {
@@ -91,8 +98,9 @@ function packageJson(): Record<string, unknown> {
     exports[subpath] = { types: `${base}.d.ts`, default: `${base}.js` };
   }
   exports["./package.json"] = "./package.json";
-  const undici = denoJson.imports["undici"]?.replace(/^npm:undici@/, "");
-  if (undici === undefined) throw new Error("deno.json imports has no undici entry");
+  const undici = npmVersion("undici");
+  // The cookie jar of withCookies() without a jar of the caller's own.
+  const toughCookie = npmVersion("tough-cookie");
   return {
     name: denoJson.name,
     version: denoJson.version,
@@ -109,7 +117,7 @@ function packageJson(): Record<string, unknown> {
     engines: { node: ">=20.18.1" },
     // A scoped package is private on npm unless published as public.
     publishConfig: { access: "public" },
-    dependencies: { undici },
+    dependencies: { "tough-cookie": toughCookie, undici },
     keywords: ["http", "client", "fetch", "undici", "retry", "oauth", "curl", "deno"],
   };
 }

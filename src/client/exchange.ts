@@ -25,6 +25,8 @@ import { cancelTimeout } from "./deadline/timeouts.ts";
 import { streamedCall } from "./streamed_call.ts";
 import { sendCounted } from "./upload_progress.ts";
 import { type ProgressCallback, ProgressFailure } from "../transport/progress.ts";
+import { addJarCookies, storeCookies } from "../cookies/jar_cookies.ts";
+import type { CookieJarLike } from "../cookies/cookie_jar.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
 export interface SendOptions extends AbortSources, CallTimeouts {
@@ -44,6 +46,8 @@ export interface SendOptions extends AbortSources, CallTimeouts {
   readonly onUploadProgress?: ProgressCallback | undefined;
   /** Told how far each response body has been read. */
   readonly onDownloadProgress?: ProgressCallback | undefined;
+  /** The cookie jar each hop's request takes its cookies from and each response stores its own in. */
+  readonly cookies?: CookieJarLike | undefined;
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -78,10 +82,13 @@ export async function sendSingleRequest(
 ): Promise<HttpResponse | Redirect> {
   try {
     const pending = toWireRequest(hop);
-    const wire = pending instanceof Promise ? await pending : pending;
+    let wire = pending instanceof Promise ? await pending : pending;
+    const jar = options.cookies;
+    if (jar !== undefined) wire = await addJarCookies(wire, jar, request);
     const response = options.onUploadProgress === undefined
       ? await options.transport(wire, step)
       : await sendCounted(wire, step, options.transport, options.onUploadProgress);
+    if (jar !== undefined) await storeCookies(jar, response.headers, wire.url);
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
       return new Redirect(response.status, response.location, wire.url);

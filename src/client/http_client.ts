@@ -6,14 +6,14 @@ import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { configView } from "../config/_config_view.ts";
 import { runtime } from "../transport/runtime.ts";
-import type { Pool } from "../transport/types.ts";
+import type { Pool, Transport } from "../transport/types.ts";
+import { MemoryCookieJar } from "../cookies/memory_jar.ts";
 import { CallsInFlight, executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import { abortSteps } from "./deadline/abort.ts";
 import { authScope } from "./auth_scope.ts";
 import { prepareRequest } from "./prepare.ts";
 import { fetchTransport } from "../transport/fetch_transport.ts";
-import type { Transport } from "../transport/types.ts";
 import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import type { CallOptions, RequestOptions } from "./call_options.ts";
 
@@ -288,6 +288,7 @@ export class HttpClient {
       errorHooks: config.errorHooks,
       retry: config.retry,
       authHook: config.authHook,
+      cookies: config.cookies === true ? new MemoryCookieJar() : config.cookies,
       ...authScope(config),
       calls: this.#calls,
     };

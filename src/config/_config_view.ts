@@ -1,6 +1,7 @@
 // What console.log() and JSON.stringify() show of a configuration: the base
 // URL's user-info, credential-like default headers and pool options (a
-// proxy's `basicAuth`, a proxy URL's user-info, a TLS `key`) masked.
+// proxy's `basicAuth`, a proxy URL's user-info, a TLS `key`) masked; a
+// cookie jar by name only.
 
 import type { HttpClientConfig } from "./client_config.ts";
 import { maskDeepForView, maskHeadersForView, redactUrl } from "../masking/views.ts";
@@ -15,6 +16,8 @@ export function configView(config: HttpClientConfig): Record<string, unknown> {
     headers: maskHeadersForView(config.headers),
     pool: config.pool === undefined ? undefined : maskDeepForView(config.pool, true),
     authOrigins: config.authOrigins === undefined ? undefined : [...config.authOrigins],
+    // A jar holds the session's cookies: it is named, never shown.
+    cookies: typeof config.cookies === "object" ? "[cookie jar]" : config.cookies,
   };
 }
 

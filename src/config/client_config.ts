@@ -19,6 +19,7 @@ import type { FetchLike, PoolOptions } from "../transport/types.ts";
 import { checkProxy } from "./proxy.ts";
 import type { ProxyOptions } from "./proxy.ts";
 import { DEFAULT_CONFIG } from "./defaults.ts";
+import { checkCookieJar, type CookieJarLike } from "../cookies/cookie_jar.ts";
 import type { HttpClientConfig } from "./http_client_config.ts";
 import type { LoggingOptions, TokenAuthOptions } from "./builder_options.ts";
 import {
@@ -31,7 +32,7 @@ import {
 } from "./config_checks.ts";
 
 export { DEFAULT_CONFIG };
-export type { FetchLike, HttpClientConfig, PoolOptions, ProxyOptions };
+export type { CookieJarLike, FetchLike, HttpClientConfig, PoolOptions, ProxyOptions };
 
 /**
  * Builds an {@linkcode HttpClientConfig}. Every `with*` call checks its input
@@ -304,6 +305,19 @@ export class HttpClientConfigBuilder {
    */
   withAuthOrigins(origins: Iterable<string | URL>): this {
     this.#config.authOrigins = checkAuthOrigins(origins);
+    return this;
+  }
+
+  /**
+   * Keeps cookies (default: none, so a client shared by many users never
+   * mixes their sessions): in a jar of the client's own, in memory, or in
+   * `jar`; `null` turns them off. See {@linkcode CookieJarLike}.
+   *
+   * @param jar A tough-cookie `CookieJar`, or any {@linkcode CookieJarLike}.
+   * @returns This builder.
+   */
+  withCookies(jar?: CookieJarLike | null): this {
+    this.#config.cookies = checkCookieJar(jar);
     return this;
   }
 

@@ -8,13 +8,14 @@ import type {
 import type { RetryPolicy } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
+import type { CookieJarLike } from "../cookies/cookie_jar.ts";
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
  * {@linkcode HttpClientConfigBuilder}. `console.log()` and `JSON.stringify()`
  * of a built one show the base URL's user-info, credential-like default
  * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
- * user-info, a TLS `key`) masked.
+ * user-info, a TLS `key`) masked, and a cookie jar by name only.
  */
 export interface HttpClientConfig {
   /** The base URL relative request URLs are resolved against. */
@@ -55,4 +56,10 @@ export interface HttpClientConfig {
    * With no base URL, the origin of each call's own request as well.
    */
   readonly authOrigins?: ReadonlySet<string>;
+  /**
+   * The cookie jar (default none): `true` for one of the client's own in
+   * memory, else the jar given, which views and `JSON.stringify()` show as
+   * `"[cookie jar]"`, never with its cookies.
+   */
+  readonly cookies?: CookieJarLike | true | undefined;
 }

@@ -54,14 +54,69 @@ export function basicAuthorization(username: string, password: string): string {
   return `Basic ${btoa(binary)}`;
 }
 
-/** A header record whose repeated headers are lists (undici's): each list joined by ", ", as `Headers.get` does. */
+/**
+ * Where a header record keeps its Set-Cookie lines apart when there were
+ * several: a key that is not enumerable, so the record reads, spreads and
+ * serializes as the plain record of joined values it is.
+ */
+export const SET_COOKIE_LINES: unique symbol = Symbol("set-cookie lines");
+
+/** A header record that may carry its Set-Cookie lines apart ({@linkcode SET_COOKIE_LINES}). */
+export type JoinedHeaders = Record<string, string> & { [SET_COOKIE_LINES]?: readonly string[] };
+
+/**
+ * A header record whose repeated headers are lists (undici's): each list
+ * joined by ", ", as `Headers.get` does; several Set-Cookie lines, which a
+ * comma cannot join, are also kept apart.
+ */
 export function joinHeaders(
   headers: Record<string, string | string[] | undefined>,
-): Record<string, string> {
-  const record: Record<string, string> = {};
+): JoinedHeaders {
+  const record: JoinedHeaders = {};
   for (const name in headers) {
     const value = headers[name];
-    if (value !== undefined) record[name] = Array.isArray(value) ? value.join(", ") : value;
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) record[name] = value;
+    else {
+      record[name] = value.join(", ");
+      if (name === "set-cookie") keepSetCookieLines(record, value);
+    }
   }
   return record;
+}
+
+/** Keeps `lines` apart in `record` (see {@linkcode SET_COOKIE_LINES}). */
+export function keepSetCookieLines(record: JoinedHeaders, lines: readonly string[]): void {
+  Object.defineProperty(record, SET_COOKIE_LINES, { value: lines });
+}
+
+/**
+ * The headers of a response as the transports give them: a `Headers` (fetch's,
+ * whose guard makes them immutable), or a record with lower-case names that
+ * nothing else holds (several Set-Cookie lines kept apart in it).
+ */
+export type WireHeaders = Headers | Readonly<JoinedHeaders>;
+
+/**
+ * The values of header `lower` (a lower-case name) kept apart: each
+ * Set-Cookie line on its own; any other header as the one value its lines
+ * make joined with ", " (HTTP allows that join for every header but
+ * Set-Cookie, and `fetch` gives no other form), or none when absent.
+ */
+export function headerValuesOf(
+  headers: WireHeaders,
+  lower: string,
+): string[] {
+  if (headers instanceof Headers) {
+    // getSetCookie() is missing only from the Headers of an old custom fetch.
+    if (lower === "set-cookie" && typeof headers.getSetCookie === "function") {
+      return headers.getSetCookie();
+    }
+    const value = headers.get(lower);
+    return value === null ? [] : [value];
+  }
+  const lines = lower === "set-cookie" ? headers[SET_COOKIE_LINES] : undefined;
+  if (lines !== undefined) return [...lines];
+  const value = headers[lower];
+  return value === undefined ? [] : [value];
 }

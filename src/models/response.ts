@@ -1,11 +1,10 @@
 import { describeCall, ResponseParseException } from "../errors.ts";
 import type { HttpRequest } from "./request.ts";
 import { lines } from "../http/lines.ts";
-import { events } from "../http/sse.ts";
-import type { ServerSentEvent } from "../http/sse.ts";
+import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
+import { events, type ServerSentEvent } from "../http/sse.ts";
 import { charsetOf, contentStream, decoderFor, lowerCaseHeaders } from "./streamed_body.ts";
-import { NO_CONTENT, notRead, STREAMED } from "./streamed_body.ts";
-import type { StreamedBody } from "./streamed_body.ts";
+import { NO_CONTENT, notRead, STREAMED, type StreamedBody } from "./streamed_body.ts";
 import {
   defineRedactedInspect,
   jsonView,
@@ -144,6 +143,18 @@ export class HttpResponse {
   }
 
   /**
+   * Reads every value of a header without regard to case, kept apart: each
+   * `Set-Cookie` line on its own (a comma cannot join them); any other header
+   * as one value, its repeated lines joined with `", "` as `fetch` gives them.
+   *
+   * @param name The header name.
+   * @returns The values in the order received; empty when absent.
+   */
+  headerValues(name: string): string[] {
+    return headerValuesOf(this.#headers ?? this.#received!, name.toLowerCase());
+  }
+
+  /**
    * Parses the body as JSON.
    *
    * @typeParam T The type the caller expects (not checked).
@@ -256,13 +267,6 @@ defineRedactedInspect(HttpResponse, (response) => ({
   request: response.request,
   encoding: response.encoding,
 }));
-
-/**
- * The headers of a response as the transports give them: a `Headers` (fetch's,
- * whose guard makes them immutable), or a record with lower-case names that
- * nothing else holds.
- */
-export type WireHeaders = Headers | Readonly<Record<string, string>>;
 
 /**
  * The second constructor argument that marks a response the transport

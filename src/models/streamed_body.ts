@@ -4,6 +4,8 @@
 
 import { describeCall, ResponseNotReadException } from "../errors.ts";
 import type { HttpResponse } from "./response.ts";
+import { keepSetCookieLines, SET_COOKIE_LINES } from "../http/headers.ts";
+import type { JoinedHeaders } from "../http/headers.ts";
 
 /** The body of a streamed response, until it is read, cancelled or fails. */
 export interface StreamedBody {
@@ -39,16 +41,27 @@ export function contentStream(content: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
-/** The header helpers of a response, kept here so response.ts stays short. */
+/**
+ * The header helpers of a response, kept here so response.ts stays short.
+ * Repeated names are joined with ", "; several Set-Cookie lines are also
+ * kept apart, for `headerValues()`.
+ */
 export function lowerCaseHeaders(
-  headers: Readonly<Record<string, string>> | Headers,
-): Record<string, string> {
-  const lower: Record<string, string> = {};
+  headers: Readonly<JoinedHeaders> | Headers,
+): JoinedHeaders {
+  const lower: JoinedHeaders = {};
   const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
+  let lines = headers instanceof Headers ? undefined : headers[SET_COOKIE_LINES];
+  let cookieLines: string[] | undefined;
   for (const [name, value] of entries) {
     const key = name.toLowerCase();
+    if (key === "set-cookie") (cookieLines ??= []).push(value);
     lower[key] = key in lower ? `${lower[key]}, ${value}` : value;
   }
+  if (lines === undefined && cookieLines !== undefined && cookieLines.length > 1) {
+    lines = cookieLines;
+  }
+  if (lines !== undefined) keepSetCookieLines(lower, lines);
   return lower;
 }
 

@@ -1,0 +1,77 @@
+// The cookie jar on the send path: each request the exchange sends (every
+// redirect hop, every retry) asks the jar for the cookies of its own URL,
+// and every response head, a redirect's too, hands its Set-Cookie lines to
+// the jar before the next hop is built.
+
+import { describeCall, HttpClientException } from "../errors.ts";
+import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
+import type { HttpRequest } from "../models/request.ts";
+import type { WireRequest } from "../transport/types.ts";
+import type { CookieJarLike } from "./cookie_jar.ts";
+
+/**
+ * `wire` with the jar's cookies for its URL in its `Cookie` header. A
+ * `Cookie` header of the request's own is kept and wins for the names it
+ * sets; the jar's other cookies are appended to it. A jar that fails fails
+ * the call of `request` with an {@linkcode HttpClientException}.
+ */
+export async function addJarCookies(
+  wire: WireRequest,
+  jar: CookieJarLike,
+  request: HttpRequest,
+): Promise<WireRequest> {
+  let cookies: string;
+  try {
+    cookies = await jar.getCookieString(wire.url);
+  } catch (cause) {
+    throw new HttpClientException(`Cookie jar failed: ${describeCall(request)}`, {
+      request,
+      cause,
+    });
+  }
+  if (typeof cookies !== "string" || cookies === "") return wire;
+  return { ...wire, headers: mergeCookieHeader(wire.headers, cookies) };
+}
+
+/**
+ * `headers` with `cookies` (a `Cookie` value) added: as the header when there
+ * is none, else appended to the one there, but for the names it already has.
+ */
+export function mergeCookieHeader(
+  headers: Readonly<Record<string, string>>,
+  cookies: string,
+): Record<string, string> {
+  let name: string | undefined;
+  for (const key in headers) if (key.toLowerCase() === "cookie") name = key;
+  const own = name === undefined ? "" : headers[name] ?? "";
+  if (own === "") return { ...headers, [name ?? "cookie"]: cookies };
+  const given = new Set(own.split(";").map(cookieName));
+  const added = cookies.split(";").filter((pair) => !given.has(cookieName(pair)));
+  if (added.length === 0) return { ...headers };
+  return { ...headers, [name!]: `${own}; ${added.map((pair) => pair.trim()).join("; ")}` };
+}
+
+/** The name of a `name=value` pair of a Cookie header (a pair without `=` has the empty name). */
+function cookieName(pair: string): string {
+  const equals = pair.indexOf("=");
+  return equals === -1 ? "" : pair.slice(0, equals).trim();
+}
+
+/**
+ * Hands the Set-Cookie lines of a response from `url` to the jar, in the
+ * order received (a later line replaces an earlier one of the same cookie).
+ * A line the jar refuses (its rejection) is dropped, as a browser drops it.
+ */
+export async function storeCookies(
+  jar: CookieJarLike,
+  headers: WireHeaders,
+  url: string,
+): Promise<void> {
+  for (const line of headerValuesOf(headers, "set-cookie")) {
+    try {
+      await jar.setCookie(line, url);
+    } catch {
+      // Refused (a public suffix, another domain, a malformed line): not stored.
+    }
+  }
+}
