@@ -16,7 +16,7 @@
  */
 
 export { HttpClientConfigBuilder } from "./src/config/client_config.ts";
-export type { HttpClientConfig, PoolOptions } from "./src/config/client_config.ts";
+export type { HttpClientConfig, PoolOptions, TlsOptions } from "./src/config/client_config.ts";
 export type { LoggingOptions, TokenAuthOptions } from "./src/config/builder_options.ts";
 export type { RetryOptions, RetryPolicy } from "./src/config/retry_policy.ts";
 export { TokenData } from "./src/config/token_data.ts";

@@ -22,6 +22,8 @@ import { recordingLogger } from "./helpers.ts";
 
 const PASSWORD = "pw-s3cret";
 const TOKEN = "us3r-t0ken";
+/** A client certificate's shape: the checks look for the PEM block, not the DER inside. */
+const PEM_CERT = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
 const QUERY_SECRETS = ["q-acc3ss", "q-ap1key", "q-s1gnature", "q-t3nant"];
 
 /** Every text a value can be shown as. */
@@ -109,7 +111,10 @@ Deno.test("A password in any URL spelling is masked in the errors of a closed cl
       const port = closedPort();
       for (const url of spellings(userInfo, `127.0.0.1:${port}`)) {
         const error = await fail(client, url);
-        assert.match(error.message, /^Connection failed: GET http:\/\/127\.0\.0\.1:\d+\/x /);
+        assert.match(
+          error.message,
+          /^Connection failed: connection refused \(.+\): GET http:\/\/127\.0\.0\.1:\d+\/x$/,
+        );
       }
       for (const url of [`//${userInfo}@127.0.0.1/x`]) {
         const error = await fail(client, url);
@@ -237,7 +242,10 @@ Deno.test("console.log() and JSON.stringify() of a client and its configuration 
         url: "http://proxy:pr0xy-url-s3cret@127.0.0.1:3128",
         basicAuth: { username: "ada", password: "pr0xy-s3cret" },
       },
-      key: "PRIVATE KEY s3cret",
+    })
+    .withTls({
+      cert: PEM_CERT,
+      key: "-----BEGIN PRIVATE KEY-----\nPRIVATE KEY s3cret\n-----END PRIVATE KEY-----",
     })
     .build();
   using client = new HttpClient(config);
@@ -253,10 +261,15 @@ Deno.test("console.log() and JSON.stringify() of a client and its configuration 
       url: "http://proxy:***@127.0.0.1:3128/",
       basicAuth: { username: "ada", password: "***" },
     },
-    key: "***",
   });
+  assert.deepEqual(json.config.tls, { cert: PEM_CERT, key: "***" });
+  assert.deepEqual(JSON.parse(JSON.stringify(config)).tls, json.config.tls);
   assert.deepEqual(JSON.parse(JSON.stringify(config)).pool, json.config.pool);
-  assert.equal(client.config.pool?.key, "PRIVATE KEY s3cret", "the config itself is unchanged");
+  assert.match(
+    client.config.tls?.key ?? "",
+    /PRIVATE KEY s3cret/,
+    "the config itself is unchanged",
+  );
 });
 
 Deno.test("No generated password, token or query secret in any URL spelling appears in any output", async () => {

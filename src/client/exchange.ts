@@ -16,6 +16,7 @@ import type { HttpResponse } from "../models/response.ts";
 import type { AbortSources, Step } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
+import { connectionCause } from "../transport/connection_cause.ts";
 import { discardBody, readBody } from "../transport/read_body.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
 import type { Transport, WireResponse } from "../transport/types.ts";
@@ -140,7 +141,8 @@ function isRedirect(response: WireResponse): response is WireResponse & { locati
  * The library's exception for `error`, thrown by the transport or the body
  * read in `step` of `request`: a
  * {@linkcode TimeoutException} once the step's timeout expired, a
- * {@linkcode ConnectionException} for a refused, reset or cut connection,
+ * {@linkcode ConnectionException} for a refused, reset or cut connection
+ * (its message naming the cause: {@linkcode connectionCause}),
  * an {@linkcode HttpClientException} for a close or an abort.
  */
 function toClientError(
@@ -178,8 +180,11 @@ function toClientError(
   }
   const ended = stepEndedError(request, step, options, error);
   if (ended !== undefined) return ended;
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ConnectionException(`Connection failed: ${target} (${reason})`, {
+  // The cause first, named ("connection refused", "TLS certificate not
+  // trusted"…) with the runtime's words, then the call: one line.
+  const { label, detail } = connectionCause(error);
+  const reason = label === undefined ? ` (${detail})` : `: ${label} (${detail})`;
+  return new ConnectionException(`Connection failed${reason}: ${target}`, {
     request,
     cause: error,
   });

@@ -270,7 +270,7 @@ export class HttpClient {
     let transport: Transport;
     if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
     else {
-      this.#pool = runtime.createPool(config.pool);
+      this.#pool = runtime.createPool(config.pool, { tls: config.tls });
       transport = this.#pool.transport;
     }
     return {

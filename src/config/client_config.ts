@@ -16,6 +16,8 @@ import type { RetryOptions } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { TokenAuthHook } from "../auth/token_auth_hook.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
+import { checkNetwork, checkTls } from "./tls.ts";
+import type { TlsOptions } from "./tls.ts";
 import { DEFAULT_CONFIG } from "./defaults.ts";
 import type { HttpClientConfig } from "./http_client_config.ts";
 import type { LoggingOptions, TokenAuthOptions } from "./builder_options.ts";
@@ -29,7 +31,7 @@ import {
 } from "./config_checks.ts";
 
 export { DEFAULT_CONFIG };
-export type { FetchLike, HttpClientConfig, PoolOptions };
+export type { FetchLike, HttpClientConfig, PoolOptions, TlsOptions };
 
 /**
  * Builds an {@linkcode HttpClientConfig}. Every `with*` call checks its input
@@ -167,6 +169,29 @@ export class HttpClientConfigBuilder {
   }
 
   /**
+   * Trusts extra CA certificates beside the system's roots, and sends a
+   * client certificate to servers that ask for one. A runtime or a custom
+   * `withFetch` transport that cannot apply them fails `build()`.
+   *
+   * @param options `caCerts`, and `cert` with `key` (PEM); the key is masked in every view.
+   * @returns This builder.
+   *
+   * @example Trust a private CA
+   * ```ts
+   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
+   * const config = new HttpClientConfigBuilder().withTls({ caCerts: [pem] }).build();
+   * assert.deepEqual(config.tls?.caCerts, [pem]);
+   * ```
+   */
+  withTls(options: TlsOptions): this {
+    this.#config.tls = checkTls(options);
+    return this;
+  }
+
+  /**
    * Sets a custom transport used instead of the pooled `fetch`.
    *
    * @param fetchLike A function with `fetch`'s signature.
@@ -284,6 +309,7 @@ export class HttpClientConfigBuilder {
    */
   build(): HttpClientConfig {
     const config = this.#config;
+    checkNetwork(config);
     return Object.freeze(withRedactedView({
       ...config,
       requestHooks: Object.freeze([...config.requestHooks]),

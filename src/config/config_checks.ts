@@ -24,10 +24,23 @@ export function checkBaseUrl(baseUrl: unknown): string {
   return String(baseUrl);
 }
 
-/** A frozen copy of the pool options, which must be a plain object. */
+/** The TLS options, which `withTls()` sets the same way on every runtime. */
+const TLS_POOL_OPTIONS = ["caCerts", "cert", "key"] as const;
+
+/**
+ * A frozen copy of the pool options, which must be a plain object. TLS
+ * options are refused there: Deno and Node spell and apply them
+ * differently (Node's `ca` replaces the default roots), `withTls()` does it
+ * alike.
+ */
 export function checkPool(options: PoolOptions): Readonly<PoolOptions> {
   if (!isPlainRecord(options)) {
     throw new TypeError(`Invalid pool: expected an object, got ${describeType(options)}`);
+  }
+  for (const name of TLS_POOL_OPTIONS) {
+    if (name in options) {
+      throw new TypeError(`Invalid pool: ${name} is a TLS option, set it with withTls()`);
+    }
   }
   return Object.freeze({ ...options });
 }

@@ -8,6 +8,7 @@ import type {
 import type { RetryPolicy } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
+import type { TlsSettings } from "./tls.ts";
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
@@ -33,6 +34,8 @@ export interface HttpClientConfig {
   readonly maxResponseBytes: number;
   /** Options of the connection pool. */
   readonly pool?: Readonly<PoolOptions>;
+  /** Extra CA certificates and a client certificate (`withTls`); the key is masked in views. */
+  readonly tls?: TlsSettings;
   /** A custom transport used instead of the pooled `fetch`. */
   readonly fetch?: FetchLike;
   /** Request hooks, in registration order. */

@@ -4,7 +4,7 @@
 // this file imports no `node:` module.
 
 import { fetchTransport } from "./fetch_transport.ts";
-import type { FileSource, Pool, PoolOptions, Runtime } from "./types.ts";
+import type { FileSource, NetworkOptions, Pool, PoolOptions, Runtime } from "./types.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
 interface DenoApi {
@@ -17,14 +17,18 @@ interface DenoApi {
 const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;
 
 /** Deno's pool and files; elsewhere the global `fetch`, and no files. */
-export const runtime: Runtime = { createPool, openFile };
+export const runtime: Runtime = { pooled: deno !== undefined, createPool, openFile };
 
-/** Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere. */
-function createPool(options: PoolOptions = {}): Pool {
+/**
+ * Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere
+ * (where the builder has refused network settings). Deno trusts `caCerts`
+ * in addition to its root store, as `withTls` promises.
+ */
+function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
   if (deno === undefined) {
     return { transport: fetchTransport((input, init) => fetch(input, init)), close() {} };
   }
-  const client = deno.createHttpClient(options);
+  const client = deno.createHttpClient({ ...options, ...network.tls });
   return {
     // Deno's fetch decodes gzip and br but leaves a deflate body encoded.
     transport: fetchTransport(fetch, { init: { client } as RequestInit, inflate: true }),

@@ -4,26 +4,41 @@
 // Node), reads files with node:fs, and never branches on the runtime again.
 // Like `runtime.ts`, it exports one `Runtime` as `runtime`.
 
-import { openAsBlob } from "node:fs";
+import { openAsBlob, readFileSync } from "node:fs";
+import process from "node:process";
+import tls from "node:tls";
 import { readFile, stat } from "node:fs/promises";
 import { Agent } from "undici";
 import type { Dispatcher } from "undici";
 import { UndiciExchange } from "./undici_exchange.ts";
-import type { FileSource, Pool, PoolOptions, Runtime, WireRequest, WireResponse } from "./types.ts";
+import type {
+  FileSource,
+  NetworkOptions,
+  Pool,
+  PoolOptions,
+  Runtime,
+  WireRequest,
+  WireResponse,
+} from "./types.ts";
+import type { TlsSettings } from "../config/tls.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** An undici `Agent` per pool, and node:fs. */
-export const runtime: Runtime = { createPool, openFile };
+export const runtime: Runtime = { pooled: true, createPool, openFile };
 
 /**
  * Creates a pool: an undici `Agent`. Deno's option names map to undici's
  * (`poolIdleTimeout` → `keepAliveTimeout`, `http2` → `allowH2`); other
  * options pass through to the Agent. undici's own headers and body timeouts
- * are off: the client's timeout covers the whole exchange.
+ * are off: the client's timeout covers the whole exchange. TLS settings go
+ * into the Agent's `connect` options ({@linkcode tlsConnectOptions}).
  */
-function createPool(options: PoolOptions = {}): Pool {
+function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
   const { poolIdleTimeout, poolMaxIdlePerHost: _, http1: __, http2, ...rest } = options;
   const agentOptions: Agent.Options = { headersTimeout: 0, bodyTimeout: 0, ...rest };
+  if (network.tls !== undefined) {
+    agentOptions.connect = { ...agentOptions.connect, ...tlsConnectOptions(network.tls) };
+  }
   if (typeof poolIdleTimeout === "number") agentOptions.keepAliveTimeout = poolIdleTimeout;
   if (poolIdleTimeout === false) agentOptions.keepAliveMaxTimeout = 2 ** 31 - 1;
   if (http2 !== undefined) agentOptions.allowH2 = http2;
@@ -32,6 +47,43 @@ function createPool(options: PoolOptions = {}): Pool {
     transport: (wire, abort) => send(agent, wire, abort),
     close: () => void agent.destroy().catch(() => {}),
   };
+}
+
+/**
+ * The `tls.connect()` options for `settings`. Node's `ca` replaces the
+ * roots it trusts by default, so the default ones (the bundled roots, and
+ * `NODE_EXTRA_CA_CERTS` and the system's where Node is told to use them)
+ * are given with the extra CAs: a private CA must not make public sites
+ * untrusted.
+ */
+function tlsConnectOptions(settings: TlsSettings): Record<string, unknown> {
+  const connect: Record<string, unknown> = {};
+  if (settings.caCerts !== undefined) {
+    connect.ca = [...defaultCaCerts(), ...settings.caCerts];
+  }
+  if (settings.cert !== undefined) {
+    connect.cert = settings.cert;
+    connect.key = settings.key;
+  }
+  return connect;
+}
+
+/**
+ * The CA certificates Node trusts by default: `tls.getCACertificates()`
+ * where Node has it (22.15, 23.5), else the bundled roots and the file
+ * `NODE_EXTRA_CA_CERTS` names, which Node adds to them.
+ */
+function defaultCaCerts(): readonly string[] {
+  const { getCACertificates } = tls as { getCACertificates?: (type: string) => string[] };
+  if (getCACertificates !== undefined) return getCACertificates("default");
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  if (extra === undefined || extra === "") return tls.rootCertificates;
+  try {
+    return [...tls.rootCertificates, readFileSync(extra, "utf8")];
+  } catch {
+    // Node itself only warns when the file cannot be read.
+    return tls.rootCertificates;
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
 // runtime_node.ts); nothing above this folder knows which one runs.
 
 import type { Abort } from "../client/deadline/abort.ts";
+import type { TlsSettings } from "../config/tls.ts";
 
 /** One request as it goes on the wire: the final URL, headers and encoded body. */
 export interface WireRequest {
@@ -103,6 +104,16 @@ export interface PoolOptions {
   [option: string]: unknown;
 }
 
+/**
+ * The network settings of a client that a pool applies, one field per
+ * feature; a runtime whose pool cannot apply one refuses it
+ * ({@linkcode Runtime.pooled}).
+ */
+export interface NetworkOptions {
+  /** Extra CA certificates and a client certificate (`withTls`). */
+  readonly tls?: TlsSettings | undefined;
+}
+
 /** A connection pool: the transport bound to it, and the call that releases it. */
 export interface Pool {
   readonly transport: Transport;
@@ -116,8 +127,14 @@ export interface Pool {
  * this one shape.
  */
 export interface Runtime {
-  /** Creates a connection pool with the client's pool options. */
-  createPool(options?: PoolOptions): Pool;
+  /**
+   * False where the runtime has no pool API and sends with the global
+   * `fetch`, which cannot apply {@linkcode NetworkOptions}: the builder
+   * refuses them there.
+   */
+  readonly pooled: boolean;
+  /** Creates a connection pool with the client's pool options and network settings. */
+  createPool(options?: PoolOptions, network?: NetworkOptions): Pool;
   /**
    * Opens a `files` path as a source of known size whose bytes are read
    * only as it is streamed (each stream reads the file anew). Fails, as
