@@ -16,6 +16,7 @@ import { fetchTransport } from "../transport/fetch_transport.ts";
 import type { Transport } from "../transport/types.ts";
 import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import type { CallOptions, RequestOptions } from "./call_options.ts";
+import { tokenSender } from "./token_sender.ts";
 
 export type { CallOptions, RequestOptions };
 
@@ -273,7 +274,7 @@ export class HttpClient {
       this.#pool = runtime.createPool(config.pool, { tls: config.tls });
       transport = this.#pool.transport;
     }
-    return {
+    const options: LifecycleOptions = {
       transport,
       timeout: config.timeout,
       readTimeout: config.readTimeout,
@@ -290,6 +291,9 @@ export class HttpClient {
       ...authScope(config),
       calls: this.#calls,
     };
+    return config.authHook === undefined
+      ? options
+      : { ...options, tokenSender: tokenSender(options, config) };
   }
 }
 
