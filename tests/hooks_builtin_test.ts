@@ -230,3 +230,22 @@ Deno.test("LoggingRequestHook logs a raw string body as text and other raw bodie
     assert.equal(lines[1]?.[1].split("] ")[1], `Body: ${shown}`);
   }
 });
+
+Deno.test("LoggingRequestHook masks credential-like fields of a form body", () => {
+  const { logger, lines } = recordingLogger();
+  const hook = new LoggingRequestHook({ logger, logBody: true, sensitiveKeys: ["Tenant"] });
+  const request = new HttpRequest("POST", "http://127.0.0.1/token", {
+    data: {
+      grant_type: "password",
+      username: "ada",
+      password: "pw-s3cret",
+      client_secret: "cs-s3cret",
+      tenant: "t-s3cret",
+    },
+  });
+  hook.beforeRequest(request, new RequestContext(request));
+  assert.equal(
+    lines[1]?.[1].split("] ")[1],
+    "Body: grant_type=password&username=ada&password=***&client_secret=***&tenant=***",
+  );
+});

@@ -222,7 +222,7 @@ export class HttpClient {
    * The masked view `console.log()` shows, for `JSON.stringify()`: the
    * configuration with the base URL's user-info, credential-like default
    * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
-   * user-info, a TLS `key`) masked, and whether the client is closed.
+   * user-info) and the `withTls` key masked, and whether the client is closed.
    *
    * @returns The view; no credential is in it.
    *

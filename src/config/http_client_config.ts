@@ -8,14 +8,14 @@ import type {
 import type { RetryPolicy } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
-import type { TlsSettings } from "./tls.ts";
+import type { TlsOptions } from "./tls.ts";
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
  * {@linkcode HttpClientConfigBuilder}. `console.log()` and `JSON.stringify()`
  * of a built one show the base URL's user-info, credential-like default
  * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
- * user-info, a TLS `key`) masked.
+ * user-info) and the `withTls` key masked.
  */
 export interface HttpClientConfig {
   /** The base URL relative request URLs are resolved against. */
@@ -35,7 +35,7 @@ export interface HttpClientConfig {
   /** Options of the connection pool. */
   readonly pool?: Readonly<PoolOptions>;
   /** Extra CA certificates and a client certificate (`withTls`); the key is masked in views. */
-  readonly tls?: TlsSettings;
+  readonly tls?: Readonly<TlsOptions>;
   /** A custom transport used instead of the pooled `fetch`. */
   readonly fetch?: FetchLike;
   /** Request hooks, in registration order. */

@@ -18,15 +18,8 @@ export interface TlsOptions {
   key?: string | undefined;
 }
 
-/** The checked TLS settings of a built configuration; `key` is masked in its views. */
-export interface TlsSettings {
-  /** Extra CA certificates (PEM), trusted beside the system's roots. */
-  readonly caCerts?: readonly string[];
-  /** The client certificate chain (PEM). */
-  readonly cert?: string;
-  /** The client certificate's private key (PEM). */
-  readonly key?: string;
-}
+/** The checked TLS settings of a built configuration, frozen; `key` is masked in their views. */
+export type TlsSettings = Readonly<TlsOptions>;
 
 const KNOWN_KEYS: ReadonlySet<string> = new Set(["caCerts", "cert", "key"]);
 const CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
@@ -46,7 +39,7 @@ export function checkTls(options: TlsOptions): TlsSettings {
     }
   }
   const { caCerts, cert, key } = options;
-  const settings: { -readonly [K in keyof TlsSettings]: TlsSettings[K] } = {};
+  const settings: TlsOptions = {};
   if (caCerts !== undefined) settings.caCerts = Object.freeze(checkCaCerts(caCerts));
   if ((cert === undefined) !== (key === undefined)) {
     throw new TypeError(
