@@ -21,6 +21,7 @@ export type {
   HttpClientConfig,
   PoolOptions,
   ProxyOptions,
+  TlsOptions,
 } from "./src/config/client_config.ts";
 export type { ProxySetting } from "./src/transport/types.ts";
 export type { LoggingOptions, TokenAuthOptions } from "./src/config/builder_options.ts";

@@ -72,7 +72,7 @@ Deno.test("withLogging() writes the exact request, response and error lines", as
       new RegExp(
         `^\\[${ID}\\] Request failed \\(attempt ${
           i + 1
-        }/3\\): ConnectionException: Connection failed: GET http://127\\.0\\.0\\.1:\\d+/gone \\(.+\\)$`,
+        }/3\\): ConnectionException: Connection failed: [a-z ]+ \\(.+\\): GET http://127\\.0\\.0\\.1:\\d+/gone$`,
       ),
     );
   });
@@ -229,4 +229,23 @@ Deno.test("LoggingRequestHook logs a raw string body as text and other raw bodie
     assert.match(lines[1]?.[1] ?? "", new RegExp(`^\\[${ID}\\] Body: `));
     assert.equal(lines[1]?.[1].split("] ")[1], `Body: ${shown}`);
   }
+});
+
+Deno.test("LoggingRequestHook masks credential-like fields of a form body", () => {
+  const { logger, lines } = recordingLogger();
+  const hook = new LoggingRequestHook({ logger, logBody: true, sensitiveKeys: ["Tenant"] });
+  const request = new HttpRequest("POST", "http://127.0.0.1/token", {
+    data: {
+      grant_type: "password",
+      username: "ada",
+      password: "pw-s3cret",
+      client_secret: "cs-s3cret",
+      tenant: "t-s3cret",
+    },
+  });
+  hook.beforeRequest(request, new RequestContext(request));
+  assert.equal(
+    lines[1]?.[1].split("] ")[1],
+    "Body: grant_type=password&username=ada&password=***&client_secret=***&tenant=***",
+  );
 });

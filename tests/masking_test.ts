@@ -22,6 +22,8 @@ import { recordingLogger } from "./helpers.ts";
 
 const PASSWORD = "pw-s3cret";
 const TOKEN = "us3r-t0ken";
+/** A client certificate's shape: the checks look for the PEM block, not the DER inside. */
+const PEM_CERT = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
 const QUERY_SECRETS = ["q-acc3ss", "q-ap1key", "q-s1gnature", "q-t3nant"];
 
 /** Every text a value can be shown as. */
@@ -109,7 +111,10 @@ Deno.test("A password in any URL spelling is masked in the errors of a closed cl
       const port = closedPort();
       for (const url of spellings(userInfo, `127.0.0.1:${port}`)) {
         const error = await fail(client, url);
-        assert.match(error.message, /^Connection failed: GET http:\/\/127\.0\.0\.1:\d+\/x /);
+        assert.match(
+          error.message,
+          /^Connection failed: connection refused \(.+\): GET http:\/\/127\.0\.0\.1:\d+\/x$/,
+        );
       }
       for (const url of [`//${userInfo}@127.0.0.1/x`]) {
         const error = await fail(client, url);
@@ -233,7 +238,11 @@ Deno.test("console.log() and JSON.stringify() of a client and its configuration 
     .withBaseUrl("HTTP:/ada:ba5e-s3cret@127.0.0.1/api")
     .withHeaders({ "X-Api-Key": "hdr-s3cret" })
     .withProxy("http://ada:pr0xy-s3cret@127.0.0.1:3128")
-    .withPool({ key: "PRIVATE KEY s3cret", nested: { url: "http://proxy:pr0xy-url-s3cret@h/" } })
+    .withPool({ nested: { url: "http://proxy:pr0xy-url-s3cret@h/" } })
+    .withTls({
+      cert: PEM_CERT,
+      key: "-----BEGIN PRIVATE KEY-----\nPRIVATE KEY s3cret\n-----END PRIVATE KEY-----",
+    })
     .build();
   using client = new HttpClient(config);
   for (const value of [client, config]) {
@@ -244,9 +253,15 @@ Deno.test("console.log() and JSON.stringify() of a client and its configuration 
   const json = JSON.parse(JSON.stringify(client));
   assert.equal(json.config.baseUrl, "http://ada:***@127.0.0.1/api");
   assert.deepEqual(json.config.proxy, { url: "http://ada:***@127.0.0.1:3128", noProxy: [] });
-  assert.deepEqual(json.config.pool, { key: "***", nested: { url: "http://proxy:***@h/" } });
+  assert.deepEqual(json.config.pool, { nested: { url: "http://proxy:***@h/" } });
+  assert.deepEqual(json.config.tls, { cert: PEM_CERT, key: "***" });
+  assert.deepEqual(JSON.parse(JSON.stringify(config)).tls, json.config.tls);
   assert.deepEqual(JSON.parse(JSON.stringify(config)).pool, json.config.pool);
-  assert.equal(client.config.pool?.key, "PRIVATE KEY s3cret", "the config itself is unchanged");
+  assert.match(
+    client.config.tls?.key ?? "",
+    /PRIVATE KEY s3cret/,
+    "the config itself is unchanged",
+  );
 });
 
 Deno.test("No generated password, token or query secret in any URL spelling appears in any output", async () => {

@@ -19,6 +19,10 @@ import type { RecordedRequest } from "./fixture_server.ts";
  * - `silent`: never answers, holding the connection until the client leaves;
  * - `trickle`: sends `Content-Length: 1000`, then one byte every 50 ms;
  * - `bad-status-line`: answers with a status line that is not HTTP;
+ * - `garbage`: answers with text that is not HTTP at all;
+ * - `closed-before-head`, `closed-within-head`: closes the connection
+ *   without an answer, or within the status line's headers;
+ * - `big-header`: one header line of 512 KiB;
  * - `corrupt-gzip`, `corrupt-br`, `corrupt-deflate`: a whole body (its
  *   Content-Length sent) that is not valid for its Content-Encoding;
  * - `truncated-gzip`: the first half of a valid gzip body, then closes
@@ -35,6 +39,10 @@ export type RawFault =
   | "silent"
   | "trickle"
   | "bad-status-line"
+  | "garbage"
+  | "closed-before-head"
+  | "closed-within-head"
+  | "big-header"
   | "corrupt-gzip"
   | "corrupt-br"
   | "corrupt-deflate"
@@ -112,6 +120,16 @@ function misbehave(
       );
     case "bad-status-line":
       return void socket.end("HTTP/1.1 TWO-HUNDRED Fine\r\nContent-Length: 0\r\n\r\n");
+    case "garbage":
+      return void socket.end("garbage, not HTTP\r\n\r\n");
+    case "closed-before-head":
+      return void socket.end();
+    case "closed-within-head":
+      return void socket.end("HTTP/1.1 200 OK\r\nContent-Le");
+    case "big-header":
+      return void socket.end(
+        `HTTP/1.1 200 OK\r\nx-big: ${"v".repeat(512 * 1024)}\r\nContent-Length: 0\r\n\r\n`,
+      );
     case "corrupt-gzip":
     case "corrupt-br":
     case "corrupt-deflate": {

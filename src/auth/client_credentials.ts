@@ -5,6 +5,9 @@ import { HttpClient } from "../client/http_client.ts";
 import { HttpClientConfigBuilder } from "../config/client_config.ts";
 import { TokenData } from "../config/token_data.ts";
 import { AuthenticationException } from "../errors.ts";
+import { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import { currentTokenSender } from "./_token_transport.ts";
 
 /** Options of {@linkcode clientCredentialsStep}. */
 export interface ClientCredentialsOptions {
@@ -24,14 +27,22 @@ export interface ClientCredentialsOptions {
    * form fields).
    */
   credentialsIn?: "header" | "body" | undefined;
-  /** The token request's timeout in seconds. Default 30. */
+  /**
+   * The token request's timeout in seconds. Default: the timeout of the
+   * client the request goes through (30 on its own).
+   */
   timeout?: number | undefined;
 }
 
 /**
  * A token fetch step for the OAuth 2.0 client-credentials grant (RFC 6749
- * §4.4), sent with this library's own client and read with
- * {@linkcode TokenData.fromOAuth2}. A failure is an
+ * §4.4), read with {@linkcode TokenData.fromOAuth2}. Run for a client's
+ * call (its {@linkcode TokenAuthHook}), the token request goes through that
+ * client's transport: its pool (so its proxy and `withTls` settings) and
+ * its logging hooks (`withLogging` logs it, secrets masked), not its other
+ * hooks nor its auth hook, without retries; the call's timeouts, signal
+ * and the client's close bound the wait for it. A {@linkcode TokenManager}
+ * used on its own sends it with a client of its own. A failure is an
  * {@linkcode AuthenticationException} naming the step and the status (and
  * the OAuth `error` code when given), never the secret.
  *
@@ -65,19 +76,22 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
   const config = builder.build();
   const fail = (reason: string) =>
     new AuthenticationException(`Token step '${name}' failed: ${reason}`);
+  const request = new HttpRequest("POST", config.baseUrl!, {
+    data: {
+      grant_type: "client_credentials",
+      ...(options.scope === undefined ? {} : { scope: options.scope }),
+      ...(inBody ? { client_id: clientId, client_secret: clientSecret } : {}),
+    },
+    headers: { Accept: "application/json" },
+    ...(inBody ? {} : { auth: [clientId, clientSecret] as const }),
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+  });
   return {
     name,
     async fetch() {
-      await using client = new HttpClient(config);
-      const response = await client.post("", {
-        data: {
-          grant_type: "client_credentials",
-          ...(options.scope === undefined ? {} : { scope: options.scope }),
-          ...(inBody ? { client_id: clientId, client_secret: clientSecret } : {}),
-        },
-        headers: { Accept: "application/json" },
-        ...(inBody ? {} : { auth: [clientId, clientSecret] as const }),
-      });
+      // Read at once: only the synchronous start of fetch() is told the client's sender.
+      const send = currentTokenSender();
+      const response = send === undefined ? await sendAlone(request, config) : await send(request);
       const body = response.jsonOrUndefined<Record<string, unknown>>();
       if (!response.isSuccess) {
         const code = typeof body?.error === "string" && /^[\w.-]{1,64}$/.test(body.error)
@@ -99,4 +113,13 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
       return TokenData.fromOAuth2(body);
     },
   };
+}
+
+/** Sends the token request with a client of its own, closed after it. */
+async function sendAlone(
+  request: HttpRequest,
+  config: ReturnType<HttpClientConfigBuilder["build"]>,
+): Promise<HttpResponse> {
+  await using client = new HttpClient(config);
+  return await client.request(request);
 }

@@ -8,6 +8,8 @@ import type { HttpResponse } from "../models/response.ts";
 import { validateHeader } from "../models/_validate.ts";
 import { AuthenticationException, describeCall } from "../errors.ts";
 import { unfitTokenError } from "./_header_token.ts";
+import type { RequestContext } from "../models/request_context.ts";
+import { tokenSenderOf, withTokenSender } from "./_token_transport.ts";
 
 /** Options of {@linkcode TokenAuthHook}. */
 export interface TokenAuthHookOptions extends BaseAuthHookOptions {
@@ -26,7 +28,10 @@ export interface TokenAuthHookOptions extends BaseAuthHookOptions {
  * resends with the new one. A token a header cannot carry fails the call
  * with {@linkcode AuthenticationException}, which never shows it. The
  * header is a credential (`credentialHeaders`): a redirect that leaves the
- * origin, or goes from https to http, drops it, whoever set it.
+ * origin, or goes from https to http, drops it, whoever set it. Run by a
+ * client, a token the manager fetches for it is fetched through that
+ * client's transport ({@linkcode clientCredentialsStep}'s request: the
+ * client's pool, proxy, TLS settings and hooks, not this hook).
  *
  * @example Authenticate with a token manager
  * ```ts
@@ -79,11 +84,15 @@ export class TokenAuthHook extends BaseAuthHook {
    * Adds the current token, unless the request carries credentials already.
    *
    * @param request The request.
+   * @param context The call's context (a client's tells where its token requests go).
    * @returns The authenticated request.
    */
-  async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
+  async beforeRequest(request: HttpRequest, context?: RequestContext): Promise<HttpRequest> {
     if (carriesCredentials(request, this.authHeaderName)) return request;
-    this.#current = await this.tokenManager.getToken();
+    this.#current = await withTokenSender(
+      tokenSenderOf(context),
+      () => this.tokenManager.getToken(),
+    );
     // TokenManager refuses such a token itself; another manager may not.
     const unfit = unfitTokenError(this.authHeaderName, this.#current.accessToken);
     if (unfit !== undefined) {
@@ -123,7 +132,10 @@ export class TokenAuthHook extends BaseAuthHook {
    */
   override async refreshAuth(failed?: HttpResponse): Promise<boolean> {
     if (this.#isStale(failed)) return true;
-    this.#current = await this.tokenManager.refreshToken();
+    this.#current = await withTokenSender(
+      tokenSenderOf(failed),
+      () => this.tokenManager.refreshToken(),
+    );
     return true;
   }
 

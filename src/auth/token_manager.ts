@@ -6,6 +6,8 @@ import { HttpResponse } from "../models/response.ts";
 import { describeType, validateSeconds } from "../models/_validate.ts";
 import { fitsInHeader } from "./_header_token.ts";
 import { hideCauseText } from "../masking/error_views.ts";
+import { currentTokenSender, withTokenSender } from "./_token_transport.ts";
+import type { TokenSender } from "./_token_transport.ts";
 
 /** One step of a token fetch: its token is stored in the context under `name`. */
 export interface TokenFetchStep {
@@ -40,7 +42,10 @@ export interface TokenManagerOptions {
  * stored under its name; a step whose token is still valid is skipped; the
  * last step's token is the one used. Concurrent calls share one run of the
  * pipeline (single flight), so 100 requests meeting an expired token cause
- * one fetch. A failing step raises {@linkcode AuthenticationException}
+ * one fetch. A run started for a client's call (by its
+ * {@linkcode TokenAuthHook}) sends the requests of
+ * {@linkcode clientCredentialsStep} through that client's transport; calls
+ * of other clients that join the run share it. A failing step raises {@linkcode AuthenticationException}
  * naming the step and the class of its error (and the status, for one of
  * this library's exceptions that carries a response), with the error as
  * `cause`: never the error's message, which may hold a secret (a token
@@ -151,6 +156,8 @@ export class TokenManager implements TokenManagerInterface {
   #run(forceLast: boolean): Promise<TokenData> {
     const generation = ++this.#generation;
     this.#runStarted = performance.now();
+    // The transport of the client whose call started the run (none when used on its own).
+    const sender = currentTokenSender();
     const run = (async () => {
       let token: TokenData | undefined;
       for (const [index, step] of this.#steps.entries()) {
@@ -160,7 +167,7 @@ export class TokenManager implements TokenManagerInterface {
           token = known;
           continue;
         }
-        token = await fetchStep(step, this.context);
+        token = await fetchStep(step, this.context, sender);
         // A run given up as stale keeps its tokens to itself: a newer run's are the ones kept.
         if (generation === this.#generation) this.context.addToken(step.name, token);
       }
@@ -175,7 +182,11 @@ export class TokenManager implements TokenManagerInterface {
   }
 }
 
-async function fetchStep(step: TokenFetchStep, context: FetchContext): Promise<TokenData> {
+async function fetchStep(
+  step: TokenFetchStep,
+  context: FetchContext,
+  sender: TokenSender | undefined,
+): Promise<TokenData> {
   const fail = (reason: string, cause?: unknown) =>
     new AuthenticationException(
       `Token step '${step.name}' failed: ${reason}`,
@@ -183,7 +194,7 @@ async function fetchStep(step: TokenFetchStep, context: FetchContext): Promise<T
     );
   let token: unknown;
   try {
-    token = await step.fetch(context);
+    token = await withTokenSender(sender, () => step.fetch(context));
   } catch (cause) {
     // Ours already names the step and holds no secret (clientCredentialsStep's status).
     if (cause instanceof AuthenticationException) throw cause;

@@ -20,6 +20,8 @@ import { sendWithRedirects } from "./redirects.ts";
 import type { HopAuth } from "./redirects.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
 import { isOneShot } from "../http/raw_body.ts";
+import { bindTokenSender } from "../auth/_token_transport.ts";
+import type { TokenSender } from "../auth/_token_transport.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {
@@ -29,6 +31,8 @@ export interface AuthOptions {
   readonly authOrigins?: ReadonlySet<string> | undefined;
   /** True when the hook also runs for the origin of the call's own request (no base URL). */
   readonly authOwnOrigin?: boolean | undefined;
+  /** Sends the hook's token requests through the client's transport. */
+  readonly tokenSender?: TokenSender | undefined;
 }
 
 /** A request after the auth hook, and the lower-case names of the headers the hook added. */
@@ -44,7 +48,9 @@ const NONE: ReadonlySet<string> = new Set();
  * refresh, resend (not counted as a retry). A request whose body was a
  * stream cannot be sent again: its auth error is returned as the response,
  * after invalidating the credentials so the next call gets fresh ones. Sets
- * `context.request` to the request sent.
+ * `context.request` to the request sent. The client's token sender is bound
+ * to `context` and to a response refreshed after, where a token hook finds
+ * it.
  */
 export async function sendAuthenticated(
   hooked: HttpRequest,
@@ -54,6 +60,7 @@ export async function sendAuthenticated(
 ): Promise<HttpResponse> {
   const allowed = allowedOrigin(options, hooked);
   const seconds = attemptTimeout(hooked, options);
+  bindTokenSender(context, options.tokenSender);
   let failed: HttpResponse | undefined;
   for (let authRetries = 0;; authRetries++) {
     const step = new Step(options);
@@ -62,6 +69,7 @@ export async function sendAuthenticated(
       const until = waitIn(step, hooked, options);
       if (failed !== undefined) {
         const previous = failed;
+        bindTokenSender(previous, options.tokenSender);
         let refreshed: boolean;
         try {
           hook.invalidateAuth(previous);

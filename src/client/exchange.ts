@@ -16,6 +16,7 @@ import type { HttpResponse } from "../models/response.ts";
 import type { AbortSources, Step } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
+import { connectionCause } from "../transport/connection_cause.ts";
 import { discardBody, readBody } from "../transport/read_body.ts";
 import { ProxyFailure } from "../transport/proxy_route.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
@@ -147,7 +148,8 @@ function isRedirect(response: WireResponse): response is WireResponse & { locati
  * The library's exception for `error`, thrown by the transport or the body
  * read in `step` of `request`: a
  * {@linkcode TimeoutException} once the step's timeout expired, a
- * {@linkcode ConnectionException} for a refused, reset or cut connection,
+ * {@linkcode ConnectionException} for a refused, reset or cut connection
+ * (its message naming the cause: {@linkcode connectionCause}),
  * an {@linkcode HttpClientException} for a close or an abort.
  */
 function toClientError(
@@ -188,13 +190,16 @@ function toClientError(
   if (error instanceof ProxyFailure) {
     // A route the runtime cannot take is not retried: it would be the same.
     const Failure = error.transient ? ConnectionException : HttpClientException;
-    return new Failure(`Connection failed: ${target} (${error.message})`, {
+    return new Failure(`Connection failed: ${error.message}: ${target}`, {
       request,
       cause: error.cause ?? error,
     });
   }
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ConnectionException(`Connection failed: ${target} (${reason})`, {
+  // The cause first, named ("connection refused", "TLS certificate not
+  // trusted"…) with the runtime's words, then the call: one line.
+  const { label, detail } = connectionCause(error);
+  const reason = label === undefined ? ` (${detail})` : `: ${label} (${detail})`;
+  return new ConnectionException(`Connection failed${reason}: ${target}`, {
     request,
     cause: error,
   });

@@ -16,6 +16,7 @@ import { prepareRequest } from "./prepare.ts";
 import { fetchTransport } from "../transport/fetch_transport.ts";
 import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import type { CallOptions, RequestOptions } from "./call_options.ts";
+import { tokenSender } from "./token_sender.ts";
 
 export type { CallOptions, RequestOptions };
 
@@ -220,8 +221,8 @@ export class HttpClient {
   /**
    * The masked view `console.log()` shows, for `JSON.stringify()`: the
    * configuration with the base URL's user-info, credential-like default
-   * headers, the proxy's password and pool options (a TLS `key`) masked,
-   * and whether the client is closed.
+   * headers, the proxy's password and the `withTls` key masked, and whether
+   * the client is closed.
    *
    * @returns The view; no credential is in it.
    *
@@ -271,10 +272,10 @@ export class HttpClient {
     if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
     else {
       const network = config.proxy === undefined ? {} : { proxy: config.proxy };
-      this.#pool = runtime.createPool(config.pool, network);
+      this.#pool = runtime.createPool(config.pool, { ...network, tls: config.tls });
       transport = this.#pool.transport;
     }
-    return {
+    const options: LifecycleOptions = {
       transport,
       timeout: config.timeout,
       readTimeout: config.readTimeout,
@@ -292,6 +293,9 @@ export class HttpClient {
       ...authScope(config),
       calls: this.#calls,
     };
+    return config.authHook === undefined
+      ? options
+      : { ...options, tokenSender: tokenSender(options, config) };
   }
 }
 

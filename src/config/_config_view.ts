@@ -1,10 +1,11 @@
 // What console.log() and JSON.stringify() show of a configuration: the base
 // URL's user-info, credential-like default headers and pool options (a
-// proxy's `basicAuth`, a proxy URL's user-info, a TLS `key`) masked; a
+// proxy's `basicAuth`, a proxy URL's user-info) and the TLS `key` masked; a
 // cookie jar by name only.
 
 import type { HttpClientConfig } from "./client_config.ts";
 import { maskDeepForView, maskHeadersForView, redactUrl } from "../masking/views.ts";
+import { tlsView } from "./tls.ts";
 
 type Inspect = (value: unknown, options?: unknown) => string;
 
@@ -15,6 +16,7 @@ export function configView(config: HttpClientConfig): Record<string, unknown> {
     baseUrl: config.baseUrl === undefined ? undefined : redactUrl(config.baseUrl),
     headers: maskHeadersForView(config.headers),
     pool: config.pool === undefined ? undefined : maskDeepForView(config.pool, true),
+    tls: config.tls === undefined ? undefined : tlsView(config.tls),
     authOrigins: config.authOrigins === undefined ? undefined : [...config.authOrigins],
     // A jar holds the session's cookies: it is named, never shown.
     cookies: typeof config.cookies === "object" ? "[cookie jar]" : config.cookies,

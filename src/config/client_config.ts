@@ -16,8 +16,9 @@ import type { RetryOptions } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { TokenAuthHook } from "../auth/token_auth_hook.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
-import { checkProxy } from "./proxy.ts";
-import type { ProxyOptions } from "./proxy.ts";
+import { checkProxy, type ProxyOptions } from "./proxy.ts";
+import { checkTls, type TlsOptions } from "./tls.ts";
+import { checkNetwork } from "./network_checks.ts";
 import { DEFAULT_CONFIG } from "./defaults.ts";
 import { checkCookieJar, type CookieJarLike } from "../cookies/cookie_jar.ts";
 import type { HttpClientConfig } from "./http_client_config.ts";
@@ -32,11 +33,12 @@ import {
 } from "./config_checks.ts";
 
 export { DEFAULT_CONFIG };
-export type { CookieJarLike, FetchLike, HttpClientConfig, PoolOptions, ProxyOptions };
+export type { CookieJarLike, FetchLike, HttpClientConfig, PoolOptions, ProxyOptions, TlsOptions };
 
 /**
  * Builds an {@linkcode HttpClientConfig}. Every `with*` call checks its input
- * (a `TypeError` or `RangeError` naming the field) and returns the builder.
+ * (a `TypeError` or `RangeError` naming the field) and returns the builder;
+ * `build()` returns the frozen configuration.
  *
  * @example Configure a client
  * ```ts
@@ -61,11 +63,9 @@ export class HttpClientConfigBuilder {
   #config: { -readonly [K in keyof HttpClientConfig]: HttpClientConfig[K] } = { ...DEFAULT_CONFIG };
 
   /**
-   * Sets the base URL: an absolute `http:` or `https:` URL, without a
-   * control character or a space at either end (`TypeError` otherwise).
-   *
-   * @param baseUrl The base URL.
-   * @returns This builder.
+   * Sets the base URL relative request URLs resolve against: an absolute
+   * `http:` or `https:` URL, without a control character or a space at
+   * either end (`TypeError` otherwise).
    */
   withBaseUrl(baseUrl: string | URL): this {
     this.#config.baseUrl = checkBaseUrl(baseUrl);
@@ -73,13 +73,12 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the timeout of one attempt, in seconds (default 30): from the auth
-   * hook's token fetch (or refresh) for it to the last byte of a buffered
-   * response. An attempt that runs out of it fails with `TimeoutException`,
-   * even while it waits for a token; the call may then be retried.
-   *
-   * @param seconds A finite number above 0, or `null` for no timeout.
-   * @returns This builder.
+   * Sets the timeout of one attempt, in seconds (default 30; a finite number
+   * above 0, or `null` for none): from the auth hook's token fetch (or
+   * refresh) for it to the last byte of a buffered response, or to the head
+   * of a streamed one. An attempt that runs out of it fails with
+   * `TimeoutException`, even while it waits for a token; the call may then
+   * be retried.
    */
   withTimeout(seconds: number | null): this {
     this.#config.timeout = validateNullableTimeout("timeout", seconds);
@@ -87,14 +86,10 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the read timeout of streamed responses, in seconds (default 30):
-   * the longest wait for the next chunk of a response body read as a
-   * stream. Buffered responses are covered by {@linkcode withTimeout}
-   * instead. It is checked and kept in the configuration now, and applies
-   * once streamed responses are read.
-   *
-   * @param seconds A finite number above 0, or `null` for no read timeout.
-   * @returns This builder.
+   * Sets the read timeout of streamed responses, in seconds (default 30; a
+   * finite number above 0, or `null` for none): the longest wait for the
+   * next chunk of a body read as a stream. Buffered responses are covered by
+   * {@linkcode withTimeout} instead.
    */
   withReadTimeout(seconds: number | null): this {
     this.#config.readTimeout = validateNullableTimeout("readTimeout", seconds);
@@ -108,22 +103,13 @@ export class HttpClientConfigBuilder {
    * once, without waiting. A call that runs out of it fails with a
    * `TimeoutException` whose message names `totalTimeout`; it is not
    * retried.
-   *
-   * @param seconds A finite number above 0, or `null` for none.
-   * @returns This builder.
    */
   withTotalTimeout(seconds: number | null): this {
     this.#config.totalTimeout = validateNullableTimeout("totalTimeout", seconds);
     return this;
   }
 
-  /**
-   * Adds headers sent with every request; later calls merge, without regard
-   * to case.
-   *
-   * @param headers The default headers.
-   * @returns This builder.
-   */
+  /** Adds headers sent with every request; later calls merge, without regard to case. */
   withHeaders(headers: Readonly<Record<string, string>>): this {
     validateHeaders("headers", headers);
     this.#config.headers = Object.freeze(mergeHeaders(this.#config.headers, headers));
@@ -131,11 +117,8 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets how many redirects one call follows (default 20; 0 returns the
-   * 3xx response as it is).
-   *
-   * @param count A whole number, 0 or more.
-   * @returns This builder.
+   * Sets how many redirects one call follows: a whole number, 0 or more
+   * (default 20; 0 returns the 3xx response as it is).
    */
   withMaxRedirects(count: number): this {
     this.#config.maxRedirects = validateCount("maxRedirects", count);
@@ -143,13 +126,10 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the largest response body the client reads. A longer body fails the
-   * call with an `HttpClientException` once the limit is passed, without
-   * reading further; it counts the decoded bytes (after gzip, deflate, br).
-   *
-   * @param bytes A whole number of bytes, 0 or more (default 256 MiB), or
-   * `Infinity` for no limit.
-   * @returns This builder.
+   * Sets the largest response body a buffered read holds, in decoded bytes
+   * (after gzip, deflate, br): a whole number, 0 or more (default 256 MiB),
+   * or `Infinity` for no limit. A longer body fails the call with an
+   * `HttpClientException` once the limit is passed, without reading further.
    */
   withMaxResponseBytes(bytes: number): this {
     this.#config.maxResponseBytes = bytes === Infinity
@@ -158,39 +138,20 @@ export class HttpClientConfigBuilder {
     return this;
   }
 
-  /**
-   * Sets the options of the connection pool.
-   *
-   * @param options Passed to `Deno.createHttpClient` (or the undici Agent).
-   * @returns This builder.
-   */
+  /** Sets the options of the connection pool (`Deno.createHttpClient`'s, or the undici Agent's). */
   withPool(options: PoolOptions): this {
     this.#config.pool = checkPool(options);
     return this;
   }
 
   /**
-   * Sends through an HTTP proxy (`null`: none, ignoring the environment's
-   * `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`, which apply otherwise):
-   * http targets forwarded, https ones tunnelled with CONNECT; the URL's
-   * user-info becomes `Proxy-Authorization` and is masked in every view.
-   * On Deno it needs `--allow-env` for the proxy variables.
-   *
-   * @param url An `http:` or `https:` URL without a path, or `null`.
-   * @param options `noProxy`: hosts reached directly (curl's syntax).
-   * @returns This builder.
-   *
-   * @example Send through a proxy, except to one host
-   * ```ts
-   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
-   * import assert from "node:assert/strict";
-   *
-   * const config = new HttpClientConfigBuilder()
-   *   .withProxy("http://ada:s3cret@127.0.0.1:3128", { noProxy: "localhost, .internal" })
-   *   .build();
-   * assert.equal(JSON.parse(JSON.stringify(config)).proxy.url, "http://ada:***@127.0.0.1:3128");
-   * assert.deepEqual(config.proxy?.noProxy, ["localhost", ".internal"]);
-   * ```
+   * Sends through an HTTP proxy, an `http:` or `https:` URL without a path
+   * (`null`: none, ignoring the environment's `HTTP_PROXY`, `HTTPS_PROXY`
+   * and `NO_PROXY`, which apply otherwise): http targets forwarded, https
+   * ones tunnelled with CONNECT, the hosts of `options.noProxy` reached
+   * directly. The URL's user-info becomes `Proxy-Authorization` and is
+   * masked in every view. On Deno it needs `--allow-env` for the proxy
+   * variables. See {@linkcode ProxyOptions}.
    */
   withProxy(url: string | URL | null, options?: ProxyOptions): this {
     this.#config.proxy = url === null ? null : checkProxy(url, options);
@@ -198,46 +159,48 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets a custom transport used instead of the pooled `fetch`.
-   *
-   * @param fetchLike A function with `fetch`'s signature.
-   * @returns This builder.
+   * Trusts extra CA certificates beside the system's roots, and sends a
+   * client certificate to servers that ask for one (PEM; the key is masked
+   * in every view). A runtime or a custom `withFetch` transport that cannot
+   * apply them fails `build()`. See {@linkcode TlsOptions}.
    */
+  withTls(options: TlsOptions): this {
+    this.#config.tls = checkTls(options);
+    return this;
+  }
+
+  /**
+   * Keeps cookies (default: none, so a client shared by many users never
+   * mixes their sessions): in a jar of the client's own, in memory, or in
+   * `jar` (a tough-cookie `CookieJar`, or any {@linkcode CookieJarLike});
+   * `null` turns them off.
+   */
+  withCookies(jar?: CookieJarLike | null): this {
+    this.#config.cookies = checkCookieJar(jar);
+    return this;
+  }
+
+  /** Sets a custom transport, a function with `fetch`'s signature, used instead of the pool. */
   withFetch(fetchLike: FetchLike): this {
     this.#config.fetch = checkFetch(fetchLike);
     return this;
   }
 
-  /**
-   * Appends a request hook; request hooks run in registration order.
-   *
-   * @param hook An object with `beforeRequest(request, context)`.
-   * @returns This builder.
-   */
+  /** Appends a request hook, an object with `beforeRequest(request, context)`; they run in order. */
   withRequestHook(hook: RequestHookInterface): this {
     const checked = checkHook("request", hook, "beforeRequest");
     this.#config.requestHooks = [...this.#config.requestHooks, checked];
     return this;
   }
 
-  /**
-   * Appends a response hook; response hooks run in registration order.
-   *
-   * @param hook An object with `afterResponse(response, context)`.
-   * @returns This builder.
-   */
+  /** Appends a response hook, an object with `afterResponse(response, context)`; they run in order. */
   withResponseHook(hook: ResponseHookInterface): this {
     const checked = checkHook("response", hook, "afterResponse");
     this.#config.responseHooks = [...this.#config.responseHooks, checked];
     return this;
   }
 
-  /**
-   * Appends an error hook; error hooks run in registration order.
-   *
-   * @param hook An object with `onError(error, context)`.
-   * @returns This builder.
-   */
+  /** Appends an error hook, an object with `onError(error, context)`; they run in order. */
   withErrorHook(hook: ErrorHookInterface): this {
     this.#config.errorHooks = [...this.#config.errorHooks, checkHook("error", hook, "onError")];
     return this;
@@ -245,10 +208,8 @@ export class HttpClientConfigBuilder {
 
   /**
    * Adds {@linkcode LoggingRequestHook}, {@linkcode LoggingResponseHook} and
-   * {@linkcode LoggingErrorHook} together, sharing the options.
-   *
-   * @param options What to log and where.
-   * @returns This builder.
+   * {@linkcode LoggingErrorHook} together, sharing the options (what to log
+   * and where).
    */
   withLogging(options: LoggingOptions = {}): this {
     return this.withRequestHook(new LoggingRequestHook(options))
@@ -262,9 +223,6 @@ export class HttpClientConfigBuilder {
    * failures, timeouts and 408, 429, 500, 502, 503, 504, with exponential
    * backoff and full jitter from 0.5 s capped at 30 s, honouring
    * `Retry-After` up to 60 s). A negative count or backoff is a RangeError.
-   *
-   * @param options The retry settings.
-   * @returns This builder.
    */
   withRetry(options: RetryOptions): this {
     this.#config.retry = retryPolicy(options, this.#config.retry);
@@ -272,67 +230,37 @@ export class HttpClientConfigBuilder {
   }
 
   /**
-   * Sets the authentication hook, which runs after the request hooks on the
-   * requests it should authenticate, for the allowed origins.
-   *
-   * @param hook An {@linkcode AuthHookInterface}.
-   * @returns This builder.
+   * Sets the authentication hook (an {@linkcode AuthHookInterface}), which
+   * runs after the request hooks on the requests it should authenticate,
+   * for the allowed origins.
    */
   withAuthHook(hook: AuthHookInterface): this {
     this.#config.authHook = checkAuthHook(hook);
     return this;
   }
 
-  /**
-   * Sets a {@linkcode TokenAuthHook} over `tokenManager` as the auth hook.
-   *
-   * @param options The token manager and the hook's options.
-   * @returns This builder.
-   */
+  /** Sets a {@linkcode TokenAuthHook} over `options.tokenManager`, with the hook's options, as the auth hook. */
   withTokenAuth(options: TokenAuthOptions): this {
     const { tokenManager, ...hookOptions } = options;
     return this.withAuthHook(new TokenAuthHook(tokenManager, hookOptions));
   }
 
   /**
-   * Sets the origins the auth hook runs for, and no others (default: the
-   * base URL's origin; with no base URL, the origin of each call's own
-   * request). On a redirect to any other origin, or from https to http,
-   * credentials are dropped.
-   *
-   * @param origins Absolute URLs or origins, such as `https://api.example.com`.
-   * @returns This builder.
+   * Sets the origins the auth hook runs for (absolute URLs or origins, such
+   * as `https://api.example.com`), and no others (default: the base URL's
+   * origin; with no base URL, the origin of each call's own request). On a
+   * redirect to any other origin, or from https to http, credentials are
+   * dropped.
    */
   withAuthOrigins(origins: Iterable<string | URL>): this {
     this.#config.authOrigins = checkAuthOrigins(origins);
     return this;
   }
 
-  /**
-   * Keeps cookies (default: none, so a client shared by many users never
-   * mixes their sessions): in a jar of the client's own, in memory, or in
-   * `jar`; `null` turns them off. See {@linkcode CookieJarLike}.
-   *
-   * @param jar A tough-cookie `CookieJar`, or any {@linkcode CookieJarLike}.
-   * @returns This builder.
-   */
-  withCookies(jar?: CookieJarLike | null): this {
-    this.#config.cookies = checkCookieJar(jar);
-    return this;
-  }
-
-  /**
-   * Returns the frozen configuration.
-   *
-   * @returns The configuration.
-   */
+  /** Returns the frozen configuration, refusing network settings this client could not apply. */
   build(): HttpClientConfig {
     const config = this.#config;
-    if (config.fetch !== undefined && config.proxy) {
-      throw new TypeError(
-        "Invalid proxy: a custom fetch (withFetch()) sends without the pool's proxy",
-      );
-    }
+    checkNetwork(config);
     return Object.freeze(withRedactedView({
       ...config,
       requestHooks: Object.freeze([...config.requestHooks]),

@@ -24,9 +24,14 @@ export function checkBaseUrl(baseUrl: unknown): string {
   return String(baseUrl);
 }
 
+/** The TLS options, which `withTls()` sets the same way on every runtime. */
+const TLS_POOL_OPTIONS = ["caCerts", "cert", "key"] as const;
+
 /**
  * A frozen copy of the pool options, which must be a plain object. A proxy
- * is not one: it would apply on Deno only, so `withProxy()` sets it.
+ * and TLS options are refused there: they would apply on Deno only, or be
+ * spelt and applied differently per runtime (Node's `ca` replaces the
+ * default roots); `withProxy()` and `withTls()` set them alike everywhere.
  */
 export function checkPool(options: PoolOptions): Readonly<PoolOptions> {
   if (!isPlainRecord(options)) {
@@ -34,6 +39,11 @@ export function checkPool(options: PoolOptions): Readonly<PoolOptions> {
   }
   if ("proxy" in options) {
     throw new TypeError("Invalid pool: proxy is not a pool option; set it with withProxy()");
+  }
+  for (const name of TLS_POOL_OPTIONS) {
+    if (name in options) {
+      throw new TypeError(`Invalid pool: ${name} is a TLS option, set it with withTls()`);
+    }
   }
   return Object.freeze({ ...options });
 }

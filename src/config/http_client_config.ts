@@ -9,13 +9,15 @@ import type { RetryPolicy } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";
+import type { TlsOptions } from "./tls.ts";
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
  * {@linkcode HttpClientConfigBuilder}. `console.log()` and `JSON.stringify()`
  * of a built one show the base URL's user-info, credential-like default
  * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
- * user-info, a TLS `key`) masked, and a cookie jar by name only.
+ * headers, the proxy's password and the `withTls` key masked, and a cookie
+ * jar by name only.
  */
 export interface HttpClientConfig {
   /** The base URL relative request URLs are resolved against. */
@@ -39,6 +41,8 @@ export interface HttpClientConfig {
    * not set: the environment's `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`.
    */
   readonly proxy?: ProxySetting | null;
+  /** Extra CA certificates and a client certificate (`withTls`); the key is masked in views. */
+  readonly tls?: Readonly<TlsOptions>;
   /** A custom transport used instead of the pooled `fetch`. */
   readonly fetch?: FetchLike;
   /** Request hooks, in registration order. */

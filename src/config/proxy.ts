@@ -6,7 +6,21 @@ import { describeType } from "../models/_validate.ts";
 import { redactUrl } from "../masking/views.ts";
 import type { ProxySetting } from "../transport/types.ts";
 
-/** Options of `withProxy()`. */
+/**
+ * Options of `HttpClientConfigBuilder.withProxy()`.
+ *
+ * @example Send through a proxy, except to some hosts
+ * ```ts
+ * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const config = new HttpClientConfigBuilder()
+ *   .withProxy("http://ada:s3cret@127.0.0.1:3128", { noProxy: "localhost, .internal" })
+ *   .build();
+ * assert.equal(JSON.parse(JSON.stringify(config)).proxy.url, "http://ada:***@127.0.0.1:3128");
+ * assert.deepEqual(config.proxy?.noProxy, ["localhost", ".internal"]);
+ * ```
+ */
 export interface ProxyOptions {
   /**
    * Hosts reached without the proxy, as curl's and undici's `NO_PROXY`: a

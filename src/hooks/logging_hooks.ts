@@ -7,7 +7,7 @@ import type {
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
-import { maskHeaders, redactQuery, redactText } from "../masking/views.ts";
+import { MASK, maskHeaders, maskParamsForView, redactQuery, redactText } from "../masking/views.ts";
 import { encodeForm } from "../http/form.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
@@ -97,7 +97,7 @@ function pathOf(request: HttpRequest, sensitive: ReadonlySet<string>): string {
   return redactQuery(pathAndQuery(appendParams(request.url, request.params)), sensitive);
 }
 
-function bodyOf(request: HttpRequest): string | undefined {
+function bodyOf(request: HttpRequest, sensitive: ReadonlySet<string>): string | undefined {
   if (request.jsonText !== undefined) return request.jsonText;
   // A string body is text like JSON; bytes, Blobs and streams are shown by kind and size.
   const { body } = request;
@@ -107,7 +107,17 @@ function bodyOf(request: HttpRequest): string | undefined {
       [...Object.keys(request.data ?? {}), ...Object.keys(request.files)].join(", ")
     })`;
   }
-  return request.data === undefined ? undefined : encodeForm(request.data);
+  return request.data === undefined ? undefined : encodeForm(maskForm(request.data, sensitive));
+}
+
+/**
+ * Form fields with the values of credential-like names masked, as in a
+ * URL's query (`client_secret`, `password`, `token`…), and of `sensitive` ones.
+ */
+function maskForm<T>(data: Readonly<Record<string, T>>, sensitive: ReadonlySet<string>) {
+  const masked = maskParamsForView(data);
+  for (const name in masked) if (sensitive.has(name.toLowerCase())) masked[name] = MASK as T;
+  return masked;
 }
 
 /**
@@ -115,7 +125,9 @@ function bodyOf(request: HttpRequest): string | undefined {
  * asked, `[<requestId>] Headers: <JSON>` and `[<requestId>] Body: <body>`, all
  * at `info`. It gives each call one request ID (8 lower-case hex
  * characters, kept across retries) as `metadata.requestId`, and stores the
- * attempt's start as `metadata.startTime` (`performance.now()`).
+ * attempt's start as `metadata.startTime` (`performance.now()`). A form
+ * body (`data`) is logged with the values of credential-like fields
+ * (`client_secret`, `password`, `token`…, and `sensitiveKeys`) masked.
  *
  * @example Log requests to a collector
  * ```ts
@@ -165,7 +177,7 @@ export class LoggingRequestHook implements RequestHookInterface {
         `[${id}] Headers: ${JSON.stringify(maskHeaders(request.headers ?? {}, sensitive))}`,
       );
     }
-    const body = logBody ? bodyOf(request) : undefined;
+    const body = logBody ? bodyOf(request, sensitive) : undefined;
     if (body !== undefined) logger.info(`[${id}] Body: ${body}`);
     return request;
   }

@@ -20,11 +20,12 @@ interface DenoApi extends DenoEnv {
 const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;
 
 /** Deno's pool and files; elsewhere the global `fetch`, and no files. */
-export const runtime: Runtime = { createPool, openFile };
+export const runtime: Runtime = { pooled: deno !== undefined, createPool, openFile };
 
 /**
  * Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere
- * (where a proxy cannot be set: `withProxy()` is an error there). Without
+ * (where the builder has refused network settings). Deno trusts `caCerts`
+ * in addition to its root store, as `withTls` promises. Without
  * `withProxy()`, Deno's client applies the environment's proxies itself.
  */
 function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
@@ -34,8 +35,9 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
     }
     return { transport: fetchTransport((input, init) => fetch(input, init)), close() {} };
   }
-  if (network.proxy !== undefined) return denoProxyTransport(deno, options, network.proxy);
-  const client = deno.createHttpClient(options);
+  const pooled = { ...options, ...network.tls };
+  if (network.proxy !== undefined) return denoProxyTransport(deno, pooled, network.proxy);
+  const client = deno.createHttpClient(pooled);
   return {
     // Deno's fetch decodes gzip and br but leaves a deflate body encoded.
     transport: fetchTransport(fetch, { init: { client } as RequestInit, inflate: true }),

@@ -4,7 +4,9 @@
 // Node), reads files with node:fs, and never branches on the runtime again.
 // Like `runtime.ts`, it exports one `Runtime` as `runtime`.
 
-import { openAsBlob } from "node:fs";
+import { openAsBlob, readFileSync } from "node:fs";
+import process from "node:process";
+import tls from "node:tls";
 import { readFile, stat } from "node:fs/promises";
 import { Agent, ProxyAgent } from "undici";
 import type { Dispatcher } from "undici";
@@ -21,21 +23,24 @@ import type {
   WireRequest,
   WireResponse,
 } from "./types.ts";
+import type { TlsSettings } from "../config/tls.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** An undici `Agent` per pool, and node:fs. */
-export const runtime: Runtime = { createPool, openFile };
+export const runtime: Runtime = { pooled: true, createPool, openFile };
 
 /**
  * Creates a pool: an undici `Agent`. Deno's option names map to undici's
  * (`poolIdleTimeout` → `keepAliveTimeout`, `http2` → `allowH2`); other
  * options pass through to the Agent. undici's own headers and body timeouts
- * are off: the client's timeout covers the whole exchange. Requests go
- * through the proxy {@linkcode proxyFor} picks per request (`withProxy()`,
- * else the environment's, read now), each through an undici `ProxyAgent`.
+ * are off: the client's timeout covers the whole exchange. TLS settings go
+ * into the Agent's `connect` options ({@linkcode tlsConnectOptions}).
+ * Requests go through the proxy {@linkcode proxyFor} picks per request
+ * (`withProxy()`, else the environment's, read now), each through an undici
+ * `ProxyAgent` with the same options.
  */
 function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
-  const agentOptions = agentOptionsOf(options);
+  const agentOptions = agentOptionsOf(options, network);
   const env: EnvProxies | undefined = network.proxy === undefined
     ? readProxyEnv((name) => process.env[name])
     : undefined;
@@ -58,10 +63,13 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
   };
 }
 
-/** Deno's pool option names mapped to undici's Agent options. */
-function agentOptionsOf(options: PoolOptions): Agent.Options {
+/** Deno's pool option names mapped to undici's Agent options, with the TLS settings. */
+function agentOptionsOf(options: PoolOptions, network: NetworkOptions): Agent.Options {
   const { poolIdleTimeout, poolMaxIdlePerHost: _, http1: __, http2, ...rest } = options;
   const agentOptions: Agent.Options = { headersTimeout: 0, bodyTimeout: 0, ...rest };
+  if (network.tls !== undefined) {
+    agentOptions.connect = { ...agentOptions.connect, ...tlsConnectOptions(network.tls) };
+  }
   if (typeof poolIdleTimeout === "number") agentOptions.keepAliveTimeout = poolIdleTimeout;
   if (poolIdleTimeout === false) agentOptions.keepAliveMaxTimeout = 2 ** 31 - 1;
   if (http2 !== undefined) agentOptions.allowH2 = http2;
@@ -84,6 +92,43 @@ function proxyAgent(proxy: ProxySetting, agentOptions: Agent.Options): ProxyAgen
     ...(token === undefined ? {} : { token }),
     ...(tls === undefined ? {} : { requestTls: tls, proxyTls: tls }),
   });
+}
+
+/**
+ * The `tls.connect()` options for `settings`. Node's `ca` replaces the
+ * roots it trusts by default, so the default ones (the bundled roots, and
+ * `NODE_EXTRA_CA_CERTS` and the system's where Node is told to use them)
+ * are given with the extra CAs: a private CA must not make public sites
+ * untrusted.
+ */
+function tlsConnectOptions(settings: TlsSettings): Record<string, unknown> {
+  const connect: Record<string, unknown> = {};
+  if (settings.caCerts !== undefined) {
+    connect.ca = [...defaultCaCerts(), ...settings.caCerts];
+  }
+  if (settings.cert !== undefined) {
+    connect.cert = settings.cert;
+    connect.key = settings.key;
+  }
+  return connect;
+}
+
+/**
+ * The CA certificates Node trusts by default: `tls.getCACertificates()`
+ * where Node has it (22.15, 23.5), else the bundled roots and the file
+ * `NODE_EXTRA_CA_CERTS` names, which Node adds to them.
+ */
+function defaultCaCerts(): readonly string[] {
+  const { getCACertificates } = tls as { getCACertificates?: (type: string) => string[] };
+  if (getCACertificates !== undefined) return getCACertificates("default");
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  if (extra === undefined || extra === "") return tls.rootCertificates;
+  try {
+    return [...tls.rootCertificates, readFileSync(extra, "utf8")];
+  } catch {
+    // Node itself only warns when the file cannot be read.
+    return tls.rootCertificates;
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
 // runtime_node.ts); nothing above this folder knows which one runs.
 
 import type { Abort } from "../client/deadline/abort.ts";
+import type { TlsSettings } from "../config/tls.ts";
 
 /** One request as it goes on the wire: the final URL, headers and encoded body. */
 export interface WireRequest {
@@ -118,8 +119,9 @@ export interface ProxySetting {
 }
 
 /**
- * Network settings a pool is made with besides its {@linkcode PoolOptions},
- * one field per concern.
+ * The network settings of a client that a pool applies besides its
+ * {@linkcode PoolOptions}, one field per feature; a runtime whose pool
+ * cannot apply one refuses it ({@linkcode Runtime.pooled}).
  */
 export interface NetworkOptions {
   /**
@@ -128,6 +130,8 @@ export interface NetworkOptions {
    * `NO_PROXY`.
    */
   proxy?: ProxySetting | null;
+  /** Extra CA certificates and a client certificate (`withTls`). */
+  readonly tls?: TlsSettings | undefined;
 }
 
 /** A connection pool: the transport bound to it, and the call that releases it. */
@@ -143,6 +147,12 @@ export interface Pool {
  * this one shape.
  */
 export interface Runtime {
+  /**
+   * False where the runtime has no pool API and sends with the global
+   * `fetch`, which cannot apply {@linkcode NetworkOptions}: the builder
+   * refuses them there.
+   */
+  readonly pooled: boolean;
   /** Creates a connection pool with the client's pool options and network settings. */
   createPool(options?: PoolOptions, network?: NetworkOptions): Pool;
   /**

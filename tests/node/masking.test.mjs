@@ -62,7 +62,7 @@ test("util.inspect() and JSON.stringify() of a refused connection's error show n
     .catch((e) => e);
   assert.equal(error.constructor, ConnectionException);
   const [, shown] = assertHidden(error);
-  assert.match(shown, /^ConnectionException: Connection failed: GET /);
+  assert.match(shown, /^ConnectionException: Connection failed: connection refused \(.+\): GET /);
   const json = JSON.parse(JSON.stringify(error));
   assert.equal(json.name, "ConnectionException");
   assert.equal(json.request.url, `http://127.0.0.1:${port}/x?access_token=***`);

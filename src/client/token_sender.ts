@@ -1,0 +1,46 @@
+// The seam between an auth hook's token fetch and the client it runs for:
+// the token request is one more call of the client, through the same
+// lifecycle, without the parts that belong to the user's calls.
+
+import type { HttpClientConfig } from "../config/client_config.ts";
+import { retryPolicy } from "../config/retry_policy.ts";
+import type { TokenSender } from "../auth/_token_transport.ts";
+import { executeCall } from "./lifecycle.ts";
+import type { LifecycleOptions } from "./lifecycle.ts";
+import { prepareRequest } from "./prepare.ts";
+import {
+  LoggingErrorHook,
+  LoggingRequestHook,
+  LoggingResponseHook,
+} from "../hooks/logging_hooks.ts";
+
+/**
+ * Sends an auth hook's token requests (clientCredentialsStep's) through the
+ * client's pool (its proxy and TLS settings) and its logging hooks, which
+ * log it as any request, secrets masked. The client's other hooks do not
+ * run on it: they are written for the calls of the API (a hook that signs
+ * or rewrites requests must not touch a token request), and neither do its
+ * auth hook, default headers or retries. The client's close aborts it; a
+ * call's own signal does not, as the token may serve several calls (the
+ * call stops waiting for it instead).
+ */
+export function tokenSender(options: LifecycleOptions, config: HttpClientConfig): TokenSender {
+  const retry = retryPolicy({ maxRetries: 0 }, config.retry);
+  const tokenOptions: LifecycleOptions = {
+    ...options,
+    requestHooks: options.requestHooks.filter((hook) => hook instanceof LoggingRequestHook),
+    responseHooks: options.responseHooks.filter((hook) => hook instanceof LoggingResponseHook),
+    errorHooks: options.errorHooks.filter((hook) => hook instanceof LoggingErrorHook),
+    authHook: undefined,
+    retry,
+    calls: undefined,
+  };
+  const prepare = { headers: {}, retry };
+  return (request) => {
+    try {
+      return executeCall(prepareRequest(request, prepare), tokenOptions);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+}

@@ -1,0 +1,33 @@
+// The builder's last check: network settings the client could not apply
+// are refused at `build()`, never ignored.
+
+import { runtime } from "../transport/runtime.ts";
+
+/**
+ * Refuses, at `build()`, network settings the client could not apply: with
+ * a custom `withFetch` transport (which has no pool to give them to), or on
+ * a runtime without a pool API (a browser, say), rather than ignore them.
+ */
+export function checkNetwork(
+  config: { readonly tls?: unknown; readonly fetch?: unknown; readonly proxy?: unknown },
+): void {
+  if (config.proxy) {
+    if (config.fetch !== undefined) {
+      throw new TypeError(
+        "Invalid proxy: a custom fetch (withFetch()) sends without the pool's proxy",
+      );
+    }
+    if (!runtime.pooled) {
+      throw new TypeError("Invalid proxy: this runtime has no connection pool to send through it");
+    }
+  }
+  if (config.tls === undefined) return;
+  if (config.fetch !== undefined) {
+    throw new TypeError(
+      "Invalid tls: a custom fetch (withFetch) cannot apply withTls(); configure TLS in that fetch",
+    );
+  }
+  if (!runtime.pooled) {
+    throw new TypeError("Invalid tls: this runtime has no connection pool API to apply withTls()");
+  }
+}
