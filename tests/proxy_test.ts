@@ -19,11 +19,10 @@ function target(onRequest: (request: Request) => void = () => {}) {
   });
 }
 
-function client(proxy: string | null, options: { noProxy?: string } = {}, pool = {}) {
-  return new HttpClient(
-    new HttpClientConfigBuilder().withProxy(proxy, options).withPool(pool)
-      .withRetry({ maxRetries: 0 }).withTimeout(10).build(),
-  );
+function client(proxy: string | null, options: { noProxy?: string } = {}, caCert?: string) {
+  const builder = new HttpClientConfigBuilder().withProxy(proxy, options);
+  if (caCert !== undefined) builder.withTls({ caCerts: [caCert] });
+  return new HttpClient(builder.withRetry({ maxRetries: 0 }).withTimeout(10).build());
 }
 
 Deno.test("withProxy() forwards an http request through the proxy in absolute form", async () => {
@@ -46,7 +45,7 @@ Deno.test("withProxy() tunnels https with CONNECT and sends the URL's decoded cr
   const port = server.addr.port;
   // startTinyproxy allowed no port for CONNECT: tinyproxy then allows every one.
   const proxyUrl = `http://ada:${ENCODED}@127.0.0.1:${proxy.port}`;
-  await using https = client(proxyUrl, {}, { caCerts: [tls.caCert] });
+  await using https = client(proxyUrl, {}, tls.caCert);
   const response = await https.get(`https://127.0.0.1:${port}/tls`);
   assert.equal(response.text, "secure");
   assert.match(await proxy.log(), new RegExp(`CONNECT 127\\.0\\.0\\.1:${port} `));

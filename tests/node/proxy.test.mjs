@@ -15,11 +15,10 @@ import { freePort, makeTlsMaterial, runNodeChild, startTinyproxy } from "./proxy
 // URL spells the dash percent-encoded, which the client must decode.
 const ENCODED = "s3cr%2Dt";
 
-function client(proxy, options = {}, pool = {}) {
-  return new HttpClient(
-    new HttpClientConfigBuilder().withProxy(proxy, options).withPool(pool)
-      .withRetry({ maxRetries: 0 }).withTimeout(10).build(),
-  );
+function client(proxy, options = {}, caCert = undefined) {
+  const builder = new HttpClientConfigBuilder().withProxy(proxy, options);
+  if (caCert !== undefined) builder.withTls({ caCerts: [caCert] });
+  return new HttpClient(builder.withRetry({ maxRetries: 0 }).withTimeout(10).build());
 }
 
 async function rejection(promise) {
@@ -52,9 +51,7 @@ test("withProxy() tunnels https with CONNECT and sends the URL's decoded credent
   const server = createServer({ cert: tls.cert, key: tls.key }, (_req, res) => res.end("secure"));
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
-  const https = client(`http://ada:${ENCODED}@127.0.0.1:${proxy.port}`, {}, {
-    connect: { ca: tls.caCert },
-  });
+  const https = client(`http://ada:${ENCODED}@127.0.0.1:${proxy.port}`, {}, tls.caCert);
   try {
     assert.equal((await https.get(`https://127.0.0.1:${port}/tls`)).text, "secure");
     assert.ok(proxy.log().includes(`CONNECT 127.0.0.1:${port} `), proxy.log());
