@@ -5,18 +5,14 @@ import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { configView } from "../config/_config_view.ts";
-import { runtime } from "../transport/runtime.ts";
-import type { Pool, Transport } from "../transport/types.ts";
-import { MemoryCookieJar } from "../cookies/memory_jar.ts";
+import type { Pool } from "../transport/types.ts";
 import { CallsInFlight, executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
+import { clientSetup } from "./client_setup.ts";
 import { abortSteps } from "./deadline/abort.ts";
-import { authScope } from "./auth_scope.ts";
 import { prepareRequest } from "./prepare.ts";
-import { fetchTransport } from "../transport/fetch_transport.ts";
 import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import type { CallOptions, RequestOptions } from "./call_options.ts";
-import { tokenSender } from "./token_sender.ts";
 
 export type { CallOptions, RequestOptions };
 
@@ -267,35 +263,9 @@ export class HttpClient {
 
   /** The options every call shares, with the transport: the pool is made here, on the first request. */
   #lifecycleOptions(): LifecycleOptions {
-    const { config } = this;
-    let transport: Transport;
-    if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
-    else {
-      const network = config.proxy === undefined ? {} : { proxy: config.proxy };
-      this.#pool = runtime.createPool(config.pool, { ...network, tls: config.tls });
-      transport = this.#pool.transport;
-    }
-    const options: LifecycleOptions = {
-      transport,
-      timeout: config.timeout,
-      readTimeout: config.readTimeout,
-      totalTimeout: config.totalTimeout,
-      maxRedirects: config.maxRedirects,
-      maxResponseBytes: config.maxResponseBytes,
-      closed: this.#closer.signal,
-      owner: this,
-      requestHooks: config.requestHooks,
-      responseHooks: config.responseHooks,
-      errorHooks: config.errorHooks,
-      retry: config.retry,
-      authHook: config.authHook,
-      cookies: config.cookies === true ? new MemoryCookieJar() : config.cookies,
-      ...authScope(config),
-      calls: this.#calls,
-    };
-    return config.authHook === undefined
-      ? options
-      : { ...options, tokenSender: tokenSender(options, config) };
+    const { options, pool } = clientSetup(this.config, this, this.#closer.signal, this.#calls);
+    this.#pool = pool;
+    return options;
   }
 }
 

@@ -7,7 +7,7 @@ import type {
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
-import { MASK, maskHeaders, maskParamsForView, redactQuery, redactText } from "../masking/views.ts";
+import { maskFormForLog, maskHeaders, redactQuery, redactText } from "../masking/views.ts";
 import { encodeForm } from "../http/form.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
@@ -107,17 +107,9 @@ function bodyOf(request: HttpRequest, sensitive: ReadonlySet<string>): string | 
       [...Object.keys(request.data ?? {}), ...Object.keys(request.files)].join(", ")
     })`;
   }
-  return request.data === undefined ? undefined : encodeForm(maskForm(request.data, sensitive));
-}
-
-/**
- * Form fields with the values of credential-like names masked, as in a
- * URL's query (`client_secret`, `password`, `token`…), and of `sensitive` ones.
- */
-function maskForm<T>(data: Readonly<Record<string, T>>, sensitive: ReadonlySet<string>) {
-  const masked = maskParamsForView(data);
-  for (const name in masked) if (sensitive.has(name.toLowerCase())) masked[name] = MASK as T;
-  return masked;
+  return request.data === undefined
+    ? undefined
+    : encodeForm(maskFormForLog(request.data, sensitive));
 }
 
 /**

@@ -86,6 +86,20 @@ export function maskParamsForView<T>(params: Readonly<Record<string, T>>): Recor
   return masked;
 }
 
+/**
+ * Form fields for a log line: the values of credential-like names masked, as
+ * in a URL's query (`client_secret`, `password`, `token`…), and of
+ * `sensitive` ones (lower-case names).
+ */
+export function maskFormForLog<T>(
+  data: Readonly<Record<string, T>>,
+  sensitive: ReadonlySet<string>,
+): Record<string, T> {
+  const masked = maskParamsForView(data);
+  for (const name in masked) if (sensitive.has(name.toLowerCase())) masked[name] = MASK as T;
+  return masked;
+}
+
 /** How deep {@linkcode maskDeepForView} goes; deeper values are masked whole. */
 const MAX_DEPTH = 16;
 

@@ -81,11 +81,8 @@ export class HttpResponse {
     this.statusCode = init.statusCode;
     // Only receivedResponse() holds RECEIVED: a transport's headers are
     // immutable or held by nothing else, so they need no copy until read.
-    if (origin === RECEIVED) {
-      this.#received = init.headers;
-    } else {
-      this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
-    }
+    if (origin === RECEIVED) this.#received = init.headers;
+    else this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
     this.content = init.content;
     this.elapsedMs = init.elapsedMs;
     this.url = init.url;
@@ -93,8 +90,7 @@ export class HttpResponse {
     if (init.encoding !== undefined) this.encoding = init.encoding;
     if (streamed !== undefined) {
       STREAMED.set(this, streamed);
-      // Not enumerable: a spread or Object.entries of the response must not
-      // throw, and a copy has no content to show until the body is read.
+      // Not enumerable, so a spread or Object.entries of it does not throw.
       Object.defineProperty(this, "content", { enumerable: false, get: notRead });
     }
     Object.freeze(this);
