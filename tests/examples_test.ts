@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { main as download } from "../examples/download.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
+import { main as network } from "../examples/network.ts";
 import { main as sse } from "../examples/sse.ts";
 import { main as upload } from "../examples/upload.ts";
 
@@ -45,4 +46,39 @@ Deno.test("examples/upload.ts streams a file from disk and a ReadableStream body
   assert.ok(multipart! > 20 * 1024 * 1024 && multipart! < 20 * 1024 * 1024 + 2048);
   assert.equal(raw, 30 * 1024 * 1024);
   assert.equal(lines.length, 2);
+});
+
+Deno.test("examples/network.ts shows a cookie session, a proxy with noProxy, and a refused connection", async () => {
+  const lines: string[] = [];
+  const relayed = await network((line) => lines.push(line));
+  const text = lines.join("\n");
+  assert.ok(lines.length >= 10 && lines.length <= 25, `${lines.length} lines`);
+  // The jar sends both cookies after the login, only the preference after the logout.
+  assert.equal(lines[1], "POST /login    200, 2 Set-Cookie lines:");
+  assert.equal(lines[2]!.trim(), "session=s1; Path=/; HttpOnly; SameSite=Lax");
+  assert.equal(lines[4], "GET  /me       the server saw Cookie: session=s1; theme=dark");
+  assert.equal(lines[5], "POST /logout   200, Set-Cookie: session=; Path=/; Max-Age=0");
+  assert.equal(lines[6], "GET  /me       the server saw Cookie: theme=dark");
+  assert.equal(lines[7], "Without withCookies(), after a login: Cookie: (none)");
+  // The proxy's password is masked in the client's JSON and nowhere in the output.
+  assert.match(text, /shows the proxy as \{"url":"http:\/\/demo:\*\*\*@127\.0\.0\.1:\d+"/);
+  assert.ok(!text.includes("pr0xy-s3cret"), text);
+  assert.match(text, /GET outside {2}through the proxy \(Via: 1\.1 demo-proxy\)/);
+  assert.match(text, /GET intranet direct \(noProxy\)/);
+  assert.match(text, /with a wrong proxy password: 407 from the proxy/);
+  // Only the call with the right credentials reached the target through the proxy.
+  assert.equal(relayed.length, 1);
+  assert.match(relayed[0]!, /^http:\/\/127\.0\.0\.1:\d+\/whoami$/);
+  assert.match(lines.at(-1)!, /^ConnectionException: Connection failed: connection refused \(/);
+});
+
+Deno.test("examples/network.ts asks for the environment's proxy variables to be unset", async () => {
+  const lines: string[] = [];
+  Deno.env.set("no_proxy", "127.0.0.1");
+  try {
+    assert.deepEqual(await network((line) => lines.push(line)), []);
+  } finally {
+    Deno.env.delete("no_proxy");
+  }
+  assert.deepEqual(lines, ["This demo needs an environment without proxies: unset no_proxy"]);
 });
