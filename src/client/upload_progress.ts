@@ -4,7 +4,8 @@
 // keeps its Content-Length: the callback is told at the start (0 bytes) and,
 // once the response head has arrived, at the end. A stream body is read
 // through a counter: at the start, after each chunk the transport pulls,
-// and at its end. A callback that throws fails the exchange with its error
+// and at its end, with the total from the start when its length is known
+// (a multipart body reading files). A callback that throws fails the exchange with its error
 // and drops the connection.
 
 import type { Abort } from "./deadline/abort.ts";
@@ -27,7 +28,7 @@ export async function sendCounted(
 ): Promise<WireResponse> {
   const { body } = wire;
   if (body === undefined) return await transport(wire, abort);
-  const size = bodySize(body);
+  const size = wire.bodyLength ?? bodySize(body);
   try {
     report(callback, 0, size);
   } catch (error) {
@@ -40,7 +41,7 @@ export async function sendCounted(
   }
   const failed: { failure?: ProgressFailure } = {};
   const sent = body instanceof ReadableStream
-    ? { ...wire, body: countedUpload(body, callback, failed) }
+    ? { ...wire, body: countedUpload(body, callback, failed, size) }
     : wire;
   let response: WireResponse;
   try {
@@ -50,7 +51,7 @@ export async function sendCounted(
   }
   try {
     if (failed.failure !== undefined) throw failed.failure;
-    if (size !== undefined) reportEnd(callback, size);
+    if (size !== undefined && sent === wire) reportEnd(callback, size);
   } catch (error) {
     // The response is not read: its body is cancelled with a reason, which drops the connection.
     await response.body?.cancel(error).catch(() => {});

@@ -19,6 +19,8 @@ export type FormPart =
 /** A multipart body: a Blob when every part is one, else a stream read once. */
 export interface Multipart {
   readonly body: Blob | ReadableStream<Uint8Array>;
+  /** The body's length in bytes, from the parts' sizes (a stream's too). */
+  readonly length: number;
   readonly contentType: string;
 }
 
@@ -36,8 +38,8 @@ function newBoundary(): string {
 
 /**
  * Encodes `parts` as multipart/form-data. The body is a `Blob` when every
- * file is one (a runtime's lazy file Blob stays lazy, and the size is known),
- * else a stream that reads each file source in turn.
+ * file is one, else a stream that reads each file source in turn; its
+ * length is known either way, from the parts' sizes.
  */
 export function encodeMultipart(parts: readonly FormPart[]): Multipart {
   const boundary = newBoundary();
@@ -59,8 +61,11 @@ export function encodeMultipart(parts: readonly FormPart[]): Multipart {
   chunks.push(encoder.encode(`${text}--${boundary}--\r\n`));
   const contentType = `multipart/form-data; boundary=${boundary}`;
   const blobs = chunks.every((chunk) => chunk instanceof Blob || chunk instanceof Uint8Array);
+  let length = 0;
+  for (const chunk of chunks) length += chunk instanceof Uint8Array ? chunk.byteLength : chunk.size;
   return {
     body: blobs ? new Blob(chunks as BlobPart[]) : concatenated(chunks),
+    length,
     contentType,
   };
 }

@@ -76,14 +76,16 @@ export function bodySize(body: string | Uint8Array | Blob | ReadableStream): num
 
 /**
  * `body` read through a counter: `callback` is called after each chunk the
- * transport pulls, and at the end. A callback that throws errors the stream
- * with a {@linkcode ProgressFailure} (kept in `failed`, for the exchange to
- * throw) and cancels `body`.
+ * transport pulls (with `total`, when the body's length is known), and at
+ * the end. A callback that throws errors the stream with a
+ * {@linkcode ProgressFailure} (kept in `failed`, for the exchange to throw)
+ * and cancels `body`.
  */
 export function countedUpload(
   body: ReadableStream<Uint8Array>,
   callback: ProgressCallback,
   failed: { failure?: ProgressFailure },
+  total?: number,
 ): ReadableStream<Uint8Array> {
   // A file's stream is read in small chunks of our own (see uploadReader).
   const reader = uploadReader(body);
@@ -99,7 +101,7 @@ export function countedUpload(
         }
         transferred += value.byteLength;
         controller.enqueue(value);
-        report(callback, transferred, undefined);
+        report(callback, transferred, total);
       } catch (error) {
         if (!(error instanceof ProgressFailure)) throw error;
         failed.failure = error;

@@ -18,6 +18,13 @@ export interface WireRequest {
    * again.
    */
   readonly body?: string | Uint8Array | Blob | ReadableStream<Uint8Array>;
+  /**
+   * The length of a `ReadableStream` body when it is known before reading
+   * (a multipart body with file paths): a transport whose runtime lets a
+   * streamed body have a Content-Length sends it as one. The headers then
+   * hold none.
+   */
+  readonly bodyLength?: number;
 }
 
 /**

@@ -19,6 +19,11 @@ export interface EncodedBody {
    * boundary is only known here.
    */
   readonly replaceType?: boolean;
+  /**
+   * The length of a stream body known before reading it (a multipart body
+   * reading files): it replaces any Content-Length the request has.
+   */
+  readonly length?: number;
 }
 
 const NO_BODY: EncodedBody = Object.freeze({});
@@ -93,8 +98,10 @@ async function multipartOf(
       parts.push({ name, filename: name, content: new Blob([value as Uint8Array<ArrayBuffer>]) });
     }
   }
-  const { body, contentType } = encodeMultipart(parts);
-  return { body, contentType, replaceType: true };
+  const { body, length, contentType } = encodeMultipart(parts);
+  return body instanceof ReadableStream
+    ? { body, contentType, replaceType: true, length }
+    : { body, contentType, replaceType: true };
 }
 
 async function openPath(request: HttpRequest, field: string, path: string): Promise<FileSource> {
@@ -130,7 +137,7 @@ export function toWireRequest(request: HttpRequest): WireRequest | Promise<WireR
 
 function wireRequest(
   request: HttpRequest,
-  { body, contentType, replaceType }: EncodedBody,
+  { body, contentType, replaceType, length }: EncodedBody,
 ): WireRequest {
   const headers: Record<string, string> = {};
   let hasType = false;
@@ -141,6 +148,7 @@ function wireRequest(
       if (replaceType === true) continue;
       hasType = true;
     }
+    if (length !== undefined && lower === "content-length") continue;
     if (lower === "authorization") hasAuthorization = true;
     headers[name] = trimHeaderValue(request.headers[name] as string);
   }
@@ -149,7 +157,8 @@ function wireRequest(
     headers["authorization"] = basicAuthorization(...request.auth);
   }
   const url = appendParams(request.url, request.params);
-  return body === undefined
-    ? { method: request.method, url, headers }
-    : { method: request.method, url, headers, body };
+  if (body === undefined) return { method: request.method, url, headers };
+  return length === undefined
+    ? { method: request.method, url, headers, body }
+    : { method: request.method, url, headers, body, bodyLength: length };
 }
