@@ -5,15 +5,14 @@ import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { configView } from "../config/_config_view.ts";
-import { runtime } from "../transport/runtime.ts";
 import type { Pool } from "../transport/types.ts";
 import { CallsInFlight, executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import { abortSteps } from "./deadline/abort.ts";
-import { authScope } from "./auth_scope.ts";
 import { prepareRequest } from "./prepare.ts";
-import { fetchTransport } from "../transport/fetch_transport.ts";
-import type { Transport } from "../transport/types.ts";
+import { sharedCallOptions } from "./client_options.ts";
+import { EventStream } from "./event_stream.ts";
+import type { EventStreamOptions } from "./event_stream_options.ts";
 import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import type { CallOptions, RequestOptions } from "./call_options.ts";
 
@@ -52,6 +51,7 @@ export class HttpClient {
   readonly #calls = new CallsInFlight();
   /** What every call shares; made on the first request. */
   #options: LifecycleOptions | undefined;
+  readonly #state = { closed: this.#closer.signal, owner: this, calls: this.#calls };
 
   /**
    * Creates a client; no connection is made until the first request.
@@ -83,19 +83,18 @@ export class HttpClient {
     if (!(request instanceof HttpRequest)) {
       return Promise.reject(new TypeError("Invalid request: expected an HttpRequest"));
     }
-    let prepared: HttpRequest;
-    let options: LifecycleOptions;
     try {
       checkCallOptions(callOptions);
       if (this.closed) {
         throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
       }
-      prepared = prepareRequest(request, this.config);
-      options = callLifecycle(this.#options ??= this.#lifecycleOptions(), callOptions);
+      const prepared = prepareRequest(request, this.config);
+      this.#options ??= sharedCallOptions(this.config, this.#state, (pool) => this.#pool = pool);
+      // An async function: it rejects, it never throws here.
+      return executeCall(prepared, callLifecycle(this.#options, callOptions));
     } catch (error) {
       return Promise.reject(error);
     }
-    return executeCall(prepared, options);
   }
 
   /**
@@ -125,6 +124,21 @@ export class HttpClient {
    */
   stream(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
     return this.#call(method, url, { ...options, stream: true });
+  }
+
+  /**
+   * Reads the Server-Sent Events of `url` with this client's headers, auth
+   * and hooks, reconnecting as EventSource does (see {@linkcode EventStream}).
+   * GET only: a POST stream (an LLM's reply) must never be sent twice.
+   *
+   * @param url A relative or absolute URL.
+   * @param options A GET's fields and call options, and the reconnection's.
+   * @returns The reader; nothing is sent until its loop starts.
+   * @throws {TypeError} For an unknown option or a bad value.
+   */
+  events(url: string | URL, options: EventStreamOptions = {}): EventStream {
+    const send = (request: HttpRequest, call: CallOptions) => this.request(request, call);
+    return new EventStream(url, options, { send, closed: this.#closer.signal });
   }
 
   /**
@@ -262,34 +276,6 @@ export class HttpClient {
     } catch (error) {
       return Promise.reject(error);
     }
-  }
-
-  /** The options every call shares, with the transport: the pool is made here, on the first request. */
-  #lifecycleOptions(): LifecycleOptions {
-    const { config } = this;
-    let transport: Transport;
-    if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
-    else {
-      this.#pool = runtime.createPool(config.pool);
-      transport = this.#pool.transport;
-    }
-    return {
-      transport,
-      timeout: config.timeout,
-      readTimeout: config.readTimeout,
-      totalTimeout: config.totalTimeout,
-      maxRedirects: config.maxRedirects,
-      maxResponseBytes: config.maxResponseBytes,
-      closed: this.#closer.signal,
-      owner: this,
-      requestHooks: config.requestHooks,
-      responseHooks: config.responseHooks,
-      errorHooks: config.errorHooks,
-      retry: config.retry,
-      authHook: config.authHook,
-      ...authScope(config),
-      calls: this.#calls,
-    };
   }
 }
 
