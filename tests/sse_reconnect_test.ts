@@ -156,14 +156,15 @@ Deno.test("events() fails on a Content-Type other than text/event-stream, or non
       }),
   );
   await using client = sseClient(server);
+  const options = { retryDelay: 0.01 };
   const text = await rejectsWith(
-    Array.fromAsync(client.events("/text")),
+    settles(Array.fromAsync(client.events("/text", options))),
     EventStreamException,
     /^Event stream refused with Content-Type "text\/plain" \(expected text\/event-stream\): GET /,
   ) as EventStreamException;
   assert.equal(text.response.header("content-type"), "text/plain");
   await rejectsWith(
-    Array.fromAsync(client.events("/none")),
+    settles(Array.fromAsync(client.events("/none", options))),
     EventStreamException,
     /Content-Type none/,
   );
