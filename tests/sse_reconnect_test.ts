@@ -129,7 +129,7 @@ Deno.test("events() ends on a 204 without an error and does not reconnect", asyn
 Deno.test("events() fails on a status other than 2xx with EventStreamException, masked, not reconnecting", async () => {
   await using server = startFixtureServer();
   server.route("/feed", () => new Response("down", { status: 500 }));
-  await using client = sseClient(server);
+  using client = sseClient(server); // closed at the end even when a call is left in flight
   const reader = client.events("/feed", { params: { token: "s3cret" }, retryDelay: 0.01 });
   const error = await rejectsWith(
     settles(Array.fromAsync(reader)),
@@ -139,6 +139,8 @@ Deno.test("events() fails on a status other than 2xx with EventStreamException, 
   assert.equal(error.response.statusCode, 500);
   assert.ok(!JSON.stringify(error).includes("s3cret"));
   assert.equal(server.requests.length, 1);
+  // The refused body was cancelled: no call is left in flight for the client to wait for.
+  await settles(client[Symbol.asyncDispose]());
 });
 
 Deno.test("events() fails on a Content-Type other than text/event-stream, or none", async () => {
@@ -155,7 +157,7 @@ Deno.test("events() fails on a Content-Type other than text/event-stream, or non
         headers: { "content-type": "Text/Event-Stream; charset=utf-8" },
       }),
   );
-  await using client = sseClient(server);
+  using client = sseClient(server); // closed at the end even when a call is left in flight
   const options = { retryDelay: 0.01 };
   const text = await rejectsWith(
     settles(Array.fromAsync(client.events("/text", options))),
@@ -171,6 +173,7 @@ Deno.test("events() fails on a Content-Type other than text/event-stream, or non
   // The media type is compared without regard to case, its parameters ignored.
   assert.equal((await take(client.events("/params"), 1))[0]!.data, "a");
   assert.equal(server.requests.length, 3);
+  await settles(client[Symbol.asyncDispose]());
 });
 
 Deno.test("events() reconnects when a connection cannot be made, up to maxReconnects, with the last error as cause", async () => {
