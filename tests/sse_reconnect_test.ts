@@ -283,6 +283,13 @@ Deno.test("events() stops with HttpClientException when the client closes, even 
   await new Promise((resolve) => setTimeout(resolve, 50));
   client.close();
   await rejectsWith(settles(next), HttpClientException, /^Client was closed during the request: /);
+  // A reader of a closed client sends nothing.
+  await rejectsWith(
+    Array.fromAsync(client.events("/feed")),
+    HttpClientException,
+    /^Client is closed: GET \/feed$/,
+  );
+  assert.equal(server.requests.length, 1);
 });
 
 Deno.test("events() stops with HttpClientException on the caller's signal, its reason as cause", async () => {

@@ -7,7 +7,7 @@
 import {
   ConnectionException,
   describeCall,
-  type HttpClientException,
+  HttpClientException,
   TimeoutException,
 } from "../errors.ts";
 import { decodeText } from "../http/lines.ts";
@@ -150,6 +150,10 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
   }
 
   async *#run(): AsyncGenerator<ServerSentEvent> {
+    if (this.#client.closed.aborted) {
+      const request = this.#request;
+      throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
+    }
     const unwatch = this.#watchStops();
     try {
       let reconnects = 0;
