@@ -8,13 +8,13 @@ import { configView } from "../config/_config_view.ts";
 import type { Pool } from "../transport/types.ts";
 import { CallsInFlight, executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
+import { clientSetup } from "./client_setup.ts";
 import { abortSteps } from "./deadline/abort.ts";
 import { prepareRequest } from "./prepare.ts";
-import { sharedCallOptions } from "./client_options.ts";
-import { EventStream } from "./event_stream.ts";
-import type { EventStreamOptions } from "./event_stream_options.ts";
 import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import type { CallOptions, RequestOptions } from "./call_options.ts";
+import { EventStream } from "./event_stream.ts";
+import type { EventStreamOptions } from "./event_stream_options.ts";
 
 export type { CallOptions, RequestOptions };
 
@@ -51,7 +51,6 @@ export class HttpClient {
   readonly #calls = new CallsInFlight();
   /** What every call shares; made on the first request. */
   #options: LifecycleOptions | undefined;
-  readonly #state = { closed: this.#closer.signal, owner: this, calls: this.#calls };
 
   /**
    * Creates a client; no connection is made until the first request.
@@ -83,18 +82,19 @@ export class HttpClient {
     if (!(request instanceof HttpRequest)) {
       return Promise.reject(new TypeError("Invalid request: expected an HttpRequest"));
     }
+    let prepared: HttpRequest;
+    let options: LifecycleOptions;
     try {
       checkCallOptions(callOptions);
       if (this.closed) {
         throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
       }
-      const prepared = prepareRequest(request, this.config);
-      this.#options ??= sharedCallOptions(this.config, this.#state, (pool) => this.#pool = pool);
-      // An async function: it rejects, it never throws here.
-      return executeCall(prepared, callLifecycle(this.#options, callOptions));
+      prepared = prepareRequest(request, this.config);
+      options = callLifecycle(this.#options ??= this.#lifecycleOptions(), callOptions);
     } catch (error) {
       return Promise.reject(error);
     }
+    return executeCall(prepared, options);
   }
 
   /**
@@ -276,6 +276,13 @@ export class HttpClient {
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+
+  /** The options every call shares, with the transport: the pool is made here, on the first request. */
+  #lifecycleOptions(): LifecycleOptions {
+    const { options, pool } = clientSetup(this.config, this, this.#closer.signal, this.#calls);
+    this.#pool = pool;
+    return options;
   }
 }
 
