@@ -27,6 +27,8 @@ export * from "./utils.ts";
 export { HttpClient } from "./src/client/http_client.ts";
 export { createClient } from "./src/client/create_client.ts";
 export type { CallOptions, RequestOptions } from "./src/client/http_client.ts";
+export type { EventStream } from "./src/client/event_stream.ts";
+export type { EventStreamOptions } from "./src/client/event_stream_options.ts";
 export type { Progress } from "./src/transport/progress.ts";
 export {
   LoggingErrorHook,
@@ -60,10 +62,15 @@ export {
   AuthenticationException,
   ConnectionException,
   DecodingException,
+  EventStreamException,
   HttpClientException,
   ResponseNotReadException,
   ResponseParseException,
   TimeoutException,
 } from "./src/errors.ts";
 export type { ServerSentEvent } from "./src/http/sse.ts";
-export type { HttpClientExceptionOptions, ResponseParseExceptionOptions } from "./src/errors.ts";
+export type {
+  EventStreamExceptionOptions,
+  HttpClientExceptionOptions,
+  ResponseParseExceptionOptions,
+} from "./src/errors.ts";

@@ -7,6 +7,7 @@ import { main as download } from "../examples/download.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
 import { main as network } from "../examples/network.ts";
 import { main as sse } from "../examples/sse.ts";
+import { main as sseReconnect } from "../examples/sse_reconnect.ts";
 import { main as upload } from "../examples/upload.ts";
 
 Deno.test("examples/sse.ts prints the tokens as they arrive and stops at [DONE]", async () => {
@@ -17,6 +18,19 @@ Deno.test("examples/sse.ts prints the tokens as they arrive and stops at [DONE]"
   // One write per token, then the final newline: nothing after [DONE].
   assert.deepEqual(writes.slice(1, -1), reply.match(/\S+|\s\S+/g));
   assert.equal(writes.at(-1), "\n");
+});
+
+Deno.test("examples/sse_reconnect.ts resumes with Last-Event-ID after each drop and ends on 204", async () => {
+  const lines: string[] = [];
+  const { updates, connections } = await sseReconnect((line) => lines.push(line));
+  // Nothing lost, nothing repeated, across the three drops.
+  assert.equal(updates.length, 9);
+  assert.equal(new Set(updates).size, 9);
+  assert.equal(updates[0], "build started");
+  assert.equal(updates.at(-1), "deployed to production");
+  assert.deepEqual(connections, ["(none)", "3", "6", "9"]);
+  assert.equal(lines[0], "#1 build started");
+  assert.equal(lines.at(-1), "done after 4 connections (Last-Event-ID: (none), 3, 6, 9)");
 });
 
 Deno.test("examples/ndjson.ts parses each line, then a stall fails on readTimeout", async () => {

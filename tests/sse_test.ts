@@ -100,6 +100,25 @@ Deno.test("EventStreamParser keeps the ID and retry of blocks that dispatched no
   assert.deepEqual(parser.push("data: a\n\n"), [message("a", "7")]);
 });
 
+Deno.test("EventStreamParser takes an id only at the blank line that ends its block", () => {
+  const parser = new EventStreamParser();
+  assert.deepEqual(parser.push("id: 1\ndata: a\n\nid: 2\ndata: b\n"), [message("a", "1")]);
+  // The block with id 2 was not ended: a reconnection now must resume after 1.
+  assert.equal(parser.lastEventId, "1");
+  assert.deepEqual(parser.push("\n"), [message("b", "2")]);
+  assert.equal(parser.lastEventId, "2");
+});
+
+Deno.test("EventStreamParser starts from a given ID, carried to events without their own", () => {
+  const parser = new EventStreamParser("41");
+  assert.equal(parser.lastEventId, "41");
+  assert.deepEqual(parser.push("data: a\n\nid: 42\ndata: b\n\n"), [
+    message("a", "41"),
+    message("b", "42"),
+  ]);
+  assert.equal(new EventStreamParser().lastEventId, "");
+});
+
 Deno.test("events() drops one BOM opening the stream, even cut across chunks", async () => {
   const bom = Uint8Array.of(0xef, 0xbb, 0xbf);
   assert.deepEqual(await eventsOf(bom, "data: 1\n\n"), [message("1")]);

@@ -13,6 +13,8 @@ import { abortSteps } from "./deadline/abort.ts";
 import { prepareRequest } from "./prepare.ts";
 import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import type { CallOptions, RequestOptions } from "./call_options.ts";
+import { EventStream } from "./event_stream.ts";
+import type { EventStreamOptions } from "./event_stream_options.ts";
 
 export type { CallOptions, RequestOptions };
 
@@ -122,6 +124,21 @@ export class HttpClient {
    */
   stream(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
     return this.#call(method, url, { ...options, stream: true });
+  }
+
+  /**
+   * Reads the Server-Sent Events of `url` with this client's headers, auth
+   * and hooks, reconnecting as EventSource does (see {@linkcode EventStream}).
+   * GET only: a POST stream (an LLM's reply) must never be sent twice.
+   *
+   * @param url A relative or absolute URL.
+   * @param options A GET's fields and call options, and the reconnection's.
+   * @returns The reader; nothing is sent until its loop starts.
+   * @throws {TypeError} For an unknown option or a bad value.
+   */
+  events(url: string | URL, options: EventStreamOptions = {}): EventStream {
+    const send = (request: HttpRequest, call: CallOptions) => this.request(request, call);
+    return new EventStream(url, options, { send, closed: this.#closer.signal });
   }
 
   /**

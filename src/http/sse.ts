@@ -34,16 +34,31 @@ export class EventStreamParser {
   #afterCR = false;
   #data = "";
   #eventType = "";
-  #lastEventId = "";
+  /** The ID the `id` fields set, even in a block not ended yet. */
+  #lastEventId: string;
+  /** The ID as of the last blank line: a block the stream ends in the middle of sets nothing. */
+  #dispatchedId: string;
   #retry: number | undefined = undefined;
   #reconnectionTime: number | undefined = undefined;
 
   /**
-   * The last event ID in effect, also when the block that set it had no
-   * data and dispatched nothing: what a reconnection sends as `Last-Event-ID`.
+   * Creates a parser.
+   *
+   * @param lastEventId The ID in effect before the stream starts: a
+   * reconnection carries the ID of the last connection over to events
+   * without an `id` field of their own, as browsers do.
+   */
+  constructor(lastEventId = "") {
+    this.#lastEventId = this.#dispatchedId = lastEventId;
+  }
+
+  /**
+   * The last event ID in effect as of the last blank line, also when the
+   * block it ended had no data and dispatched nothing: what a reconnection
+   * sends as `Last-Event-ID`. An `id` in a block not ended yet does not count.
    */
   get lastEventId(): string {
-    return this.#lastEventId;
+    return this.#dispatchedId;
   }
 
   /** The last valid `retry` of the stream, in milliseconds, whether or not its block dispatched. */
@@ -110,6 +125,7 @@ export class EventStreamParser {
     const data = this.#data;
     const event = this.#eventType || "message";
     const retry = this.#retry;
+    this.#dispatchedId = this.#lastEventId;
     this.#data = this.#eventType = "";
     this.#retry = undefined;
     // A block without data (only comments, `id`, `retry`...) dispatches nothing.

@@ -1,0 +1,292 @@
+// A reconnecting reader of Server-Sent Events, what EventSource does, for a
+// client that sends headers (auth, hooks). Each connection is a streamed GET
+// of the client; the reader keeps the last event ID and the reconnection
+// time across them, and waits between them on a timer that its close, the
+// caller's signal, the client's close and its total timeout all cut short.
+
+import {
+  ConnectionException,
+  describeCall,
+  HttpClientException,
+  TimeoutException,
+} from "../errors.ts";
+import { decodeText } from "../http/lines.ts";
+import { EventStreamParser, type ServerSentEvent } from "../http/sse.ts";
+import { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import type { CallOptions } from "./call_options.ts";
+import { abortedCallError } from "./exchange.ts";
+import { eventStreamSettings } from "./event_stream_options.ts";
+import { checkHead, lastEventIdHeader, reconnectionWait } from "./event_stream_wire.ts";
+import type { EventStreamOptions, EventStreamSettings } from "./event_stream_options.ts";
+
+/** What a reader needs of its client. */
+export interface EventStreamClient {
+  /** Sends one connection's request as a streamed call. */
+  send(request: HttpRequest, options: CallOptions): Promise<HttpResponse>;
+  /** Aborted when the client is closed. */
+  readonly closed: AbortSignal;
+}
+
+/**
+ * The Server-Sent Events of a URL across reconnections, as EventSource
+ * reads them, from {@linkcode HttpClient.events}. Iterate it once with
+ * `for await`; nothing is sent until the loop starts.
+ *
+ * Each connection is a streamed GET of the client (its headers, auth,
+ * hooks, and its retries of the head) with `Accept: text/event-stream`,
+ * `Cache-Control: no-cache`, and `Last-Event-ID` once an ID is in effect
+ * (never an empty one). An event's ID carries over to later events, across
+ * reconnections too, until the server sends another.
+ *
+ * When the body ends or fails (a reset, `readTimeout`), or a connection
+ * cannot be made (refused, `timeout`), the reader waits the reconnection
+ * time, plus up to a quarter more at random so that clients dropped
+ * together do not come back together, and connects again: `retryDelay`
+ * (3 s by default) until the server sends `retry`, whose last value wins.
+ * After `maxReconnects` (10 by default) reconnections in a row without an
+ * event, the loop throws a {@linkcode ConnectionException} whose `cause` is
+ * the last failure.
+ *
+ * It stops, as EventSource does, on a 204 (the loop ends), and on a status
+ * other than 2xx or a Content-Type other than `text/event-stream` (the loop
+ * throws an {@linkcode EventStreamException}); also on the caller's
+ * `signal` and the client's close (an {@linkcode HttpClientException}), on
+ * `totalTimeout`, the reader's whole life (a {@linkcode TimeoutException}),
+ * and on `close()`, `break` or the end of an `await using` block (the
+ * loop ends; the connection is cancelled, a wait ends at once). Any other
+ * failure (a hook's error, an {@linkcode AuthenticationException}) is
+ * thrown as it is, without reconnecting.
+ *
+ * Only GET: a POST stream (an LLM's reply) must never be sent twice; read
+ * it once with `client.stream()`.
+ *
+ * @example Resume a feed with Last-Event-ID each time the server ends it
+ * ```ts
+ * import { createClient } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+ *   const id = Number(request.headers.get("last-event-id")) + 1;
+ *   const body = `retry: 10\nid: ${id}\ndata: event ${id}\n\n`; // then the body ends
+ *   return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+ * });
+ * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+ * await using feed = client.events("/feed", { lastEventId: "40" });
+ * const received: string[] = [];
+ * for await (const event of feed) {
+ *   if (received.push(event.data) === 3) break;
+ * }
+ * assert.deepEqual(received, ["event 41", "event 42", "event 43"]);
+ * assert.equal(feed.lastEventId, "43");
+ * ```
+ */
+export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposable {
+  readonly #client: EventStreamClient;
+  readonly #settings: EventStreamSettings;
+  readonly #request: HttpRequest;
+  readonly #stop = new AbortController();
+  #lastEventId: string;
+  #reconnectionMs: number;
+  #closed = false;
+  #timedOut = false;
+  /** When the total timeout ends the reader, on the `performance.now()` clock. */
+  #deadline = Infinity;
+  #iterator: AsyncGenerator<ServerSentEvent> | undefined = undefined;
+
+  /**
+   * Made by {@linkcode HttpClient.events}, which documents the arguments.
+   *
+   * @param url The URL of the event stream.
+   * @param options The request's fields and the reconnection's.
+   * @param client The client that sends each connection.
+   */
+  constructor(url: string | URL, options: EventStreamOptions, client: EventStreamClient) {
+    const settings = eventStreamSettings(options);
+    const headers = { Accept: "text/event-stream", "Cache-Control": "no-cache" };
+    const init = { ...settings.init, headers: { ...headers, ...settings.init.headers } };
+    this.#request = new HttpRequest("GET", url, init);
+    this.#settings = settings;
+    this.#client = client;
+    this.#lastEventId = settings.lastEventId;
+    this.#reconnectionMs = settings.retryDelayMs;
+  }
+
+  /**
+   * The ID of the last event received (or of a block that set one without
+   * data), carried over reconnections: what the next connection sends as
+   * `Last-Event-ID`, and where to resume later. `""` when none.
+   */
+  get lastEventId(): string {
+    return this.#lastEventId;
+  }
+
+  /**
+   * The events, connecting on the first `next()`; can be called once.
+   *
+   * @returns The events, in order, across reconnections.
+   */
+  [Symbol.asyncIterator](): AsyncGenerator<ServerSentEvent> {
+    if (this.#iterator !== undefined) {
+      throw new TypeError(`Event stream is already being read: ${describeCall(this.#request)}`);
+    }
+    return this.#iterator = this.#run();
+  }
+
+  /**
+   * Stops the reader: the current connection is cancelled, a wait between
+   * connections ends at once, and the loop ends without an error.
+   * Calling it again does nothing.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#stop.abort();
+    await this.#iterator?.return(undefined);
+  }
+
+  /** Closes the reader at the end of an `await using` block. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async *#run(): AsyncGenerator<ServerSentEvent> {
+    if (this.#client.closed.aborted) {
+      const request = this.#request;
+      throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
+    }
+    const unwatch = this.#watchStops();
+    try {
+      let reconnects = 0;
+      while (!this.#stopped()) {
+        const lost = yield* this.#connection(() => reconnects = 0);
+        if (lost === undefined || this.#stopped()) return;
+        if (reconnects++ >= this.#settings.maxReconnects) {
+          const n = this.#settings.maxReconnects;
+          throw new ConnectionException(
+            `Event stream gave up after ${n} reconnections without an event (maxReconnects): ${
+              describeCall(this.#request)
+            }`,
+            { request: this.#request, cause: lost },
+          );
+        }
+        await reconnectionWait(this.#reconnectionMs, this.#stop.signal);
+      }
+    } finally {
+      unwatch();
+    }
+  }
+
+  /**
+   * The events of one connection. Returns the error the connection was
+   * lost to (the server's end of the body counts as one), or `undefined`
+   * when the stream is over: a 204, or the reader stopped quietly. Throws
+   * what ends the reader: a refusal, a failure that is not the network's,
+   * or the stop of the caller's signal, the client or the total timeout.
+   */
+  async *#connection(onEvent: () => void): AsyncGenerator<ServerSentEvent, unknown> {
+    let response: HttpResponse;
+    try {
+      response = await this.#client.send(this.#nextRequest(), this.#callOptions());
+    } catch (error) {
+      return this.#lostTo(error);
+    }
+    try {
+      if (this.#stopped() || response.statusCode === 204) return undefined;
+      checkHead(response);
+      const parser = new EventStreamParser(this.#lastEventId);
+      for await (const text of decodeText(response.body, "utf-8")) {
+        for (const event of parser.push(text)) {
+          onEvent();
+          this.#lastEventId = event.id;
+          yield event;
+        }
+        // After the events, so the ID of a block without data counts too.
+        this.#lastEventId = parser.lastEventId;
+        this.#reconnectionMs = parser.reconnectionTime ?? this.#reconnectionMs;
+      }
+      return new ConnectionException(
+        `Event stream was ended by the server: ${describeCall(this.#request, response.url)}`,
+        { request: response.request },
+      );
+    } catch (error) {
+      return this.#lostTo(error);
+    } finally {
+      await response.cancel();
+    }
+  }
+
+  /** What `error` means to the reader: a lost connection to reconnect, the end, or thrown. */
+  #lostTo(error: unknown): unknown {
+    if (this.#stopped()) return undefined;
+    if (error instanceof ConnectionException || error instanceof TimeoutException) return error;
+    throw error;
+  }
+
+  /** The request of the next connection: `Last-Event-ID` when an ID is in effect. */
+  #nextRequest(): HttpRequest {
+    const id = lastEventIdHeader(this.#lastEventId);
+    return id === undefined ? this.#request : this.#request.withHeaders({ "Last-Event-ID": id });
+  }
+
+  #callOptions(): CallOptions {
+    const { readTimeout, totalTimeout } = this.#settings;
+    const options: CallOptions = { stream: true, signal: this.#stop.signal };
+    if (readTimeout !== undefined) options.readTimeout = readTimeout;
+    if (totalTimeout !== null) {
+      // What is left of the reader's life bounds the head, retries included.
+      const left = (this.#deadline - performance.now()) / 1000;
+      options.totalTimeout = Math.max(left, 0.001);
+    }
+    return options;
+  }
+
+  /**
+   * Routes every stop to the reader's own abort: the caller's signal, the
+   * client's close, the total timeout. Returns what undoes it.
+   */
+  #watchStops(): () => void {
+    const stop = () => this.#stop.abort();
+    const { signal, totalTimeout } = this.#settings;
+    const { closed } = this.#client;
+    signal?.addEventListener("abort", stop);
+    closed.addEventListener("abort", stop);
+    if (signal?.aborted || closed.aborted) stop();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (totalTimeout !== null) {
+      this.#deadline = performance.now() + totalTimeout * 1000;
+      timer = setTimeout(() => {
+        this.#timedOut = true;
+        stop();
+      }, totalTimeout * 1000);
+    }
+    return () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
+      closed.removeEventListener("abort", stop);
+    };
+  }
+
+  /**
+   * True when the reader was closed (it ends quietly); throws when the
+   * caller's signal, the client's close or the total timeout stopped it;
+   * false while it runs.
+   */
+  #stopped(): boolean {
+    if (this.#closed) return true;
+    if (!this.#stop.signal.aborted) return false;
+    throw this.#stopError();
+  }
+
+  #stopError(): HttpClientException {
+    const request = this.#request;
+    if (this.#timedOut) {
+      const seconds = this.#settings.totalTimeout;
+      return new TimeoutException(
+        `Event stream timed out after ${seconds} s (totalTimeout): ${describeCall(request)}`,
+        { request },
+      );
+    }
+    const { signal } = this.#settings;
+    return abortedCallError(request, { closed: this.#client.closed, signal })!;
+  }
+}
