@@ -20,7 +20,11 @@ import {
  * log it as any request, secrets masked. The client's other hooks do not
  * run on it: they are written for the calls of the API (a hook that signs
  * or rewrites requests must not touch a token request), and neither do its
- * auth hook, default headers or retries. The client's close aborts it; a
+ * auth hook, default headers or retries. Nor its cookie jar: the grant
+ * authenticates the application, not a user's session, so the session's
+ * cookies stay away from the token endpoint, and a cookie it sets stays out
+ * of the session (as with a TokenManager used on its own, and one shared by
+ * clients of different users). The client's close aborts it; a
  * call's own signal does not, as the token may serve several calls (the
  * call stops waiting for it instead).
  */
@@ -32,6 +36,7 @@ export function tokenSender(options: LifecycleOptions, config: HttpClientConfig)
     responseHooks: options.responseHooks.filter((hook) => hook instanceof LoggingResponseHook),
     errorHooks: options.errorHooks.filter((hook) => hook instanceof LoggingErrorHook),
     authHook: undefined,
+    cookies: undefined,
     retry,
     calls: undefined,
   };
