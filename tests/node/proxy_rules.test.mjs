@@ -1,0 +1,54 @@
+// NO_PROXY on the npm build reads IP addresses as Deno and curl do: an
+// address or a range (`127.0.0.0/8`) names the addresses it holds, and an
+// address is never matched as a name's suffix; in the environment's
+// NO_PROXY and in withProxy()'s noProxy alike.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+import { startServer } from "./server.mjs";
+import { runNodeChild, startTinyproxy } from "./proxy_server.mjs";
+
+const CHILD = (url) => `
+  import { HttpClient } from "@fetchline/fetchline";
+  const http = new HttpClient();
+  try {
+    console.log("status", (await http.get(${JSON.stringify(url)})).statusCode);
+  } catch (error) {
+    console.log("error", error.message);
+  } finally {
+    http.close();
+  }
+`;
+
+test("NO_PROXY and noProxy name an IP address by its value or a range, never by a suffix", async () => {
+  const proxy = await startTinyproxy();
+  const server = await startServer();
+  const send = async (noProxy, path) => {
+    const config = new HttpClientConfigBuilder().withProxy(proxy.url, { noProxy })
+      .withRetry({ maxRetries: 0 }).build();
+    const http = new HttpClient(config);
+    try {
+      assert.equal((await http.get(`${server.url}${path}`)).statusCode, 200);
+    } finally {
+      http.close();
+    }
+  };
+  try {
+    const env = { HTTP_PROXY: proxy.url, NO_PROXY: "10.0.0.0/8, 127.0.0.0/8" };
+    assert.equal(await runNodeChild(CHILD(`${server.url}/env-range`), env), "status 200\n");
+    await send("127.0.0.0/30", "/range");
+    await send("10.0.0.0/8, ::ffff:0:0/96", "/other-ranges");
+    // "0.0.1" is no domain 127.0.0.1 is under.
+    await send("0.0.1", "/suffix");
+    const log = proxy.log();
+    for (const path of ["/env-range", "/range"]) assert.ok(!log.includes(`${path} `), log);
+    assert.ok(log.includes(`GET ${server.url}/other-ranges `), log);
+    assert.ok(log.includes(`GET ${server.url}/suffix `), log);
+    const paths = server.requests.map((request) => request.path);
+    assert.deepEqual(paths, ["/env-range", "/range", "/other-ranges", "/suffix"]);
+  } finally {
+    await server.close();
+    await proxy.close();
+  }
+});
