@@ -170,3 +170,28 @@ Deno.test("withProxy() with withFetch() is refused at build(): a custom fetch ha
   });
   assert.equal(builder.withProxy(null).build().proxy, null);
 });
+
+Deno.test("A proxy's 407 to a forwarded http request fails with a ConnectionException, as a refused CONNECT does", async () => {
+  let asked = 0;
+  // A forward proxy that wants other credentials: tinyproxy answers an http request 401 instead.
+  await using proxy = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    asked++;
+    return new Response("Proxy credentials required\n", {
+      status: 407,
+      headers: { "Proxy-Authenticate": 'Basic realm="proxy"' },
+    });
+  });
+  const port = proxy.addr.port;
+  await using http = client(`http://ada:wr0ng-pass@127.0.0.1:${port}`);
+  const error = await rejectsWith(
+    http.get(`http://127.0.0.1:${freePort()}/x`),
+    ConnectionException,
+    new RegExp(
+      `^Connection failed: Proxy http://ada:\\*\\*\\*@127\\.0\\.0\\.1:${port}/? refused the credentials \\(407 Proxy Authentication Required\\): GET`,
+    ),
+  );
+  assert.equal(asked, 1);
+  for (const text of [error.message, JSON.stringify(error), Deno.inspect(error)]) {
+    assert.ok(!text.includes("wr0ng-pass"), text);
+  }
+});

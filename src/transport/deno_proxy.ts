@@ -18,7 +18,7 @@ import {
 } from "./proxy_route.ts";
 import type { EnvProxies } from "./proxy_route.ts";
 import { inIpRange, parseIp } from "./ip_range.ts";
-import type { Pool, PoolOptions, ProxySetting, Transport } from "./types.ts";
+import type { Pool, PoolOptions, ProxySetting, Transport, WireResponse } from "./types.ts";
 
 /** What of Deno the proxy pool uses besides `createHttpClient`. */
 export interface DenoEnv {
@@ -70,12 +70,30 @@ export function denoProxyTransport(
       if (conflict !== undefined) return Promise.reject(conflict);
       const sent = sendFor(proxy)(wire, abort);
       if (proxy === undefined) return sent;
-      return sent.catch((error) => {
-        throw abort.aborted ? error : proxyFailure(proxy, error) ?? error;
-      });
+      return sent.then(
+        (response) => url.protocol === "http:" ? refusedForward(proxy, response) : response,
+        (error) => {
+          throw abort.aborted ? error : proxyFailure(proxy, error) ?? error;
+        },
+      );
     },
     close: () => sends.forEach(([, client]) => client.close()),
   };
+}
+
+/**
+ * `response`, unless it is the proxy's 407 to a forwarded http request:
+ * Deno's client hands that on as the response, where undici (and either
+ * runtime for a CONNECT) fails the exchange; it fails here too, so a proxy
+ * refusing its credentials is the same error on every runtime and scheme.
+ */
+function refusedForward(proxy: ProxySetting, response: WireResponse): WireResponse {
+  if (response.status !== 407) return response;
+  void response.body?.cancel("Proxy Authentication Required").catch(() => {});
+  throw new ProxyFailure(
+    `Proxy ${shownProxy(proxy)} refused the credentials (407 Proxy Authentication Required)`,
+    undefined,
+  );
 }
 
 function basicAuth(proxy: ProxySetting): { basicAuth?: { username: string; password: string } } {
