@@ -3,7 +3,12 @@
 // missing proxy named in the error, noProxy hosts reached directly.
 
 import assert from "node:assert/strict";
-import { ConnectionException, HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import {
+  ConnectionException,
+  HttpClient,
+  HttpClientConfigBuilder,
+  HttpClientException,
+} from "../mod.ts";
 import { freePort, makeTlsMaterial, startTinyproxy } from "./proxy_server.ts";
 import { rejectsWith } from "./helpers.ts";
 
@@ -194,4 +199,24 @@ Deno.test("A proxy's 407 to a forwarded http request fails with a ConnectionExce
   for (const text of [error.message, JSON.stringify(error), Deno.inspect(error)]) {
     assert.ok(!text.includes("wr0ng-pass"), text);
   }
+});
+
+Deno.test("A request's own Proxy-Authorization header is refused through withProxy(): it would reach the target through a tunnel", async () => {
+  const tls = await makeTlsMaterial();
+  await using proxy = await startTinyproxy();
+  const seen: (string | null)[] = [];
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert: tls.cert, key: tls.key, onListen() {} },
+    (request) => (seen.push(request.headers.get("proxy-authorization")), new Response("secure")),
+  );
+  await using https = client(proxy.url, {}, tls.caCert);
+  const headers = { "Proxy-Authorization": `Basic ${btoa(`ada:${SECRET}`)}` };
+  const error = await rejectsWith(
+    https.get(`https://127.0.0.1:${server.addr.port}/tls`, { headers }),
+    HttpClientException,
+    /^Connection failed: Proxy http:\/\/127\.0\.0\.1:\d+\/? is not sent a request's own Proxy-Authorization header: give its credentials in withProxy\(\)'s URL: GET/,
+  );
+  assert.ok(!error.message.includes(btoa(`ada:${SECRET}`)), error.message);
+  assert.deepEqual(seen, []);
+  assert.ok(!(await proxy.log()).includes(`CONNECT 127.0.0.1:${server.addr.port} `));
 });

@@ -9,6 +9,7 @@
 import { HttpClientException } from "../errors.ts";
 import { fetchTransport } from "./fetch_transport.ts";
 import {
+  ownProxyAuthorization,
   PROXY_ENV_NAMES,
   ProxyFailure,
   proxyFailure,
@@ -66,7 +67,8 @@ export function denoProxyTransport(
     transport(wire, abort) {
       const url = new URL(wire.url);
       const proxy = proxyFor(url, setting, undefined);
-      const conflict = denoConflict(url, proxy, env);
+      const conflict = denoConflict(url, proxy, env) ??
+        (proxy === undefined ? undefined : ownProxyAuthorization(proxy, wire.headers));
       if (conflict !== undefined) return Promise.reject(conflict);
       const sent = sendFor(proxy)(wire, abort);
       if (proxy === undefined) return sent;

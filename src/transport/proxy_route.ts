@@ -152,6 +152,28 @@ export function shownProxy(proxy: ProxySetting): string {
   return proxy.url.replace("://", `://${userInfo}@`);
 }
 
+/**
+ * The failure for a request with a `Proxy-Authorization` header of its own
+ * routed through `proxy`, or `undefined`: Deno's client would send it on
+ * through a CONNECT tunnel to the target, and undici refuses it, so neither
+ * runtime sends it; the proxy's credentials belong in its URL. Not
+ * transient: a retry would be the same. The header's value is not shown.
+ */
+export function ownProxyAuthorization(
+  proxy: ProxySetting,
+  headers: Readonly<Record<string, string>>,
+): ProxyFailure | undefined {
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === "proxy-authorization")) {
+    return undefined;
+  }
+  return new ProxyFailure(
+    `Proxy ${shownProxy(proxy)} is not sent a request's own Proxy-Authorization header: ` +
+      "give its credentials in withProxy()'s URL",
+    undefined,
+    false,
+  );
+}
+
 /** The `Proxy-Authorization` value for the proxy's credentials. */
 export function proxyAuthorization(proxy: ProxySetting): string | undefined {
   const { credentials } = proxy;

@@ -11,7 +11,13 @@ import { readFile, stat } from "node:fs/promises";
 import { Agent, ProxyAgent } from "undici";
 import type { Dispatcher } from "undici";
 import { UndiciExchange } from "./undici_exchange.ts";
-import { proxyAuthorization, proxyFailure, proxyFor, readProxyEnv } from "./proxy_route.ts";
+import {
+  ownProxyAuthorization,
+  proxyAuthorization,
+  proxyFailure,
+  proxyFor,
+  readProxyEnv,
+} from "./proxy_route.ts";
 import type { EnvProxies } from "./proxy_route.ts";
 import type {
   FileSource,
@@ -167,6 +173,8 @@ function send(
     const url = new URL(wire.url);
     const [dispatcher, via] = route(url);
     proxy = via;
+    const refused = via === undefined ? undefined : ownProxyAuthorization(via, wire.headers);
+    if (refused !== undefined) return Promise.reject(refused);
     dispatcher.dispatch({
       origin: url.origin,
       path: url.pathname + url.search,

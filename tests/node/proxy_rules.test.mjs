@@ -1,11 +1,12 @@
 // NO_PROXY on the npm build reads IP addresses as Deno and curl do: an
 // address or a range (`127.0.0.0/8`) names the addresses it holds, and an
 // address is never matched as a name's suffix; in the environment's
-// NO_PROXY and in withProxy()'s noProxy alike.
+// NO_PROXY and in withProxy()'s noProxy alike. A request's own
+// Proxy-Authorization header is refused through a proxy, as on Deno.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "@fetchline/fetchline";
 import { startServer } from "./server.mjs";
 import { runNodeChild, startTinyproxy } from "./proxy_server.mjs";
 
@@ -48,6 +49,33 @@ test("NO_PROXY and noProxy name an IP address by its value or a range, never by 
     const paths = server.requests.map((request) => request.path);
     assert.deepEqual(paths, ["/env-range", "/range", "/other-ranges", "/suffix"]);
   } finally {
+    await server.close();
+    await proxy.close();
+  }
+});
+
+test("A request's own Proxy-Authorization header is refused through withProxy(), not retried, its value not shown", async () => {
+  const proxy = await startTinyproxy();
+  const server = await startServer();
+  const http = new HttpClient(new HttpClientConfigBuilder().withProxy(proxy.url).build());
+  const value = `Basic ${btoa("ada:s3cr-t")}`;
+  try {
+    let caught;
+    try {
+      await http.get(`${server.url}/own`, { headers: { "Proxy-Authorization": value } });
+    } catch (error) {
+      caught = error;
+    }
+    assert.equal(caught?.constructor, HttpClientException, String(caught));
+    assert.match(
+      caught.message,
+      /^Connection failed: Proxy http:\/\/127\.0\.0\.1:\d+\/? is not sent a request's own Proxy-Authorization header: give its credentials in withProxy\(\)'s URL: GET/,
+    );
+    assert.ok(!caught.message.includes(value), caught.message);
+    assert.deepEqual(server.requests, []);
+    assert.ok(!proxy.log().includes("/own"), proxy.log());
+  } finally {
+    http.close();
     await server.close();
     await proxy.close();
   }
