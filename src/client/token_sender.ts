@@ -5,6 +5,7 @@
 import type { HttpClientConfig } from "../config/client_config.ts";
 import { retryPolicy } from "../config/retry_policy.ts";
 import type { TokenSender } from "../auth/_token_transport.ts";
+import type { HttpRequest } from "../models/request.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import { prepareRequest } from "./prepare.ts";
@@ -26,7 +27,9 @@ import {
  * of the session (as with a TokenManager used on its own, and one shared by
  * clients of different users). The client's close aborts it; a
  * call's own signal does not, as the token may serve several calls (the
- * call stops waiting for it instead).
+ * call stops waiting for it instead). The sender carries the client's
+ * `closed` signal, so the calls of other clients sharing its token run
+ * fetch anew when it closes.
  */
 export function tokenSender(options: LifecycleOptions, config: HttpClientConfig): TokenSender {
   const retry = retryPolicy({ maxRetries: 0 }, config.retry);
@@ -41,11 +44,12 @@ export function tokenSender(options: LifecycleOptions, config: HttpClientConfig)
     calls: undefined,
   };
   const prepare = { headers: {}, retry };
-  return (request) => {
+  const send = (request: HttpRequest) => {
     try {
       return executeCall(prepareRequest(request, prepare), tokenOptions);
     } catch (error) {
       return Promise.reject(error);
     }
   };
+  return Object.assign(send, { closed: options.closed });
 }
