@@ -108,6 +108,8 @@ function proxyAgent(proxy: ProxySetting, agentOptions: Agent.Options): ProxyAgen
  * make public sites untrusted. Given as options, they would be parsed again
  * for every connection (about 150 certificates: tens of milliseconds of
  * CPU each time); a context is parsed once and shared by the connections.
+ * Settings OpenSSL refuses (a key that is not the certificate's) are a
+ * `TypeError` at the first request, as Deno's `createHttpClient` gives.
  */
 function tlsConnectOptions(settings: TlsSettings): Record<string, unknown> {
   const context: tls.SecureContextOptions = {};
@@ -118,7 +120,16 @@ function tlsConnectOptions(settings: TlsSettings): Record<string, unknown> {
     context.cert = settings.cert;
     context.key = settings.key;
   }
-  return { secureContext: tls.createSecureContext(context) };
+  try {
+    return { secureContext: tls.createSecureContext(context) };
+  } catch (error) {
+    // OpenSSL's words name the problem ("key values mismatch"), never the key.
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new TypeError(
+      `Invalid tls: the certificate, key or CA certificates were refused: ${detail}`,
+      { cause: error },
+    );
+  }
 }
 
 /**

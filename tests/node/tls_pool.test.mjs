@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:https";
 import { test } from "node:test";
 import tls from "node:tls";
+import { inspect } from "node:util";
 import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
 import { makeTlsMaterial } from "./tls_material.mjs";
 
@@ -35,5 +36,25 @@ test("withTls() parses its CA certificates once per client, not once per connect
       client.close();
     }
     assert.ok(contexts <= 1, `${contexts} TLS contexts for 5 connections`);
+  }
+});
+
+test("withTls() with a key that is not the certificate's fails the call with a TypeError, as on Deno, the key not shown", async () => {
+  const { clientCert, serverKey } = await makeTlsMaterial();
+  const builder = new HttpClientConfigBuilder().withTls({ cert: clientCert, key: serverKey });
+  const client = new HttpClient(builder.withRetry({ maxRetries: 0 }).build());
+  try {
+    await assert.rejects(client.get("https://127.0.0.1:1/x"), (error) => {
+      assert.equal(error.constructor, TypeError, String(error));
+      assert.match(
+        error.message,
+        /^Invalid tls: the certificate, key or CA certificates were refused: /,
+      );
+      const body = serverKey.split("\n")[1];
+      assert.ok(!error.message.includes(body) && !inspect(error).includes(body), error.message);
+      return true;
+    });
+  } finally {
+    client.close();
   }
 });
