@@ -2,11 +2,18 @@
 // address or a range (`127.0.0.0/8`) names the addresses it holds, and an
 // address is never matched as a name's suffix; in the environment's
 // NO_PROXY and in withProxy()'s noProxy alike. A request's own
-// Proxy-Authorization header is refused through a proxy, as on Deno.
+// Proxy-Authorization header is refused through a proxy, and a proxy's 407
+// to a forwarded http request fails the call, as on Deno.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "@fetchline/fetchline";
+import { createServer } from "node:http";
+import {
+  ConnectionException,
+  HttpClient,
+  HttpClientConfigBuilder,
+  HttpClientException,
+} from "@fetchline/fetchline";
 import { startServer } from "./server.mjs";
 import { runNodeChild, startTinyproxy } from "./proxy_server.mjs";
 
@@ -78,5 +85,40 @@ test("A request's own Proxy-Authorization header is refused through withProxy(),
     http.close();
     await server.close();
     await proxy.close();
+  }
+});
+
+test("A proxy's 407 to a forwarded http request fails with a ConnectionException naming it, as on Deno", async () => {
+  let asked = 0;
+  const proxy = createServer((request, response) => {
+    asked++;
+    response.writeHead(407, { "proxy-authenticate": 'Basic realm="proxy"' });
+    response.end("Proxy credentials required\n");
+  });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const { port } = proxy.address();
+  const config = new HttpClientConfigBuilder().withProxy(`http://ada:wr0ng-pass@127.0.0.1:${port}`)
+    .withRetry({ maxRetries: 0 }).build();
+  const http = new HttpClient(config);
+  try {
+    let caught;
+    try {
+      await http.get("http://127.0.0.1:9/x");
+    } catch (error) {
+      caught = error;
+    }
+    assert.equal(caught?.constructor, ConnectionException, String(caught));
+    assert.match(
+      caught.message,
+      new RegExp(
+        `^Connection failed: Proxy http://ada:\\*\\*\\*@127\\.0\\.0\\.1:${port}/? refused the credentials \\(407 Proxy Authentication Required\\): GET`,
+      ),
+    );
+    assert.ok(!caught.message.includes("wr0ng-pass"), caught.message);
+    assert.equal(asked, 1);
+  } finally {
+    http.close();
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
   }
 });
