@@ -90,7 +90,7 @@ test("A request's own Proxy-Authorization header is refused through withProxy(),
 
 test("A proxy's 407 to a forwarded http request fails with a ConnectionException naming it, as on Deno", async () => {
   let asked = 0;
-  const proxy = createServer((request, response) => {
+  const proxy = createServer((_request, response) => {
     asked++;
     response.writeHead(407, { "proxy-authenticate": 'Basic realm="proxy"' });
     response.end("Proxy credentials required\n");

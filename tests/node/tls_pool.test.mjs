@@ -14,7 +14,7 @@ import { makeTlsMaterial } from "./tls_material.mjs";
 test("withTls() parses its CA certificates once per client, not once per connection", async (t) => {
   const { caCert, serverCert, serverKey, clientCert, clientKey } = await makeTlsMaterial();
   // Each response closes its connection: every call makes a new one.
-  const server = createServer({ cert: serverCert, key: serverKey }, (request, response) => {
+  const server = createServer({ cert: serverCert, key: serverKey }, (_request, response) => {
     response.setHeader("connection", "close");
     response.end("ok");
   });
