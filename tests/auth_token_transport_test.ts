@@ -85,3 +85,82 @@ Deno.test("clientCredentialsStep in a TokenManager used on its own sends with a 
   assert.match(String((error.cause as Error).message), /TLS certificate not trusted/);
   assert.deepEqual(seen, []);
 });
+
+Deno.test("clientCredentialsStep's token request neither sends nor stores the client's cookies", async () => {
+  const seen: { path: string; cookie: string | null }[] = [];
+  let issued = 0;
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      const { pathname } = new URL(request.url);
+      seen.push({ path: pathname, cookie: request.headers.get("cookie") });
+      await request.body?.cancel();
+      const headers = new Headers();
+      if (pathname === "/token") {
+        headers.append("set-cookie", "issuer=s1de; Path=/");
+        const body = { access_token: `t0ken-${++issued}`, expires_in: 3600 };
+        return Response.json(body, { headers });
+      }
+      if (pathname === "/login") headers.append("set-cookie", "sid=us3r-session; Path=/");
+      const ok = request.headers.get("authorization") !== "Bearer t0ken-1";
+      return new Response(ok ? "api" : "no", { status: ok ? 200 : 401, headers });
+    },
+  );
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(url)
+    .withCookies()
+    .withTokenAuth({ tokenManager: new TokenManager([tokenStep(url)]) })
+    .build();
+  await using client = new HttpClient(config);
+  // The first token is refused after the login set its cookie: the refresh
+  // sends a second token request while the jar holds the session.
+  assert.equal((await client.post("/login")).text, "api");
+  assert.equal((await client.get("/api")).text, "api");
+  assert.deepEqual(seen.map(({ path }) => path), ["/token", "/login", "/token", "/login", "/api"]);
+  // The user's session never reaches the token endpoint, nor the token endpoint's cookie the API.
+  assert.deepEqual(seen.map(({ cookie }) => cookie), [
+    null,
+    null,
+    null,
+    "sid=us3r-session",
+    "sid=us3r-session",
+  ]);
+});
+
+Deno.test("A TokenManager shared by two clients: closing the one whose transport fetches the token does not fail the other's call", async () => {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let issued = 0;
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    async (request) => {
+      await request.body?.cancel();
+      if (new URL(request.url).pathname !== "/token") {
+        return new Response(`api ${request.headers.get("authorization")}`);
+      }
+      // The first token request is held until its client has closed.
+      if (++issued === 1) await held;
+      return Response.json({ access_token: `t0ken-${issued}`, expires_in: 3600 });
+    },
+  );
+  const url = `http://127.0.0.1:${server.addr.port}`;
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(url)
+    .withRetry({ maxRetries: 0 })
+    .withTokenAuth({ tokenManager: new TokenManager([tokenStep(url)]) })
+    .build();
+  using first = new HttpClient(config);
+  await using second = new HttpClient(config);
+  const ended = first.get("/first").then(() => "sent", (error: Error) => error.message);
+  while (issued === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  // The second client's call joins the token run the first client's transport is making.
+  const joined = second.get("/second");
+  first.close();
+  release();
+  assert.match(await ended, /^Client was closed during the request: GET/);
+  assert.equal((await joined).text, "api Bearer t0ken-2");
+  // Another caller that comes once the first client has closed does not join its run either.
+  assert.equal((await second.get("/again")).text, "api Bearer t0ken-2");
+  assert.equal(issued, 2);
+});

@@ -3,7 +3,12 @@
 // missing proxy named in the error, noProxy hosts reached directly.
 
 import assert from "node:assert/strict";
-import { ConnectionException, HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import {
+  ConnectionException,
+  HttpClient,
+  HttpClientConfigBuilder,
+  HttpClientException,
+} from "../mod.ts";
 import { freePort, makeTlsMaterial, startTinyproxy } from "./proxy_server.ts";
 import { rejectsWith } from "./helpers.ts";
 
@@ -169,4 +174,49 @@ Deno.test("withProxy() with withFetch() is refused at build(): a custom fetch ha
     message: /Invalid proxy: .*withFetch/,
   });
   assert.equal(builder.withProxy(null).build().proxy, null);
+});
+
+Deno.test("A proxy's 407 to a forwarded http request fails with a ConnectionException, as a refused CONNECT does", async () => {
+  let asked = 0;
+  // A forward proxy that wants other credentials: tinyproxy answers an http request 401 instead.
+  await using proxy = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+    asked++;
+    return new Response("Proxy credentials required\n", {
+      status: 407,
+      headers: { "Proxy-Authenticate": 'Basic realm="proxy"' },
+    });
+  });
+  const port = proxy.addr.port;
+  await using http = client(`http://ada:wr0ng-pass@127.0.0.1:${port}`);
+  const error = await rejectsWith(
+    http.get(`http://127.0.0.1:${freePort()}/x`),
+    ConnectionException,
+    new RegExp(
+      `^Connection failed: Proxy http://ada:\\*\\*\\*@127\\.0\\.0\\.1:${port}/? refused the credentials \\(407 Proxy Authentication Required\\): GET`,
+    ),
+  );
+  assert.equal(asked, 1);
+  for (const text of [error.message, JSON.stringify(error), Deno.inspect(error)]) {
+    assert.ok(!text.includes("wr0ng-pass"), text);
+  }
+});
+
+Deno.test("A request's own Proxy-Authorization header is refused through withProxy(): it would reach the target through a tunnel", async () => {
+  const tls = await makeTlsMaterial();
+  await using proxy = await startTinyproxy();
+  const seen: (string | null)[] = [];
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert: tls.cert, key: tls.key, onListen() {} },
+    (request) => (seen.push(request.headers.get("proxy-authorization")), new Response("secure")),
+  );
+  await using https = client(proxy.url, {}, tls.caCert);
+  const headers = { "Proxy-Authorization": `Basic ${btoa(`ada:${SECRET}`)}` };
+  const error = await rejectsWith(
+    https.get(`https://127.0.0.1:${server.addr.port}/tls`, { headers }),
+    HttpClientException,
+    /^Connection failed: Proxy http:\/\/127\.0\.0\.1:\d+\/? is not sent a request's own Proxy-Authorization header: give its credentials in withProxy\(\)'s URL: GET/,
+  );
+  assert.ok(!error.message.includes(btoa(`ada:${SECRET}`)), error.message);
+  assert.deepEqual(seen, []);
+  assert.ok(!(await proxy.log()).includes(`CONNECT 127.0.0.1:${server.addr.port} `));
 });

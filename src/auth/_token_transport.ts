@@ -15,7 +15,10 @@ import type { HttpResponse } from "../models/response.ts";
  * proxy and TLS settings) and its logging hooks, never its auth hook, and
  * without retries.
  */
-export type TokenSender = (request: HttpRequest) => Promise<HttpResponse>;
+export type TokenSender = ((request: HttpRequest) => Promise<HttpResponse>) & {
+  /** Aborted when the client closes: its sender then sends nothing more. */
+  readonly closed?: AbortSignal | undefined;
+};
 
 const bound = new WeakMap<object, TokenSender>();
 

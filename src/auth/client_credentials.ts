@@ -40,7 +40,7 @@ export interface ClientCredentialsOptions {
  * call (its {@linkcode TokenAuthHook}), the token request goes through that
  * client's transport: its pool (so its proxy and `withTls` settings) and
  * its logging hooks (`withLogging` logs it, secrets masked), not its other
- * hooks nor its auth hook, without retries; the call's timeouts, signal
+ * hooks, its auth hook nor its cookie jar, without retries; the call's timeouts, signal
  * and the client's close bound the wait for it. A {@linkcode TokenManager}
  * used on its own sends it with a client of its own. A failure is an
  * {@linkcode AuthenticationException} naming the step and the status (and

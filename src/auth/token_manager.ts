@@ -45,8 +45,9 @@ export interface TokenManagerOptions {
  * one fetch. A run started for a client's call (by its
  * {@linkcode TokenAuthHook}) sends the requests of
  * {@linkcode clientCredentialsStep} through that client's transport; calls
- * of other clients that join the run share it. A failing step raises {@linkcode AuthenticationException}
- * naming the step and the class of its error (and the status, for one of
+ * of other clients that join the run share it, and fetch again through
+ * their own if that client closes first. A failing step raises
+ * {@linkcode AuthenticationException} naming the step and the class of its error (and the status, for one of
  * this library's exceptions that carries a response), with the error as
  * `cause`: never the error's message, which may hold a secret (a token
  * endpoint echoing the client secret). A token that a header cannot carry
@@ -83,6 +84,8 @@ export class TokenManager implements TokenManagerInterface {
   readonly #skewSeconds: number;
   readonly #staleRunMs: number;
   #running: Promise<TokenData> | undefined;
+  /** The sender of the run in progress: the transport of the client whose call started it. */
+  #runSender: TokenSender | undefined;
   /** When the run in progress started, on the `performance.now()` clock. */
   #runStarted = 0;
   /** Counts the runs started: a run's tokens are stored only while it is the latest. */
@@ -118,7 +121,7 @@ export class TokenManager implements TokenManagerInterface {
    */
   getToken(): Promise<TokenData> {
     const running = this.#joinable();
-    if (running !== undefined) return running;
+    if (running !== undefined) return this.#join(running, () => this.getToken());
     const current = this.context.getToken(this.#last);
     if (current !== undefined && this.#isValid(current)) return Promise.resolve(current);
     return this.#run(false);
@@ -131,7 +134,8 @@ export class TokenManager implements TokenManagerInterface {
    * @returns The new token.
    */
   refreshToken(): Promise<TokenData> {
-    return this.#joinable() ?? this.#run(true);
+    const running = this.#joinable();
+    return running === undefined ? this.#run(true) : this.#join(running, () => this.refreshToken());
   }
 
   /** Discards the last step's token, unless a run is replacing it now. */
@@ -139,10 +143,30 @@ export class TokenManager implements TokenManagerInterface {
     if (this.#joinable() === undefined) this.context.tokens.delete(this.#last);
   }
 
-  /** The run in progress, unless it has gone on too long to be worth joining. */
+  /**
+   * The run in progress, unless it has gone on too long to be worth joining,
+   * or the client whose transport it sends through has closed.
+   */
   #joinable(): Promise<TokenData> | undefined {
-    if (this.#running === undefined) return undefined;
+    if (this.#running === undefined || this.#runSender?.closed?.aborted) return undefined;
     return performance.now() - this.#runStarted > this.#staleRunMs ? undefined : this.#running;
+  }
+
+  /**
+   * Joins `running` for the current caller. When it fails because the client
+   * whose transport it sent through closed, a caller of another client (or
+   * of none) still open asks `again` through its own: one client's close
+   * must not fail the calls of another sharing this manager.
+   */
+  #join(running: Promise<TokenData>, again: () => Promise<TokenData>): Promise<TokenData> {
+    const runSender = this.#runSender;
+    const own = currentTokenSender();
+    const closed = runSender?.closed;
+    if (own === runSender || closed === undefined) return running;
+    return running.catch((error) => {
+      if (!closed.aborted || own?.closed?.aborted) throw error;
+      return withTokenSender(own, again);
+    });
   }
 
   get #last(): string {
@@ -158,6 +182,7 @@ export class TokenManager implements TokenManagerInterface {
     this.#runStarted = performance.now();
     // The transport of the client whose call started the run (none when used on its own).
     const sender = currentTokenSender();
+    this.#runSender = sender;
     const run = (async () => {
       let token: TokenData | undefined;
       for (const [index, step] of this.#steps.entries()) {

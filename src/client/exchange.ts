@@ -13,7 +13,7 @@ import {
 import type { HttpRequest } from "../models/request.ts";
 import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
-import type { AbortSources, Step } from "./deadline/abort.ts";
+import { type AbortSources, type Step, untilAborted } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
 import { connectionCause } from "../transport/connection_cause.ts";
@@ -85,11 +85,17 @@ export async function sendSingleRequest(
     const pending = toWireRequest(hop);
     let wire = pending instanceof Promise ? await pending : pending;
     const jar = options.cookies;
-    if (jar !== undefined) wire = await addJarCookies(wire, jar, request);
+    // A jar is the caller's code: the step's timeout, signal and close bound the wait for it.
+    const ended = () => stepEndedError(request, step, options) ?? new Error("Step aborted");
+    if (jar !== undefined) {
+      wire = await untilAborted(addJarCookies(wire, jar, request), step, ended);
+    }
     const response = options.onUploadProgress === undefined
       ? await options.transport(wire, step)
       : await sendCounted(wire, step, options.transport, options.onUploadProgress);
-    if (jar !== undefined) await storeCookies(jar, response.headers, wire.url);
+    if (jar !== undefined) {
+      await untilAborted(storeCookies(jar, response.headers, wire.url), step, ended);
+    }
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
       return new Redirect(response.status, response.location, wire.url);

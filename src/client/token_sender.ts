@@ -5,6 +5,7 @@
 import type { HttpClientConfig } from "../config/client_config.ts";
 import { retryPolicy } from "../config/retry_policy.ts";
 import type { TokenSender } from "../auth/_token_transport.ts";
+import type { HttpRequest } from "../models/request.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import { prepareRequest } from "./prepare.ts";
@@ -20,9 +21,15 @@ import {
  * log it as any request, secrets masked. The client's other hooks do not
  * run on it: they are written for the calls of the API (a hook that signs
  * or rewrites requests must not touch a token request), and neither do its
- * auth hook, default headers or retries. The client's close aborts it; a
+ * auth hook, default headers or retries. Nor its cookie jar: the grant
+ * authenticates the application, not a user's session, so the session's
+ * cookies stay away from the token endpoint, and a cookie it sets stays out
+ * of the session (as with a TokenManager used on its own, and one shared by
+ * clients of different users). The client's close aborts it; a
  * call's own signal does not, as the token may serve several calls (the
- * call stops waiting for it instead).
+ * call stops waiting for it instead). The sender carries the client's
+ * `closed` signal, so the calls of other clients sharing its token run
+ * fetch anew when it closes.
  */
 export function tokenSender(options: LifecycleOptions, config: HttpClientConfig): TokenSender {
   const retry = retryPolicy({ maxRetries: 0 }, config.retry);
@@ -32,15 +39,17 @@ export function tokenSender(options: LifecycleOptions, config: HttpClientConfig)
     responseHooks: options.responseHooks.filter((hook) => hook instanceof LoggingResponseHook),
     errorHooks: options.errorHooks.filter((hook) => hook instanceof LoggingErrorHook),
     authHook: undefined,
+    cookies: undefined,
     retry,
     calls: undefined,
   };
   const prepare = { headers: {}, retry };
-  return (request) => {
+  const send = (request: HttpRequest) => {
     try {
       return executeCall(prepareRequest(request, prepare), tokenOptions);
     } catch (error) {
       return Promise.reject(error);
     }
   };
+  return Object.assign(send, { closed: options.closed });
 }

@@ -150,7 +150,8 @@ export class HttpClientConfigBuilder {
    * and `NO_PROXY`, which apply otherwise): http targets forwarded, https
    * ones tunnelled with CONNECT, the hosts of `options.noProxy` reached
    * directly. The URL's user-info becomes `Proxy-Authorization` and is
-   * masked in every view. On Deno it needs `--allow-env` for the proxy
+   * masked in every view; a request's own `Proxy-Authorization` header is
+   * refused through the proxy (it would reach an https target). On Deno it needs `--allow-env` for the proxy
    * variables. See {@linkcode ProxyOptions}.
    */
   withProxy(url: string | URL | null, options?: ProxyOptions): this {

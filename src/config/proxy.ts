@@ -26,8 +26,9 @@ export interface ProxyOptions {
    * Hosts reached without the proxy, as curl's and undici's `NO_PROXY`: a
    * comma-separated string or a list of entries, each a host name (it and
    * its subdomains), `.domain` (the same), a host with a port
-   * (`example.com:8080`), an IP address (`127.0.0.1`, `[::1]`), or `*`
-   * (every host).
+   * (`example.com:8080`), an IP address (`127.0.0.1`, `[::1]`), a range of
+   * them (`10.0.0.0/8`, `fd00::/8`), or `*` (every host). An IP address is
+   * named only by an address or a range, never as a name's suffix.
    */
   noProxy?: string | readonly string[];
 }

@@ -9,17 +9,17 @@
 import { HttpClientException } from "../errors.ts";
 import { fetchTransport } from "./fetch_transport.ts";
 import {
-  bypasses,
+  ownProxyAuthorization,
   PROXY_ENV_NAMES,
   ProxyFailure,
   proxyFailure,
   proxyFor,
   readProxyEnv,
   shownProxy,
-  splitHostPort,
 } from "./proxy_route.ts";
 import type { EnvProxies } from "./proxy_route.ts";
-import type { Pool, PoolOptions, ProxySetting, Transport } from "./types.ts";
+import { inIpRange, parseIp } from "./ip_range.ts";
+import type { Pool, PoolOptions, ProxySetting, Transport, WireResponse } from "./types.ts";
 
 /** What of Deno the proxy pool uses besides `createHttpClient`. */
 export interface DenoEnv {
@@ -67,16 +67,35 @@ export function denoProxyTransport(
     transport(wire, abort) {
       const url = new URL(wire.url);
       const proxy = proxyFor(url, setting, undefined);
-      const conflict = denoConflict(url, proxy, env);
+      const conflict = denoConflict(url, proxy, env) ??
+        (proxy === undefined ? undefined : ownProxyAuthorization(proxy, wire.headers));
       if (conflict !== undefined) return Promise.reject(conflict);
       const sent = sendFor(proxy)(wire, abort);
       if (proxy === undefined) return sent;
-      return sent.catch((error) => {
-        throw abort.aborted ? error : proxyFailure(proxy, error) ?? error;
-      });
+      return sent.then(
+        (response) => url.protocol === "http:" ? refusedForward(proxy, response) : response,
+        (error) => {
+          throw abort.aborted ? error : proxyFailure(proxy, error) ?? error;
+        },
+      );
     },
     close: () => sends.forEach(([, client]) => client.close()),
   };
+}
+
+/**
+ * `response`, unless it is the proxy's 407 to a forwarded http request:
+ * Deno's client hands that on as the response, where undici (and either
+ * runtime for a CONNECT) fails the exchange; it fails here too, so a proxy
+ * refusing its credentials is the same error on every runtime and scheme.
+ */
+function refusedForward(proxy: ProxySetting, response: WireResponse): WireResponse {
+  if (response.status !== 407) return response;
+  void response.body?.cancel("Proxy Authentication Required").catch(() => {});
+  throw new ProxyFailure(
+    `Proxy ${shownProxy(proxy)} refused the credentials (407 Proxy Authentication Required)`,
+    undefined,
+  );
 }
 
 function basicAuth(proxy: ProxySetting): { basicAuth?: { username: string; password: string } } {
@@ -84,7 +103,12 @@ function basicAuth(proxy: ProxySetting): { basicAuth?: { username: string; passw
   return credentials === undefined ? {} : { basicAuth: { ...credentials } };
 }
 
-function readDenoEnv(deno: DenoEnv): EnvProxies {
+/** The environment's proxies, and its NO_PROXY as Deno reads it (`NO_PROXY`, else `no_proxy`, as written). */
+interface DenoEnvProxies extends EnvProxies {
+  readonly denoNoProxy: string;
+}
+
+function readDenoEnv(deno: DenoEnv): DenoEnvProxies {
   const missing = NAMES.filter((variable) =>
     deno.permissions.querySync({ name: "env", variable }).state !== "granted"
   );
@@ -96,21 +120,20 @@ function readDenoEnv(deno: DenoEnv): EnvProxies {
         })`,
     );
   }
-  return readProxyEnv((name) => deno.env.get(name));
+  const denoNoProxy = deno.env.get("NO_PROXY") ?? deno.env.get("no_proxy") ?? "";
+  return { ...readProxyEnv((name) => deno.env.get(name)), denoNoProxy };
 }
 
 /**
  * The failure for a request Deno's client would route otherwise than
- * `proxy` (`undefined`: direct) says, or `undefined`. Deno's NO_PROXY has
- * no ports: an entry with one names no host there.
+ * `proxy` (`undefined`: direct) says, or `undefined`.
  */
 function denoConflict(
   url: URL,
   proxy: ProxySetting | undefined,
-  env: EnvProxies,
+  env: DenoEnvProxies,
 ): ProxyFailure | undefined {
-  const denoNoProxy = env.noProxy.filter((entry) => splitHostPort(entry)[1] === undefined);
-  if (bypasses(denoNoProxy, url)) {
+  if (denoBypasses(env.denoNoProxy, url)) {
     if (proxy === undefined) return undefined;
     return new ProxyFailure(
       `Proxy ${shownProxy(proxy)} cannot be used for ${url.host} on Deno: the environment's ` +
@@ -126,5 +149,26 @@ function denoConflict(
       `through the environment's proxy ${shownProxy(envProxy)} (add the host to NO_PROXY)`,
     undefined,
     false,
+  );
+}
+
+/**
+ * True when Deno's client reaches `url` directly for the NO_PROXY value
+ * `noProxy`, by its own rules, which differ from curl's and from
+ * `bypasses()` of proxy_route.ts: an IP host is named only by an address or a range
+ * (not by `*`); a host name by `*`, or by an entry as written (case and
+ * all) that is it or a parent domain (`example.com`, `.example.com`), but
+ * never by an entry with a port or a `*.` prefix.
+ */
+function denoBypasses(noProxy: string, url: URL): boolean {
+  if (noProxy === "") return false;
+  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const entries = noProxy.split(",").map((entry) => entry.trim());
+  const ip = parseIp(host);
+  if (ip !== undefined) return entries.some((entry) => inIpRange(ip, entry));
+  return entries.some((entry) =>
+    entry === "*" || entry === host || entry === `.${host}` ||
+    (host.endsWith(entry) &&
+      (entry.startsWith(".") || host[host.length - entry.length - 1] === "."))
   );
 }

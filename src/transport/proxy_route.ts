@@ -3,6 +3,7 @@
 // HTTP_PROXY, HTTPS_PROXY and NO_PROXY mean the same on Deno and on Node.
 
 import { redactUrl } from "../masking/views.ts";
+import { inIpRange, parseIp } from "./ip_range.ts";
 import type { ProxySetting } from "./types.ts";
 
 /** The environment's proxies, read once when a pool is made. */
@@ -109,15 +110,22 @@ export function proxyFor(
  * True when a `NO_PROXY`-style list names the URL's host: `*` names every
  * host; `example.com`, `.example.com` and `*.example.com` name it and its
  * subdomains; `host:port` only that port; an IP address (`[::1]` or `::1`)
- * only itself. Entries are lower-case (the URL parser lower-cases hosts).
+ * only itself, and a range (`10.0.0.0/8`, `fd00::/8`) the addresses in it,
+ * as curl and Deno read them: an IP address is never matched as a name.
+ * Entries are lower-case (the URL parser lower-cases hosts).
  */
 export function bypasses(entries: readonly string[], url: URL): boolean {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+  const ip = parseIp(host);
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   for (const entry of entries) {
     if (entry === "*") return true;
     const [name, entryPort] = splitHostPort(entry);
     if (entryPort !== undefined && entryPort !== port) continue;
+    if (ip !== undefined) {
+      if (inIpRange(ip, name)) return true;
+      continue;
+    }
     const domain = name.replace(/^\*?\./, "");
     if (host === domain || (domain !== "" && host.endsWith(`.${domain}`))) return true;
   }
@@ -142,6 +150,28 @@ export function shownProxy(proxy: ProxySetting): string {
     ? "***"
     : `${encodeURIComponent(credentials.username)}:***`;
   return proxy.url.replace("://", `://${userInfo}@`);
+}
+
+/**
+ * The failure for a request with a `Proxy-Authorization` header of its own
+ * routed through `proxy`, or `undefined`: Deno's client would send it on
+ * through a CONNECT tunnel to the target, and undici refuses it, so neither
+ * runtime sends it; the proxy's credentials belong in its URL. Not
+ * transient: a retry would be the same. The header's value is not shown.
+ */
+export function ownProxyAuthorization(
+  proxy: ProxySetting,
+  headers: Readonly<Record<string, string>>,
+): ProxyFailure | undefined {
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === "proxy-authorization")) {
+    return undefined;
+  }
+  return new ProxyFailure(
+    `Proxy ${shownProxy(proxy)} is not sent a request's own Proxy-Authorization header: ` +
+      "give its credentials in withProxy()'s URL",
+    undefined,
+    false,
+  );
 }
 
 /** The `Proxy-Authorization` value for the proxy's credentials. */

@@ -12,7 +12,13 @@ import type { FileHandle } from "node:fs/promises";
 import { Agent, ProxyAgent } from "undici";
 import type { Dispatcher } from "undici";
 import { UndiciExchange } from "./undici_exchange.ts";
-import { proxyAuthorization, proxyFailure, proxyFor, readProxyEnv } from "./proxy_route.ts";
+import {
+  ownProxyAuthorization,
+  proxyAuthorization,
+  proxyFailure,
+  proxyFor,
+  readProxyEnv,
+} from "./proxy_route.ts";
 import type { EnvProxies } from "./proxy_route.ts";
 import type {
   FileSource,
@@ -96,22 +102,35 @@ function proxyAgent(proxy: ProxySetting, agentOptions: Agent.Options): ProxyAgen
 }
 
 /**
- * The `tls.connect()` options for `settings`. Node's `ca` replaces the
- * roots it trusts by default, so the default ones (the bundled roots, and
- * `NODE_EXTRA_CA_CERTS` and the system's where Node is told to use them)
- * are given with the extra CAs: a private CA must not make public sites
- * untrusted.
+ * The `tls.connect()` options for `settings`: one secure context, made now.
+ * Node's `ca` replaces the roots it trusts by default, so the default ones
+ * (the bundled roots, and `NODE_EXTRA_CA_CERTS` and the system's where Node
+ * is told to use them) are given with the extra CAs: a private CA must not
+ * make public sites untrusted. Given as options, they would be parsed again
+ * for every connection (about 150 certificates: tens of milliseconds of
+ * CPU each time); a context is parsed once and shared by the connections.
+ * Settings OpenSSL refuses (a key that is not the certificate's) are a
+ * `TypeError` at the first request, as Deno's `createHttpClient` gives.
  */
 function tlsConnectOptions(settings: TlsSettings): Record<string, unknown> {
-  const connect: Record<string, unknown> = {};
+  const context: tls.SecureContextOptions = {};
   if (settings.caCerts !== undefined) {
-    connect.ca = [...defaultCaCerts(), ...settings.caCerts];
+    context.ca = [...defaultCaCerts(), ...settings.caCerts];
   }
   if (settings.cert !== undefined) {
-    connect.cert = settings.cert;
-    connect.key = settings.key;
+    context.cert = settings.cert;
+    context.key = settings.key;
   }
-  return connect;
+  try {
+    return { secureContext: tls.createSecureContext(context) };
+  } catch (error) {
+    // OpenSSL's words name the problem ("key values mismatch"), never the key.
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new TypeError(
+      `Invalid tls: the certificate, key or CA certificates were refused: ${detail}`,
+      { cause: error },
+    );
+  }
 }
 
 /**
@@ -220,6 +239,8 @@ function send(
     const url = new URL(wire.url);
     const [dispatcher, via] = route(url);
     proxy = via;
+    const refused = via === undefined ? undefined : ownProxyAuthorization(via, wire.headers);
+    if (refused !== undefined) return Promise.reject(refused);
     dispatcher.dispatch({
       origin: url.origin,
       path: url.pathname + url.search,

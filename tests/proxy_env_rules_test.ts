@@ -1,0 +1,105 @@
+// The environment's NO_PROXY as Deno's own HTTP client reads it, which is
+// what withProxy() must check on Deno: an IP range (`127.0.0.0/8`) names
+// the addresses in it; `*` names host names but no IP address; entries are
+// compared as written, case and all; `*.domain` is no pattern. A request
+// Deno would route otherwise than withProxy() says fails, whatever the
+// spelling, instead of going through a proxy it should not use, or around
+// the one it should.
+
+import assert from "node:assert/strict";
+import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import { runDenoChild, startTinyproxy } from "./proxy_server.ts";
+
+const MOD = new URL("../mod.ts", import.meta.url).href;
+const ENV_FLAG =
+  "--allow-env=HTTP_PROXY,http_proxy,HTTPS_PROXY,https_proxy,ALL_PROXY,all_proxy,NO_PROXY,no_proxy,REQUEST_METHOD";
+const UNRESOLVABLE = "fetchline-test.invalid";
+
+function childCode(setup: string, url: string): string {
+  return `
+    import { HttpClient, HttpClientConfigBuilder } from ${JSON.stringify(MOD)};
+    const http = new HttpClient(new HttpClientConfigBuilder()${setup}.withRetry({ maxRetries: 0 }).build());
+    try {
+      console.log("status", (await http.get(${JSON.stringify(url)})).statusCode);
+    } catch (error) {
+      console.log("error", error.name, error.message);
+    } finally {
+      http.close();
+    }
+  `;
+}
+
+Deno.test("withProxy() on Deno refuses every request Deno's NO_PROXY rules would route around it", async () => {
+  await using proxy = await startTinyproxy();
+  const seen: string[] = [];
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    seen.push(new URL(request.url).pathname);
+    return new Response("ok");
+  });
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const run = (setup: string, url: string, env: Record<string, string>) =>
+    runDenoChild(childCode(setup, url), env, [
+      `--allow-net=127.0.0.1,${UNRESOLVABLE}`,
+      ENV_FLAG,
+    ]);
+  const explicit = `.withProxy(${JSON.stringify(proxy.url)})`;
+  const nullProxy = ".withProxy(null)";
+  const around =
+    /^error HttpClientException .*cannot be used for .* on Deno: the environment's NO_PROXY/;
+  const through = /^error HttpClientException .*without a proxy on Deno: .*environment's proxy/;
+
+  // Deno connects directly to an address in a NO_PROXY range.
+  assert.match(await run(explicit, `${origin}/range`, { NO_PROXY: "127.0.0.0/8" }), around);
+  assert.match(await run(explicit, `${origin}/range6`, { NO_PROXY: "::/0, 127.0.0.1/32" }), around);
+  // ... and a NO_PROXY whose ranges leave the address out changes nothing.
+  assert.equal(
+    await run(explicit, `${origin}/other-range`, { NO_PROXY: "10.0.0.0/8" }),
+    "status 200\n",
+  );
+  // NO_PROXY=* names no IP address on Deno: HTTP_PROXY still applies to 127.0.0.1.
+  const star = { HTTP_PROXY: proxy.url, NO_PROXY: "*" };
+  assert.match(await run(nullProxy, `${origin}/star`, star), through);
+  // Entries are compared as written, and `*.` is no pattern: Deno sends these through HTTP_PROXY.
+  const upper = { HTTP_PROXY: proxy.url, NO_PROXY: UNRESOLVABLE.toUpperCase() };
+  assert.match(await run(nullProxy, `http://${UNRESOLVABLE}/upper`, upper), through);
+  const wildcard = { HTTP_PROXY: proxy.url, NO_PROXY: "*.invalid" };
+  assert.match(await run(nullProxy, `http://${UNRESOLVABLE}/wildcard`, wildcard), through);
+  // An empty NO_PROXY hides no_proxy from Deno.
+  const hidden = { HTTP_PROXY: proxy.url, NO_PROXY: "", no_proxy: "127.0.0.1" };
+  assert.match(await run(nullProxy, `${origin}/hidden`, hidden), through);
+  // What Deno's rules do bypass still goes direct.
+  const named = { HTTP_PROXY: proxy.url, NO_PROXY: ".invalid, 127.0.0.0/8" };
+  assert.equal(await run(nullProxy, `${origin}/named`, named), "status 200\n");
+
+  const log = await proxy.log();
+  for (const path of ["/range", "/star", "/upper", "/wildcard", "/hidden", "/named"]) {
+    assert.ok(!log.includes(`${path} `), `${path}: ${log}`);
+  }
+  assert.ok(log.includes(`GET ${origin}/other-range `), log);
+  assert.deepEqual(seen, ["/other-range", "/named"]);
+});
+
+Deno.test("withProxy()'s noProxy names an IP address by its value or a range, never by a suffix", async () => {
+  await using proxy = await startTinyproxy();
+  const seen: string[] = [];
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    seen.push(new URL(request.url).pathname);
+    return new Response("ok");
+  });
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const send = async (noProxy: string, path: string) => {
+    const config = new HttpClientConfigBuilder().withProxy(proxy.url, { noProxy })
+      .withRetry({ maxRetries: 0 }).build();
+    await using http = new HttpClient(config);
+    assert.equal((await http.get(`${origin}${path}`)).text, "ok");
+  };
+  await send("127.0.0.0/30", "/range");
+  await send("10.0.0.0/8, ::ffff:0:0/96", "/other-ranges");
+  // "0.0.1" is no domain 127.0.0.1 is under.
+  await send("0.0.1", "/suffix");
+  const log = await proxy.log();
+  assert.ok(!log.includes("/range "), log);
+  assert.ok(log.includes(`GET ${origin}/other-ranges `), log);
+  assert.ok(log.includes(`GET ${origin}/suffix `), log);
+  assert.deepEqual(seen, ["/range", "/other-ranges", "/suffix"]);
+});
