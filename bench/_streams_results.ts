@@ -62,6 +62,7 @@ export interface StreamsRun {
 
 const MiB = 2 ** 20;
 const fixed = (n: number, digits = 1) => Number.isFinite(n) ? n.toFixed(digits) : "—";
+const signed = (n: number) => `${n >= 0 ? "+" : "−"}${fixed(Math.abs(n), 0)}`;
 const size = (bytes: number) =>
   bytes % 2 ** 30 === 0 ? `${bytes / 2 ** 30} GiB` : `${Math.round(bytes / 1e6)} MB`;
 
@@ -171,6 +172,19 @@ function targets(run: StreamsRun): string {
         verdict(l.length ? p99 < 10 : undefined),
       ]);
     }
+    const cpu = (client: string) =>
+      med(pick(run, label, "cpu", client), (r) => r.cpuUsPerCall ?? NaN);
+    const added = (client: string) => cpu(client) - cpu(ref.cpu);
+    rows.push([
+      `${label}: CPU a small call adds over ${
+        label === "deno" ? "raw fetch" : "undici.request"
+      }, streamed vs buffered`,
+      "—",
+      `+${fixed(added("fetchline-stream"), 0)} µs vs +${
+        fixed(added("fetchline"), 0)
+      } µs (raw read by chunks: +${fixed(added(`${ref.cpu}-stream`), 0)} µs)`,
+      "reported",
+    ]);
   }
   return table(["target", "before", "measured", "verdict"], rows, 0);
 }
@@ -180,13 +194,17 @@ function downloadTable(run: StreamsRun): string {
   for (const { label } of run.runtimes) {
     const ref = reference(label);
     const base = med(pick(run, label, "download", ref.download), mbps);
-    for (const client of [ref.download, "fetchline"]) {
+    for (const client of [ref.download, "fetch-byob", "fetchline"]) {
       const rs = pick(run, label, "download", client);
       if (rs.length === 0) continue;
       const speeds = rs.map(mbps);
       rows.push([
         label,
-        client === "fetchline" ? "fetchline `stream()` + pipeTo" : ref.downloadName,
+        client === "fetchline"
+          ? "fetchline `stream()` + pipeTo"
+          : client === "fetch-byob"
+          ? "floor: raw fetch, BYOB reads into one reused array"
+          : ref.downloadName,
         fixed(median(speeds), 0),
         `${fixed(Math.min(...speeds), 0)}–${fixed(Math.max(...speeds), 0)}`,
         fixed(median(speeds) / base, 2),
@@ -287,19 +305,22 @@ function cpuTable(run: StreamsRun): string {
   for (const { label } of run.runtimes) {
     const ref = reference(label).cpu;
     const base = med(pick(run, label, "cpu", ref), (r) => r.cpuUsPerCall ?? NaN);
-    for (const client of [ref, "fetchline", "fetchline-stream"]) {
+    for (const client of [ref, `${ref}-stream`, "fetchline", "fetchline-stream"]) {
       const rs = pick(run, label, "cpu", client);
       if (rs.length === 0) continue;
       const us = med(rs, (r) => r.cpuUsPerCall ?? NaN);
+      const raw = label === "deno" ? "raw fetch" : "undici.request";
       rows.push([
         label,
         client === ref
-          ? (label === "deno" ? "raw fetch + bytes()" : "undici.request + arrayBuffer()")
+          ? `${raw} + ${label === "deno" ? "bytes()" : "arrayBuffer()"}`
+          : client === `${ref}-stream`
+          ? `${raw}, body read by chunks`
           : client === "fetchline"
           ? "fetchline buffered `get()`"
           : "fetchline `stream()`, body read by chunks",
         fixed(us, 0),
-        client === ref ? "reference" : `+${fixed(us - base, 0)}`,
+        client === ref ? "reference" : signed(us - base),
         fixed(med(rs, (r) => (r as { calls?: number }).calls! / r.seconds), 0),
       ]);
     }
@@ -347,11 +368,17 @@ ${targets(run)}
 ${downloadTable(run)}
 
 The RSS a streamed body costs is the chunks the runtime hands over, fresh arrays each (their
-memory is the caller's to keep), waiting for the garbage collector: V8 collects them once about 64
-MiB of such memory has accumulated, for raw fetch and undici as much as for fetchline. It does
-not grow with the body.
+memory is the caller's to keep), waiting for the garbage collector: V8 collects them once tens of
+MiB of such memory have accumulated, for raw fetch and undici as much as for fetchline. The floor
+row reads the same body into one array again and again (a BYOB reader): nothing is left to
+collect, and the growth is the runtime's own.
 
 ### Upload (${size(run.sizes.upload)} from a path)
+
+One round. "Raw from a path" is \`(await Deno.open(path)).readable\` as \`body\` on Deno (it has
+no Blob backed by a file) and \`await fs.openAsBlob(path)\` on Node (a Blob read from disk as it is
+sent; \`Readable.toWeb(fs.createReadStream(path))\` beside it); multipart is the path in \`files\`.
+The references send the same file with raw fetch (Deno) and \`undici.request\` (Node).
 
 ${simpleTable(run, "upload")}
 

@@ -16,7 +16,8 @@
 // - buffered: `undici` (request + `body.arrayBuffer()`) or `fetchline` (`get()`).
 // - lag: `fetch` (Node's fetch + TextDecoder, split by hand) or `fetchline`
 //   (`events()` / `lines()`).
-// - cpu: `undici` (request + `body.arrayBuffer()`), `fetchline` (`get()`) or
+// - cpu: `undici` (request + `body.arrayBuffer()`), `undici-stream` (request,
+//   the body read a chunk at a time), `fetchline` (`get()`) or
 //   `fetchline-stream` (`client.stream()`, the body read a chunk at a time).
 
 import { createReadStream, openAsBlob, statSync } from "node:fs";
@@ -161,6 +162,13 @@ async function cpu() {
   const call = name === "undici"
     ? async () =>
       (await (await undici.request(url, { dispatcher: agent })).body.arrayBuffer()).byteLength
+    : name === "undici-stream"
+    ? async () => {
+      let size = 0;
+      const { body } = await undici.request(url, { dispatcher: agent });
+      for await (const chunk of body) size += chunk.byteLength;
+      return size;
+    }
     : name === "fetchline"
     ? async () => (await client.get(url)).content.byteLength
     : async () => {

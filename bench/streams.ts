@@ -199,13 +199,16 @@ async function main(): Promise<void> {
     };
     for (const runtime of runtimes) {
       const ref = runtime.kind === "deno"
-        ? { download: "fetch", buffered: "fetch", lag: "fetch", cpu: "fetch" }
-        : { download: "undici", buffered: "undici", lag: "fetch", cpu: "undici" };
+        ? { buffered: "fetch", lag: "fetch", cpu: "fetch" }
+        : { buffered: "undici", lag: "fetch", cpu: "undici" };
       const uploads = runtime.kind === "deno"
         ? ["fetch-raw", "fetchline-raw", "fetchline-multipart"]
         : ["undici-raw", "fetchline-raw", "fetchline-raw-stream", "fetchline-multipart"];
       for (let round = 0; round < rounds; round++) {
-        for (const client of [ref.download, "fetchline"]) {
+        const downloads = runtime.kind === "deno"
+          ? ["fetch", "fetch-byob", "fetchline"]
+          : ["undici", "fetchline"];
+        for (const client of downloads) {
           await one(runtime, { case: "download", client, bytes: String(sizes.download) });
         }
         for (const chunked of [false, true]) {
@@ -214,7 +217,7 @@ async function main(): Promise<void> {
             await one(runtime, flags, chunked ? "chunked" : "length");
           }
         }
-        for (const client of [ref.cpu, "fetchline", "fetchline-stream"]) {
+        for (const client of [ref.cpu, `${ref.cpu}-stream`, "fetchline", "fetchline-stream"]) {
           await one(runtime, { case: "cpu", client, calls: String(cpuCalls) });
         }
       }

@@ -9,7 +9,8 @@
  * ```
  *
  * Cases and clients:
- * - `download`: `fetch` (raw fetch + `pipeTo`) or `fetchline` (`client.stream()`,
+ * - `download`: `fetch` (raw fetch + `pipeTo`), `fetch-byob` (raw fetch read
+ *   into one reused array: the floor) or `fetchline` (`client.stream()`,
  *   `body.pipeTo`), into a sink that counts the bytes and drops them.
  * - `upload`: `fetch-raw` (raw fetch, the file's `Deno.open().readable`),
  *   `fetchline-raw` (the same stream as `body`), `fetchline-multipart` (the
@@ -18,7 +19,8 @@
  *   with a Content-Length or (`--chunked`) without.
  * - `lag`: `fetch` (raw fetch + TextDecoder, split by hand) or `fetchline`
  *   (`events()` / `lines()`), `--format=sse|ndjson`.
- * - `cpu`: `fetch`, `fetchline` (buffered `get()`) or `fetchline-stream`
+ * - `cpu`: `fetch` (`bytes()`), `fetch-stream` (the body read a chunk at a
+ *   time), `fetchline` (buffered `get()`) or `fetchline-stream`
  *   (`client.stream()`, the body read a chunk at a time), `--calls` small bodies.
  *
  * @module
@@ -48,6 +50,7 @@ const { values } = parseArgs({
 const base = values.url!;
 const name = values.client!;
 const rss = () => Deno.memoryUsage().rss;
+const READ_SIZE = 64 * 1024;
 
 function fetchline(): HttpClient {
   // No attempt deadline: a 1 GiB upload on a loaded machine may take longer than the default.
@@ -63,6 +66,18 @@ async function download() {
     if (name === "fetch") {
       const response = await fetch(target, { client: pool });
       await response.body!.pipeTo(counter);
+    } else if (name === "fetch-byob") {
+      // The floor: one array read into again and again, no chunk left to collect.
+      const reader = (await fetch(target, { client: pool })).body!.getReader({ mode: "byob" });
+      const writer = counter.getWriter();
+      let view = new Uint8Array(READ_SIZE);
+      for (;;) {
+        const { done, value } = await reader.read(view);
+        if (done) break;
+        await writer.write(value);
+        view = new Uint8Array(value.buffer);
+      }
+      await writer.close();
     } else {
       await using response = await client.stream("GET", target);
       await response.body.pipeTo(counter);
@@ -172,6 +187,13 @@ async function cpu() {
   const pool = Deno.createHttpClient({});
   const call = name === "fetch"
     ? async () => (await (await fetch(url, { client: pool })).bytes()).byteLength
+    : name === "fetch-stream"
+    ? async () => {
+      let size = 0;
+      for await (const chunk of (await fetch(url, { client: pool })).body!) {size +=
+          chunk.byteLength;}
+      return size;
+    }
     : name === "fetchline"
     ? async () => (await client.get(url)).content.byteLength
     : async () => {
