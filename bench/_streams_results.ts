@@ -126,10 +126,18 @@ function targets(run: StreamsRun): string {
       verdict(down.length ? g < 32 : undefined),
     ]);
     const ratio = med(down, mbps) / med(downRef, mbps);
+    const versus = (client: string, name: string) => {
+      const others = pick(run, label, "download", client);
+      return others.length === 0
+        ? ""
+        : `; ${fixed(med(down, mbps) / med(others, mbps), 2)} × ${name}`;
+    };
     rows.push([
       `${label}: streamed download ≥ 0.95 × ${ref.downloadName}`,
       "—",
-      `${fixed(ratio, 2)} ×`,
+      `${fixed(ratio, 2)} ×${versus("undici-request", "undici.request + reading")}${
+        deno ? "" : versus("fetch", "Node's fetch + pipeTo")
+      }`,
       verdict(down.length ? ratio >= 0.95 : undefined),
     ]);
     for (const client of ref.upload.filter((c) => c.startsWith("fetchline"))) {
@@ -180,9 +188,9 @@ function targets(run: StreamsRun): string {
         label === "deno" ? "raw fetch" : "undici.request"
       }, streamed vs buffered`,
       "—",
-      `+${fixed(added("fetchline-stream"), 0)} µs vs +${
-        fixed(added("fetchline"), 0)
-      } µs (raw read by chunks: +${fixed(added(`${ref.cpu}-stream`), 0)} µs)`,
+      `${signed(added("fetchline-stream"))} µs vs ${
+        signed(added("fetchline"))
+      } µs (raw read by chunks: ${signed(added(`${ref.cpu}-stream`))} µs)`,
       "reported",
     ]);
   }
@@ -194,7 +202,10 @@ function downloadTable(run: StreamsRun): string {
   for (const { label } of run.runtimes) {
     const ref = reference(label);
     const base = med(pick(run, label, "download", ref.download), mbps);
-    for (const client of [ref.download, "fetch-byob", "fetchline"]) {
+    const clients = label === "deno"
+      ? [ref.download, "fetch-byob", "fetchline"]
+      : [ref.download, "undici-request", "fetch", "fetchline"];
+    for (const client of clients) {
       const rs = pick(run, label, "download", client);
       if (rs.length === 0) continue;
       const speeds = rs.map(mbps);
@@ -204,6 +215,10 @@ function downloadTable(run: StreamsRun): string {
           ? "fetchline `stream()` + pipeTo"
           : client === "fetch-byob"
           ? "floor: raw fetch, BYOB reads into one reused array"
+          : client === "undici-request"
+          ? "undici.request, its body read"
+          : client === "fetch"
+          ? "Node's fetch + pipeTo (the same Web streams)"
           : ref.downloadName,
         fixed(median(speeds), 0),
         `${fixed(Math.min(...speeds), 0)}–${fixed(Math.max(...speeds), 0)}`,
@@ -371,7 +386,10 @@ The RSS a streamed body costs is the chunks the runtime hands over, fresh arrays
 memory is the caller's to keep), waiting for the garbage collector: V8 collects them once tens of
 MiB of such memory have accumulated, for raw fetch and undici as much as for fetchline. The floor
 row reads the same body into one array again and again (a BYOB reader): nothing is left to
-collect, and the growth is the runtime's own.
+collect, and the growth is the runtime's own. On Node, fetchline's body is a Web \`ReadableStream\`
+as Node's own fetch's is, and goes about as fast: what both cost over undici's Node streams is the
+Web streams' work per chunk (promises, queues, the copy a byte stream makes of each chunk it is
+given).
 
 ### Upload (${size(run.sizes.upload)} from a path)
 

@@ -7,8 +7,10 @@
 //     --client fetchline --url http://127.0.0.1:8080 --bytes 1073741824
 //
 // Clients by case:
-// - download: `undici` (undici.stream into a Writable that counts) or
-//   `fetchline` (`client.stream()`, `body.pipeTo` a counting WritableStream).
+// - download: `undici` (undici.stream into a Writable that counts),
+//   `undici-request` (undici.request, its body read with `for await`),
+//   `fetch` (Node's fetch, `body.pipeTo`) or `fetchline` (`client.stream()`,
+//   `body.pipeTo`), into a counting sink.
 // - upload: `undici-raw` (undici.request, the file's fs.createReadStream),
 //   `fetchline-raw` (`body`: the file's `fs.openAsBlob()` Blob),
 //   `fetchline-raw-stream` (`body`: `Readable.toWeb(fs.createReadStream())`),
@@ -62,6 +64,11 @@ async function download() {
             callback();
           },
         }));
+    } else if (name === "undici-request") {
+      const { body } = await undici.request(url, { dispatcher: agent });
+      for await (const chunk of body) counted.add(chunk.byteLength);
+    } else if (name === "fetch") {
+      await (await fetch(url)).body.pipeTo(counted.stream);
     } else {
       const response = await client.stream("GET", url);
       await response.body.pipeTo(counted.stream);

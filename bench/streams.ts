@@ -207,7 +207,7 @@ async function main(): Promise<void> {
       for (let round = 0; round < rounds; round++) {
         const downloads = runtime.kind === "deno"
           ? ["fetch", "fetch-byob", "fetchline"]
-          : ["undici", "fetchline"];
+          : ["undici", "undici-request", "fetch", "fetchline"];
         for (const client of downloads) {
           await one(runtime, { case: "download", client, bytes: String(sizes.download) });
         }
