@@ -8,7 +8,7 @@
  * measurement runs in a fresh client process (bench/streams_deno.ts,
  * bench/node_streams.mjs), reference and fetchline alternating in each round.
  *
- * Flags: `--rounds` (3), `--download-bytes` (1 GiB), `--upload-bytes`
+ * Flags: `--rounds` (5), `--download-bytes` (1 GiB), `--upload-bytes`
  * (1 GiB), `--buffered-bytes` (200 MB), `--lag-count` (150 records, one every
  * `--lag-every` 20 ms), `--cpu-calls` (10000), `--node-deps` (default
  * /tmp/fetchline-bench-node; `off` leaves Node out), `--fetchline-npm`
@@ -39,7 +39,7 @@ const { values } = parseArgs({
   args: Deno.args,
   allowNegative: true,
   options: {
-    rounds: { type: "string", default: "3" },
+    rounds: { type: "string", default: "5" },
     "download-bytes": { type: "string", default: String(2 ** 30) },
     "upload-bytes": { type: "string", default: String(2 ** 30) },
     "buffered-bytes": { type: "string", default: "200000000" },
@@ -220,21 +220,19 @@ async function main(): Promise<void> {
         for (const client of [ref.cpu, `${ref.cpu}-stream`, "fetchline", "fetchline-stream"]) {
           await one(runtime, { case: "cpu", client, calls: String(cpuCalls) });
         }
+        for (const format of ["sse", "ndjson"]) {
+          for (const client of [ref.lag, "fetchline"]) {
+            const count = String(lag.count);
+            await one(
+              runtime,
+              { case: "lag", client, format, count, every: String(lag.every) },
+              format,
+            );
+          }
+        }
       }
       // Memory is the target here, not speed: one round.
       for (const client of uploads) await one(runtime, { case: "upload", client, file });
-      for (const format of ["sse", "ndjson"]) {
-        for (const client of [ref.lag, "fetchline"]) {
-          const flags = {
-            case: "lag",
-            client,
-            format,
-            count: String(lag.count),
-            every: String(lag.every),
-          };
-          await one(runtime, flags, format);
-        }
-      }
     }
   } finally {
     await Deno.remove(folder, { recursive: true });
