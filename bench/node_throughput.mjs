@@ -19,11 +19,9 @@
 // settings (AGENT_OPTIONS). Plain ESM with no build step: Node 20 cannot
 // import TypeScript, so the payloads and the record repeat bench/_workload.ts.
 
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import process from "node:process";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { load, packageJson } from "./_node_load.mjs";
 
 // Keep in step with bench/_workload.ts.
 const ECHO_BODY = {
@@ -39,35 +37,6 @@ const EXPECTED_ID = { get: 1, post: 42 };
 const AGENT_OPTIONS = {};
 const JSON_HEADERS = { "content-type": "application/json" };
 const NO_OP_LOGGER = { debug() {}, info() {}, warn() {}, error() {} };
-
-/** Reads a package.json of the deps folder, or undefined when the package is absent. */
-function packageJson(deps, name) {
-  const path = join(deps, "node_modules", name, "package.json");
-  return existsSync(path) ? JSON.parse(readFileSync(path, "utf8")) : undefined;
-}
-
-/** Picks the ESM entry of an `exports` value for Node (conditions node, import, default). */
-function exportTarget(exports) {
-  if (typeof exports === "string") return exports;
-  if (Array.isArray(exports)) return exportTarget(exports[0]);
-  if (exports === null || typeof exports !== "object") return undefined;
-  if ("." in exports) return exportTarget(exports["."]);
-  for (const [condition, target] of Object.entries(exports)) {
-    if (condition === "node" || condition === "import" || condition === "default") {
-      const found = exportTarget(target);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
-}
-
-/** Imports a package installed in the deps folder. */
-async function load(deps, name) {
-  const pkg = packageJson(deps, name);
-  if (pkg === undefined) throw new Error(`${name} is not installed in ${deps}`);
-  const entry = exportTarget(pkg.exports) ?? pkg.module ?? pkg.main ?? "index.js";
-  return await import(pathToFileURL(join(deps, "node_modules", name, entry)).href);
-}
 
 function rawFetch() {
   return {

@@ -12,7 +12,8 @@
  * requests: a check that everything runs), `--node-deps` (default
  * /tmp/fetchline-bench-node; `off` leaves Node out), `--fetchline-npm`
  * (default `npm`, where `deno task build:npm` writes), `--memory-requests`
- * (100000), `--only` (any of throughput,micro,memory).
+ * (100000), `--only` (any of throughput,micro,memory). The "Streams" section
+ * of RESULTS.md, written by `deno task bench:streams`, is kept as it is.
  *
  * ```sh
  * deno task bench
@@ -25,6 +26,7 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { resultsMarkdown } from "./_results.ts";
+import { streamsSection } from "./_streams_results.ts";
 import type { Machine, MemoryResult, Micro, Results } from "./_results.ts";
 import { runThroughput, THROUGHPUT_FLAGS, throughputOptions } from "./throughput.ts";
 
@@ -86,7 +88,7 @@ async function denoVersions(): Promise<Record<string, string>> {
 }
 
 /** Installs the Node clients' packages into `deps`; returns notices. */
-async function installNodeDeps(deps: string, fetchlineNpm: string): Promise<string[]> {
+export async function installNodeDeps(deps: string, fetchlineNpm: string): Promise<string[]> {
   const version = await run("node", ["--version"]);
   if (!version?.success) return ["Node left out: `node` is not installed"];
   const [major = 0, minor = 0] = lastLine(version.stdout).slice(1).split(".").map(Number);
@@ -214,7 +216,12 @@ async function main(): Promise<void> {
     memory: mem,
     notices,
   });
-  await Deno.writeTextFile(OUT, markdown);
+  // The Streams section is bench:streams' (bench/streams.ts): kept as it is.
+  const streams = streamsSection(await readText(OUT));
+  await Deno.writeTextFile(
+    OUT,
+    streams === "" ? markdown : `${markdown.trimEnd()}\n\n${streams}\n`,
+  );
   // Aligned tables, and `deno fmt --check` (part of `deno task check`) stays clean.
   await run("deno", ["fmt", "--quiet", OUT]);
   log(`wrote ${OUT}`);

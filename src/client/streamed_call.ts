@@ -76,6 +76,12 @@ class WireBody implements StreamedBody {
   #read: Promise<HttpResponse> | undefined = undefined;
   #transferred = -1;
   #callbackFailed = false;
+  /** When the read now waiting began (`performance.now()`); -1 when none waits. */
+  #waitingSince = -1;
+  /** Fails the read now waiting. */
+  #timeOut: ((error: unknown) => void) | undefined = undefined;
+  /** The read timeout's one timer, while armed. */
+  #timer: ReturnType<typeof setTimeout> | undefined = undefined;
   readonly #wire: WireResponse;
   readonly #abort: Abort;
   readonly #init: Omit<HttpResponseInit, "content">;
@@ -194,28 +200,50 @@ class WireBody implements StreamedBody {
       .catch(() => {});
   }
 
-  /** The next chunk, within the read timeout; failures as the library's exceptions. */
+  /**
+   * The next chunk, within the read timeout; failures as the library's
+   * exceptions. The read timeout has one timer per body, not one per chunk
+   * (a timer per chunk costs more than the chunk on a fast connection).
+   */
   #next(): Promise<ReadableStreamReadResult<Uint8Array>> {
     const reader = this.#reader ??= this.#inner!.getReader();
     const seconds = this.#options.readTimeout ?? null;
     const reading = reader.read();
     if (seconds === null) return reading.catch((error) => Promise.reject(this.#failure(error)));
+    this.#waitingSince = performance.now();
+    this.#timer ??= setTimeout(this.#onTimer, seconds * 1000);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const { request } = this.#init;
-        const error = new TimeoutException(
-          `Read timed out after ${seconds} s (readTimeout): ${describeCall(request)}`,
-          { request },
-        );
-        reject(error);
-        reader.cancel(error).catch(() => {});
-      }, seconds * 1000);
+      this.#timeOut = reject;
       reading.then(
-        (result) => (clearTimeout(timer), resolve(result)),
-        (error) => (clearTimeout(timer), reject(this.#failure(error))),
+        (result) => (this.#waitingSince = -1, resolve(result)),
+        (error) => (this.#waitingSince = -1, reject(this.#failure(error))),
       );
     });
   }
+
+  /**
+   * The read timeout's timer fired: a read waiting for less than the
+   * timeout moves it on to that read's own deadline, one waiting for the
+   * whole timeout fails, and with no read waiting the next read arms it.
+   */
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    if (this.#waitingSince < 0 || this.settled) return;
+    const seconds = this.#options.readTimeout ?? 0;
+    const left = this.#waitingSince + seconds * 1000 - performance.now();
+    if (left > 0) {
+      this.#timer = setTimeout(this.#onTimer, left);
+      return;
+    }
+    const { request } = this.#init;
+    const error = new TimeoutException(
+      `Read timed out after ${seconds} s (readTimeout): ${describeCall(request)}`,
+      { request },
+    );
+    this.#waitingSince = -1;
+    this.#timeOut?.(error);
+    this.#reader?.cancel(error).catch(() => {});
+  };
 
   #failure(error: unknown): unknown {
     return this.#toClientError(error);
@@ -224,6 +252,8 @@ class WireBody implements StreamedBody {
   #settle(): void {
     if (this.settled) return;
     this.settled = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     this.#options.closed.removeEventListener("abort", this.#onAbort);
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
     const listener = this.listener;
