@@ -22,7 +22,9 @@
 // "fetchline+hooks") and workload (GET JSON, POST JSON), the median over
 // block pairs of BEFORE's CPU time per request ÷ AFTER's (above 1: AFTER is
 // cheaper) and of AFTER's requests per second ÷ BEFORE's; --json prints one
-// JSON line each instead. Plain ESM: Node 20 cannot import TypeScript, so
+// JSON line each instead; --canned sends nothing (each client's withFetch
+// transport answers as the server would, in this process: the library's own
+// CPU time, through fetch's path rather than the undici pool's). Plain ESM: Node 20 cannot import TypeScript, so
 // the payloads repeat bench/_workload.ts.
 
 import { spawn } from "node:child_process";
@@ -42,10 +44,29 @@ const ECHO_BODY = {
 const PATHS = { get: "/items/1", post: "/echo" };
 const EXPECTED_ID = { get: 1, post: 42 };
 const NO_OP_LOGGER = { debug() {}, info() {}, warn() {}, error() {} };
+const JSON_HEADERS = { "content-type": "application/json" };
+const ITEM_TEXT = JSON.stringify({
+  id: 1,
+  name: "Ada Lovelace",
+  roles: ["admin", "editor"],
+  active: true,
+  score: 98.5,
+});
+
+/**
+ * The transport of --canned: bench/server.ts's answers made in this process
+ * (through fetch's path, withFetch, not the undici pool's), so a block
+ * measures the library's own CPU time without the network's.
+ */
+async function cannedFetch(_input, init) {
+  if (init?.method === "POST") return new Response(init.body, { headers: JSON_HEADERS });
+  return await Promise.resolve(new Response(ITEM_TEXT, { headers: JSON_HEADERS }));
+}
 
 /** A client of `lib`, the default one or with the five hooks of bench/clients.ts. */
-function clientOf(lib, hooks) {
-  let builder = new lib.HttpClientConfigBuilder().withPool({});
+function clientOf(lib, hooks, canned) {
+  let builder = new lib.HttpClientConfigBuilder();
+  builder = canned ? builder.withFetch(cannedFetch) : builder.withPool({});
   if (hooks) {
     const tokenManager = new lib.TokenManager([{
       name: "static",
@@ -61,8 +82,8 @@ function clientOf(lib, hooks) {
   return new lib.HttpClient(builder.build());
 }
 
-function side(name, lib, hooks, url, workload) {
-  const client = clientOf(lib, hooks);
+function side(name, lib, hooks, url, workload, canned) {
+  const client = clientOf(lib, hooks, canned);
   const target = url + PATHS[workload];
   return {
     name,
@@ -104,9 +125,10 @@ function median(values) {
 }
 
 /** Runs `blocks` pairs of blocks of one case and workload; returns the summary. */
-async function compare(libs, hooks, workload, url, { blocks, requests, concurrency, warmup }) {
-  const before = side("before", libs.before, hooks, url, workload);
-  const after = side("after", libs.after, hooks, url, workload);
+async function compare(libs, hooks, workload, url, options) {
+  const { blocks, requests, concurrency, warmup, canned } = options;
+  const before = side("before", libs.before, hooks, url, workload, canned);
+  const after = side("after", libs.after, hooks, url, workload, canned);
   try {
     for (const warm of [before, after, before, after]) {
       await block(warm, workload, concurrency, warmup);
@@ -185,6 +207,7 @@ const { values } = parseArgs({
     cases: { type: "string", default: "default,hooks" },
     workloads: { type: "string", default: "get,post" },
     json: { type: "boolean", default: false },
+    canned: { type: "boolean", default: false },
   },
 });
 if (values.before === undefined || values.after === undefined) {
@@ -199,9 +222,12 @@ const options = {
   requests: Number(values.requests),
   concurrency: Number(values.concurrency),
   warmup: Number(values.warmup),
+  canned: values.canned,
 };
-const server = values.url === undefined ? await startServer(values.deno) : undefined;
-const url = values.url ?? server.url;
+const server = values.url === undefined && !values.canned
+  ? await startServer(values.deno)
+  : undefined;
+const url = values.url ?? server?.url ?? "http://127.0.0.1:9";
 try {
   if (!values.json) {
     console.log(

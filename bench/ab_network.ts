@@ -22,6 +22,9 @@
  * nothing by a bare name (a tree's lazily imported tough-cookie resolves
  * through this tree's deno.json, and only a client with cookies loads it).
  * `--json` prints one JSON line per case and workload instead of the table.
+ * `--canned` sends nothing: each client's transport (`withFetch`) answers
+ * as bench/server.ts would, in this process, so the ratio is the library's
+ * own CPU time per call, without the network's share and noise.
  *
  * @module
  */
@@ -32,7 +35,7 @@ import { pathToFileURL } from "node:url";
 import process from "node:process";
 import { drive } from "./measure.ts";
 import { median } from "./_stats.ts";
-import { checkAnswer, ECHO_BODY, PATHS } from "./_workload.ts";
+import { checkAnswer, ECHO_BODY, ITEM, PATHS } from "./_workload.ts";
 import type { Workload } from "./_workload.ts";
 
 /** What one tree's `mod.ts` must export for the clients measured here. */
@@ -52,10 +55,23 @@ interface Block {
 }
 
 const NO_OP_LOGGER = { debug() {}, info() {}, warn() {}, error() {} };
+const JSON_HEADERS = { "content-type": "application/json" };
+const ITEM_TEXT = JSON.stringify(ITEM);
+
+/**
+ * The transport of `--canned`: bench/server.ts's answers made in this
+ * process, so a block measures the library's own CPU time without the
+ * network's (Deno's pool sends through `fetch` the same way).
+ */
+async function cannedFetch(_input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  if (init?.method === "POST") return new Response(init.body, { headers: JSON_HEADERS });
+  return await Promise.resolve(new Response(ITEM_TEXT, { headers: JSON_HEADERS }));
+}
 
 /** A client of `lib`, the default one or with the five hooks of bench/clients.ts. */
-function clientOf(lib: Library, hooks: boolean) {
+function clientOf(lib: Library, hooks: boolean, canned: boolean) {
   let builder = new lib.HttpClientConfigBuilder();
+  if (canned) builder = builder.withFetch(cannedFetch);
   if (hooks) {
     const tokenManager = new lib.TokenManager([{
       name: "static",
@@ -71,8 +87,15 @@ function clientOf(lib: Library, hooks: boolean) {
   return new lib.HttpClient(builder.build());
 }
 
-function side(name: Side["name"], lib: Library, hooks: boolean, url: string, workload: Workload) {
-  const client = clientOf(lib, hooks);
+function side(
+  name: Side["name"],
+  lib: Library,
+  hooks: boolean,
+  url: string,
+  workload: Workload,
+  canned: boolean,
+) {
+  const client = clientOf(lib, hooks, canned);
   const target = url + PATHS[workload];
   return {
     name,
@@ -130,11 +153,17 @@ async function compare(
   hooks: boolean,
   workload: Workload,
   url: string,
-  options: { blocks: number; requests: number; concurrency: number; warmup: number },
+  options: {
+    blocks: number;
+    requests: number;
+    concurrency: number;
+    warmup: number;
+    canned: boolean;
+  },
 ) {
-  const before = side("before", libs.before, hooks, url, workload);
-  const after = side("after", libs.after, hooks, url, workload);
-  const { blocks, requests, concurrency, warmup } = options;
+  const { blocks, requests, concurrency, warmup, canned } = options;
+  const before = side("before", libs.before, hooks, url, workload, canned);
+  const after = side("after", libs.after, hooks, url, workload, canned);
   try {
     for (const warm of [before, after, before, after]) {
       await block(warm, workload, concurrency, warmup);
@@ -191,6 +220,7 @@ if (import.meta.main) {
       cases: { type: "string", default: "default,hooks" },
       workloads: { type: "string", default: "get,post" },
       json: { type: "boolean", default: false },
+      canned: { type: "boolean", default: false },
     },
   });
   if (values.before === undefined) {
@@ -205,8 +235,11 @@ if (import.meta.main) {
     requests: Number(values.requests),
     concurrency: Number(values.concurrency),
     warmup: Number(values.warmup),
+    canned: values.canned,
   };
-  const server = await startServer();
+  const server = values.canned
+    ? { url: "http://127.0.0.1:9", close: () => Promise.resolve() }
+    : await startServer();
   try {
     if (!values.json) {
       console.log(
