@@ -10,6 +10,7 @@ import {
   clientCredentialsStep,
   HttpClient,
   HttpClientConfigBuilder,
+  type RequestContext,
   TokenManager,
 } from "../mod.ts";
 import { recordingLogger, rejectsWith } from "./helpers.ts";
@@ -163,4 +164,34 @@ Deno.test("A TokenManager shared by two clients: closing the one whose transport
   // Another caller that comes once the first client has closed does not join its run either.
   assert.equal((await second.get("/again")).text, "api Bearer t0ken-2");
   assert.equal(issued, 2);
+});
+
+Deno.test("the token sender a client binds to a call's context is out of every view of the context", async () => {
+  const { caCert } = await makeTlsMaterial();
+  const { server, url } = await startTokenServer();
+  await using _ = server;
+  const contexts: RequestContext[] = [];
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl(url)
+    .withTls({ caCerts: [caCert] })
+    .withResponseHook({
+      afterResponse(response, context) {
+        contexts.push(context);
+        return response;
+      },
+    })
+    .withTokenAuth({ tokenManager: new TokenManager([tokenStep(url)]) })
+    .build();
+  await using client = new HttpClient(config);
+  assert.equal((await client.get("/api")).text, "api");
+  const context = contexts.at(-1)!;
+  assert.deepEqual(Reflect.ownKeys(context), ["request", "attempt", "maxRetries", "metadata"]);
+  assert.deepEqual(Object.keys(JSON.parse(JSON.stringify(context))), [
+    "request",
+    "attempt",
+    "maxRetries",
+    "metadata",
+  ]);
+  assert.doesNotMatch(Deno.inspect(context, { showHidden: true }), /sender|token/i);
+  assert.deepEqual(Object.keys({ ...context }), ["request", "attempt", "maxRetries", "metadata"]);
 });

@@ -9,6 +9,11 @@
 
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
+import {
+  bindContextTokenSender,
+  contextTokenSender,
+  RequestContext,
+} from "../models/request_context.ts";
 
 /**
  * Sends a token request through a client's transport: its pool (so its
@@ -20,15 +25,23 @@ export type TokenSender = ((request: HttpRequest) => Promise<HttpResponse>) & {
   readonly closed?: AbortSignal | undefined;
 };
 
+/** Senders bound to responses, which are rare: only an auth error to refresh after gets one. */
 const bound = new WeakMap<object, TokenSender>();
 
-/** Binds `sender` to `key` (a call's RequestContext, a response to refresh after). */
+/**
+ * Binds `sender` to `key`: a call's RequestContext keeps it in a field of
+ * its own (one is bound on every call, so it must cost no more than a
+ * store); a response to refresh after, in a weak map.
+ */
 export function bindTokenSender(key: object, sender: TokenSender | undefined): void {
-  if (sender !== undefined) bound.set(key, sender);
+  if (sender === undefined) return;
+  if (key instanceof RequestContext) bindContextTokenSender(key, sender);
+  else bound.set(key, sender);
 }
 
 /** The sender bound to `key`, if any. */
 export function tokenSenderOf(key: unknown): TokenSender | undefined {
+  if (key instanceof RequestContext) return contextTokenSender(key);
   return typeof key === "object" && key !== null ? bound.get(key) : undefined;
 }
 

@@ -1,4 +1,8 @@
 import type { HttpRequest } from "./request.ts";
+import type { TokenSender } from "../auth/_token_transport.ts";
+
+let readTokenSender: (context: RequestContext) => TokenSender | undefined;
+let writeTokenSender: (context: RequestContext, sender: TokenSender) => void;
 
 /** Options of a {@linkcode RequestContext}. */
 export interface RequestContextOptions {
@@ -36,6 +40,21 @@ export class RequestContext {
   maxRetries: number;
   /** Free-form data shared by the hooks of one call. */
   metadata: Record<string, unknown>;
+  /**
+   * The client's token sender for this call, bound by its auth layer on
+   * every call of a client with an auth hook: a private field, so binding
+   * it is a store into a context of a known shape (a weak map entry per
+   * call costs its insertion and the collector's work on every context),
+   * and it stays out of every view of the context.
+   */
+  #tokenSender: TokenSender | undefined = undefined;
+
+  static {
+    readTokenSender = (context) => context.#tokenSender;
+    writeTokenSender = (context, sender) => {
+      context.#tokenSender = sender;
+    };
+  }
 
   /**
    * Creates a context.
@@ -59,4 +78,14 @@ export class RequestContext {
   incrementAttempt(): void {
     this.attempt += 1;
   }
+}
+
+/** The token sender bound to `context` ({@linkcode bindContextTokenSender}), if any. */
+export function contextTokenSender(context: RequestContext): TokenSender | undefined {
+  return readTokenSender(context);
+}
+
+/** Binds the client's token sender to the context of one of its calls. */
+export function bindContextTokenSender(context: RequestContext, sender: TokenSender): void {
+  writeTokenSender(context, sender);
 }
