@@ -24,6 +24,14 @@ export function enqueueBytes(stream: ReadableByteStreamController, chunk: Uint8A
 }
 
 /**
+ * A chunk as a plain `Uint8Array` over the same memory (Node's undici and
+ * zlib give Buffers), as a body's chunks are on every runtime.
+ */
+export function plain(chunk: Uint8Array): Uint8Array {
+  return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+/**
  * The most bytes an upload reads from a byte stream at a time. Every chunk
  * sent is a fresh buffer the transport may keep until it is on the wire
  * (Deno's fetch holds it without copying), so buffers cannot be reused, and

@@ -46,6 +46,32 @@ export interface BodySink {
 }
 
 /**
+ * Where a transport pushes a streamed body ({@linkcode WireResponse.feed}):
+ * the reader's own stream, fed with no stream of the transport's between.
+ * After `end()` or `fail()`, nothing more is called.
+ */
+export interface BodyFeed {
+  /**
+   * Takes the next decoded chunk (the reader's to keep). True when the
+   * reader holds enough for now: the transport then waits for
+   * {@linkcode FeedControl.pull}.
+   */
+  push(chunk: Uint8Array): boolean;
+  /** The body is complete. */
+  end(): void;
+  /** The body failed, as its stream would ({@linkcode WireResponse.body}). */
+  fail(error: unknown): void;
+}
+
+/** What the reader of a fed body tells the transport. */
+export interface FeedControl {
+  /** The reader wants more: a transport waiting after a full push goes on. */
+  pull(): void;
+  /** The reader gives the body up, as cancelling {@linkcode WireResponse.body} would. */
+  cancel(reason: unknown): void;
+}
+
+/**
  * A response whose body is still unread. It is read once, one way: through
  * `body`, or whole through `readAll()` or `drainTo()` where the transport
  * has them (faster than a stream; `readBody()` in read_body.ts picks).
@@ -80,6 +106,13 @@ export interface WireResponse {
    * response has no body. Any limit is the sink's.
    */
   drainTo?(sink: BodySink): boolean;
+  /**
+   * Pushes the decoded body into `feed` as it arrives, with flow control
+   * (a streamed body read by the caller): as `drainTo()`, but the transport
+   * waits while the feed is full. `null`, calling nothing, when the response
+   * has no body.
+   */
+  feed?(feed: BodyFeed): FeedControl | null;
 }
 
 /**

@@ -1,25 +1,24 @@
 // One exchange of the npm build's transport as undici's `dispatch()` handler
-// (the layer under `request()`, without its `Readable` per response). It
-// resolves once the response head has arrived, then hands the body, decoded
-// by Node's zlib when encoded, to its reader: pushed into the sink of
-// `drainTo()` (read_body.ts buffers it so, with no stream), or fed into a
-// byte stream made when `body` is first asked for. Chunks that come before
-// either are held as they came. undici is paused while enough unread bytes
-// wait, so a slow reader never buffers the whole body.
+// (under `request()`, without its `Readable` per response). It resolves at
+// the response head, then hands the body, decoded by Node's zlib when
+// encoded, to its reader: pushed into the sink of `drainTo()` (read_body.ts
+// buffers it so) or of `feed()` (a streamed call's own stream), with no
+// stream here, or fed into a byte stream made when `body` is first asked
+// for. Chunks that come before a reader are held as they came; undici is
+// paused while enough unread bytes wait.
 
 import type { Readable } from "node:stream";
 import { errors } from "undici";
 import type { Dispatcher } from "undici";
 import { BodyDecodeError, headOverflow } from "./transport_errors.ts";
 import { startDecoding } from "./node_decoders.ts";
-import { enqueueBytes } from "./byte_stream.ts";
+import { enqueueBytes, plain } from "./byte_stream.ts";
 import { joinHeaders } from "../http/headers.ts";
-import type { BodySink, WireResponse } from "./types.ts";
+import type { BodyFeed, BodySink, FeedControl, WireResponse } from "./types.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** How much of a discarded body is read before the connection is dropped instead (as undici's `dump()`). */
 const DISCARD_LIMIT = 128 * 1024;
-
 /** The unread bytes held (in the stream, or before a reader comes) before undici is paused. */
 const HIGH_WATER = 64 * 1024;
 
@@ -46,8 +45,9 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
   #body: ReadableStream<Uint8Array> | null | undefined = undefined;
   /** The body stream's controller. */
   #stream: ReadableByteStreamController | undefined;
-  /** The reader of `drainTo()`. */
+  /** The readers of `drainTo()` and of `feed()`. */
   #sink: BodySink | undefined;
+  #feed: BodyFeed | undefined;
   /** Decoded chunks that came before a reader, and their size. */
   #held: Uint8Array[] | undefined;
   #heldSize = 0;
@@ -179,6 +179,18 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     return true;
   }
 
+  feed(feed: BodyFeed): FeedControl | null {
+    if (!this.#hasBody) return null;
+    this.#feed = feed;
+    for (const chunk of this.#held ?? []) feed.push(plain(chunk));
+    this.#held = undefined;
+    if (this.#complete) {
+      if (this.#error === undefined) feed.end();
+      else feed.fail(this.#error);
+    }
+    return { pull: this.#pull, cancel: this.#cancel };
+  }
+
   /** The stream starts with the chunks held, and the end or failure when they came. */
   readonly #open = (stream: ReadableByteStreamController): void => {
     this.#stream = stream;
@@ -200,7 +212,9 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
       if (!this.#sink.write(chunk)) this.#cancel(null);
       return undefined;
     }
-    if (this.#stream === undefined) {
+    if (this.#feed !== undefined) {
+      if (!this.#feed.push(plain(chunk))) return undefined;
+    } else if (this.#stream === undefined) {
       (this.#held ??= []).push(chunk);
       this.#heldSize += chunk.byteLength;
       if (this.#heldSize < HIGH_WATER) return undefined;
@@ -251,6 +265,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     if (this.#complete || this.#cancelled) return;
     this.#complete = true;
     if (this.#sink !== undefined) this.#sink.end();
+    else if (this.#feed !== undefined) this.#feed.end();
     else if (this.#stream !== undefined) {
       this.#stream.close();
       // A reader waiting with its own array is answered with the end.
@@ -265,6 +280,7 @@ export class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse 
     this.#error = error;
     this.#held = undefined;
     if (this.#sink !== undefined) this.#sink.fail(error);
+    else if (this.#feed !== undefined) this.#feed.fail(error);
     else this.#stream?.error(error);
   }
 

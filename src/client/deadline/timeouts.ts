@@ -13,7 +13,7 @@ import { forEachInFlight } from "./in_flight.ts";
 import type { InFlight } from "./in_flight.ts";
 
 /** Timeouts from this length on share the tick. */
-const SHARED_FROM_MS = 1000;
+export const SHARED_FROM_MS = 1000;
 /** How often the shared tick checks the deadlines: also how late a shared timeout may fire. */
 const TICK_MS = 100;
 

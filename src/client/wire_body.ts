@@ -1,0 +1,279 @@
+// The body of a streamed call as its one stream (see streamed_call.ts for
+// what a streamed call's body guarantees).
+
+import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
+import { receivedResponse } from "../models/response.ts";
+import type { HttpResponse, HttpResponseInit } from "../models/response.ts";
+import type { StreamedBody } from "../models/streamed_body.ts";
+import { decodedLength, readBody } from "../transport/read_body.ts";
+import { ProgressFailure, report, reportEnd } from "../transport/progress.ts";
+import type { BodyFeed, FeedControl, WireResponse } from "../transport/types.ts";
+import type { Abort } from "./deadline/abort.ts";
+import { ReadTimeout } from "./read_timeout.ts";
+import type { StreamedCallOptions, StreamedExchange } from "./streamed_call.ts";
+
+type Controller = ReadableStreamDefaultController<Uint8Array>;
+
+/**
+ * The body's one stream, over the transport's: pulled from the reader of
+ * its `body` (fetch), or pushed into by its `feed()` (undici, which then
+ * makes no stream of its own), with the read timeout, progress and the end
+ * seen inline: no stream between, and no promise nor closure of its own per
+ * chunk.
+ */
+export class WireBody implements StreamedBody, BodyFeed {
+  settled = false;
+  listener: (() => void) | undefined = undefined;
+  readonly #inner: ReadableStream<Uint8Array> | null;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
+  /** A small body of known length, read in one native read (no reader of the transport's stream). */
+  #whole: "no" | "yes" | "reading" = "no";
+  /** A fed body's stream, made with the body (its transport holds nothing itself). */
+  readonly #fed: ReadableStream<Uint8Array> | undefined;
+  #control: FeedControl | null | undefined = undefined;
+  #controller: Controller | undefined = undefined;
+  /** The stream was closed, errored or cancelled: what comes later is dropped. */
+  #done = false;
+  #taken = false;
+  #read: Promise<HttpResponse> | undefined = undefined;
+  #transferred = -1;
+  #total: number | undefined = undefined;
+  #callbackFailed = false;
+  readonly #timeout: ReadTimeout | undefined;
+  readonly #wire: WireResponse;
+  readonly #abort: Abort;
+  readonly #init: Omit<HttpResponseInit, "content">;
+  readonly #options: StreamedCallOptions;
+  readonly #toClientError: (error: unknown) => unknown;
+  readonly #since: number;
+  readonly #onAbort = () => {
+    this.#abort.abort();
+    this.#settle();
+  };
+
+  constructor(exchange: StreamedExchange, options: StreamedCallOptions) {
+    const { wire, abort } = exchange;
+    this.#wire = wire;
+    this.#abort = abort;
+    this.#init = exchange.init;
+    this.#options = options;
+    this.#toClientError = exchange.toClientError;
+    this.#since = exchange.since;
+    // Fed bytes are counted as they come, not as the caller reads them: a
+    // download callback, told of the bytes read, reads the transport's stream.
+    const fed = wire.feed !== undefined && options.onDownloadProgress === undefined;
+    this.#inner = fed ? null : wire.body;
+    if (!fed && this.#inner === null) {
+      this.settled = true;
+      return;
+    }
+    const seconds = options.readTimeout ?? null;
+    if (seconds !== null) this.#timeout = new ReadTimeout(seconds * 1000, this.#expire);
+    // The exchange's step is released with the head: the close and the
+    // caller's signal now reach the transport through its abort.
+    options.closed.addEventListener("abort", this.#onAbort);
+    options.signal?.addEventListener("abort", this.#onAbort);
+    if (options.closed.aborted || options.signal?.aborted) abort.abort();
+    if (fed) this.#fed = this.#stream();
+    else if (wire.readAll !== undefined && (decodedLength(wire.headers) ?? WHOLE) < WHOLE) {
+      this.#whole = "yes";
+    }
+  }
+
+  take(): ReadableStream<Uint8Array> {
+    if (this.#taken) {
+      throw new HttpClientException(
+        `Response body was already read or cancelled: ${describeCall(this.#init.request)}`,
+        { request: this.#init.request },
+      );
+    }
+    this.#taken = true;
+    if (this.#fed !== undefined) return this.#fed;
+    if (this.#inner === null) return new ReadableStream({ start: (c) => c.close() });
+    return this.#stream();
+  }
+
+  #stream(): ReadableStream<Uint8Array> {
+    const fed = this.#inner === null;
+    return new ReadableStream<Uint8Array>({
+      start: this.#start,
+      pull: fed ? this.#pullFed : this.#pull,
+      cancel: (reason) => this.#cancelInner(reason),
+    }, fed ? FED : PULLED);
+  }
+
+  readonly #start = (controller: Controller): void => {
+    this.#controller = controller;
+    if (this.#inner !== null) return;
+    this.#control = this.#wire.feed!(this);
+    if (this.#control !== null) return;
+    // No body (HEAD, 204, 304): an empty stream.
+    this.#done = true;
+    controller.close();
+    this.#settle();
+  };
+
+  /** A read waits, its queue empty: the next chunk is read from the transport's stream. */
+  readonly #pull = (): Promise<void> | undefined => {
+    if (this.#transferred < 0 && !this.#progress(0, false)) return;
+    this.#timeout?.wait();
+    if (this.#whole === "yes") {
+      this.#whole = "reading";
+      return this.#wire.readAll!().then(this.#onWhole, this.#onError);
+    }
+    return (this.#reader ??= this.#inner!.getReader()).read().then(this.#onRead, this.#onError);
+  };
+
+  readonly #onRead = (result: ReadableStreamReadResult<Uint8Array>): void => {
+    if (result.done) this.end();
+    else this.push(result.value);
+  };
+
+  readonly #onWhole = (bytes: Uint8Array): void => {
+    if (bytes.byteLength > 0) this.push(bytes);
+    this.end();
+  };
+
+  readonly #onError = (error: unknown): void => this.fail(error);
+
+  /** A read waits, its queue empty: the transport is asked for more. */
+  readonly #pullFed = (): void => {
+    if (this.#transferred < 0 && !this.#progress(0, false)) return;
+    this.#timeout?.wait();
+    this.#control?.pull();
+  };
+
+  /** A chunk from the transport; true when the stream holds enough. */
+  push(chunk: Uint8Array): boolean {
+    if (this.#done) return false;
+    this.#timeout?.waited();
+    const controller = this.#controller!;
+    controller.enqueue(chunk);
+    this.#progress(chunk.byteLength, false);
+    return (controller.desiredSize ?? 0) <= -FED_HIGH_WATER;
+  }
+
+  end(): void {
+    if (this.#done) return;
+    this.#timeout?.waited();
+    if (!this.#progress(0, true)) return;
+    this.#done = true;
+    this.#controller!.close();
+    this.#settle();
+  }
+
+  fail(error: unknown): void {
+    if (this.#done) return;
+    this.#timeout?.waited();
+    this.#done = true;
+    this.#controller!.error(this.#toClientError(error));
+    this.#settle();
+  }
+
+  read(): Promise<HttpResponse> {
+    return this.#read ??= this.#readWhole();
+  }
+
+  async #readWhole(): Promise<HttpResponse> {
+    const body = this.take();
+    try {
+      const content = await readBody(
+        { status: this.#init.statusCode, headers: this.#wire.headers, location: null, body },
+        this.#options.maxResponseBytes,
+      );
+      return receivedResponse({
+        ...this.#init,
+        content,
+        elapsedMs: performance.now() - this.#since,
+      });
+    } catch (error) {
+      throw this.#callbackFailed ? error : this.#toClientError(error);
+    }
+  }
+
+  /**
+   * Tells the download callback, if any, of `bytes` more (at the first
+   * read, 0 bytes first), or of the end. False when the callback threw:
+   * the stream then fails with what it threw, and the connection is dropped.
+   */
+  #progress(bytes: number, end: boolean): boolean {
+    const callback = this.#options.onDownloadProgress;
+    if (callback === undefined) return true;
+    if (this.#transferred < 0) this.#total = decodedLength(this.#wire.headers);
+    this.#transferred = Math.max(this.#transferred, 0) + bytes;
+    try {
+      if (end) reportEnd(callback, this.#transferred);
+      else report(callback, this.#transferred, this.#total);
+      return true;
+    } catch (error) {
+      if (!(error instanceof ProgressFailure)) throw error;
+      this.#callbackFailed = true;
+      this.#stop(error.error, error.error);
+      return false;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    if (this.settled) return;
+    this.#taken = true;
+    await this.#cancelInner(undefined);
+  }
+
+  /**
+   * Cancels the transport's body with a reason, so the connection is
+   * dropped: a streamed body may never end (an event stream), and reading
+   * its rest to keep the connection could hold it for ever.
+   */
+  async #cancelInner(reason: unknown): Promise<void> {
+    this.#done = true;
+    this.#timeout?.waited();
+    this.#settle();
+    reason ??= new DOMException("Response body was cancelled", "AbortError");
+    if (this.#inner === null) return this.#control?.cancel(reason);
+    // A whole read cannot be cancelled: the exchange's abort drops the connection.
+    if (this.#whole === "reading") this.#abort.abort();
+    await (this.#reader ?? this.#inner)?.cancel(reason).catch(() => {});
+  }
+
+  /** Fails the stream with `error` and gives the transport's body up with `reason`. */
+  #stop(error: unknown, reason: unknown): void {
+    if (!this.#done) {
+      this.#done = true;
+      this.#controller?.error(error);
+    }
+    this.#cancelInner(reason);
+  }
+
+  /** The read waiting waited the whole read timeout. */
+  readonly #expire = (): void => {
+    if (this.#done) return;
+    const { request } = this.#init;
+    const error = new TimeoutException(
+      `Read timed out after ${this.#timeout!.ms / 1000} s (readTimeout): ${describeCall(request)}`,
+      { request },
+    );
+    this.#stop(error, error);
+  };
+
+  #settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#timeout?.stop();
+    this.#options.closed.removeEventListener("abort", this.#onAbort);
+    this.#options.signal?.removeEventListener("abort", this.#onAbort);
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.();
+  }
+}
+
+/** How much a fed body's stream holds before the transport waits, in bytes. */
+const FED_HIGH_WATER = 64 * 1024;
+/** A fed stream counts bytes; nothing is asked for before a read (high water 0). */
+const FED: QueuingStrategy<Uint8Array> = { highWaterMark: 0, size: (chunk) => chunk.byteLength };
+const PULLED: QueuingStrategy<Uint8Array> = { highWaterMark: 0 };
+/**
+ * A body of known length below this is read in one native read, a single
+ * chunk: a reader of the transport's stream costs more than such a body.
+ */
+const WHOLE = 64 * 1024;
