@@ -182,6 +182,37 @@ Deno.test("close() fails the reader of a streamed body with HttpClientException"
   await within(body.cancelled, 5000, "the server to see the body cancelled");
 });
 
+for (const length of [true, false]) {
+  Deno.test(
+    `close() fails the waiting read of a large streamed body ${
+      length ? "with" : "without"
+    } a Content-Length on a client with every deadline off`,
+    async () => {
+      await using server = startFixtureServer();
+      const body = serverBody();
+      server.route(
+        "/big",
+        () => new Response(body.stream, { headers: length ? { "content-length": "300000" } : {} }),
+      );
+      // No timeout, no read timeout, no signal: fetch is given no signal, and
+      // only the client's close can end the read.
+      const client = streamClient(server, (b) => b.withTimeout(null).withReadTimeout(null));
+      body.write("x".repeat(100_000));
+      await using response = await client.stream("GET", "/big");
+      const reader = response.body.getReader();
+      for (let got = 0; got < 100_000;) got += (await reader.read()).value!.length;
+      const reading = reader.read();
+      client.close();
+      await rejectsWith(
+        within(reading, 5000, "the read to fail"),
+        HttpClientException,
+        /Client was closed/,
+      );
+      await within(body.cancelled, 5000, "the server to see the body cancelled");
+    },
+  );
+}
+
 Deno.test("await using a client waits for a streamed body to be read", async () => {
   await using server = startFixtureServer();
   const body = serverBody();

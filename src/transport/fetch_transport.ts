@@ -90,9 +90,9 @@ class FetchResponse implements WireResponse {
     const decoded = coding === undefined
       ? body
       : decodedBody(body as ReadableStream, coding, this.#inflate);
-    // A body of known length is read whole (readAll), watched there: no stream to wrap.
-    this.#body = decoded === null || this.#watched === undefined ||
-        (coding === undefined && isLength(this.headers.get("content-length")))
+    // Without a signal, the close reaches a read only through the watch, a
+    // body of known length too (a streamed call reads a large one by chunks).
+    this.#body = decoded === null || this.#watched === undefined
       ? decoded
       : bodyWhileOpen(decoded, this.#watched);
     return this.#body;
@@ -107,13 +107,6 @@ class FetchResponse implements WireResponse {
       : response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
     return this.#watched === undefined ? pending : readWhileOpen(pending, this.#watched);
   }
-}
-
-/** True for a Content-Length the body reader takes as the body's length. */
-function isLength(value: string | null): boolean {
-  if (value === null) return false;
-  const length = Number(value);
-  return Number.isSafeInteger(length) && length >= 0;
 }
 
 /**

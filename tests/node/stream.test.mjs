@@ -143,6 +143,32 @@ test("close() fails the reader of a streamed body with HttpClientException", asy
   await within(held.closed, 5000, "the server to see the connection closed");
 });
 
+for (const length of [true, false]) {
+  test(
+    `close() fails the waiting read of a large streamed body ${
+      length ? "with" : "without"
+    } a Content-Length on a client with every deadline off`,
+    async (t) => {
+      const server = await fixture(t);
+      const held = heldRoute(server, "/big", 200, length ? { "content-length": "300000" } : {});
+      const http = singleAttemptClient(t, server, (b) => b.withTimeout(null).withReadTimeout(null));
+      const response = await http.stream("GET", "/big");
+      await held.ready;
+      held.res.write("x".repeat(100_000));
+      const reader = response.body.getReader();
+      for (let got = 0; got < 100_000;) got += (await reader.read()).value.length;
+      const reading = reader.read();
+      http.close();
+      await assert.rejects(within(reading, 5000, "the read to fail"), (error) => {
+        assert.equal(error.constructor, HttpClientException);
+        assert.match(error.message, /Client was closed/);
+        return true;
+      });
+      await within(held.closed, 5000, "the server to see the connection closed");
+    },
+  );
+}
+
 test("readTimeout fails a stall with TimeoutException; readTimeout: null and the call's timeout do not", async (t) => {
   const server = await fixture(t);
   const stalled = heldRoute(server, "/stall");
