@@ -211,7 +211,7 @@ class WireBody implements StreamedBody {
     const reading = reader.read();
     if (seconds === null) return reading.catch((error) => Promise.reject(this.#failure(error)));
     this.#waitingSince = performance.now();
-    this.#timer ??= setTimeout(this.#onTimer, seconds * 1000);
+    this.#timer ??= unrefTimer(setTimeout(this.#onTimer, seconds * 1000));
     return new Promise((resolve, reject) => {
       this.#timeOut = reject;
       reading.then(
@@ -232,7 +232,7 @@ class WireBody implements StreamedBody {
     const seconds = this.#options.readTimeout ?? 0;
     const left = this.#waitingSince + seconds * 1000 - performance.now();
     if (left > 0) {
-      this.#timer = setTimeout(this.#onTimer, left);
+      this.#timer = unrefTimer(setTimeout(this.#onTimer, left));
       return;
     }
     const { request } = this.#init;
@@ -260,4 +260,15 @@ class WireBody implements StreamedBody {
     this.listener = undefined;
     listener?.();
   }
+}
+
+/**
+ * The read timeout's timer, unref'd: it outlives the read it was armed for
+ * (it is moved on lazily), and a body abandoned after a read must not hold
+ * the process open until it fires. A read that waits is held by the
+ * transport's own pending read.
+ */
+function unrefTimer(timer: ReturnType<typeof setTimeout>): ReturnType<typeof setTimeout> {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
 }
