@@ -17,7 +17,12 @@ import type { HttpResponse } from "../models/response.ts";
 import type { CallOptions } from "./call_options.ts";
 import { abortedCallError } from "./exchange.ts";
 import { eventStreamSettings } from "./event_stream_options.ts";
-import { checkHead, lastEventIdHeader, reconnectionWait } from "./event_stream_wire.ts";
+import {
+  checkHead,
+  lastEventIdHeader,
+  MAX_TIMER_MS,
+  reconnectionWait,
+} from "./event_stream_wire.ts";
 import type { EventStreamOptions, EventStreamSettings } from "./event_stream_options.ts";
 
 /** What a reader needs of its client. */
@@ -257,7 +262,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
       timer = setTimeout(() => {
         this.#timedOut = true;
         stop();
-      }, totalTimeout * 1000);
+      }, Math.min(totalTimeout * 1000, MAX_TIMER_MS));
     }
     return () => {
       clearTimeout(timer);

@@ -40,6 +40,12 @@ export function lastEventIdHeader(id: string): string | undefined {
   return Array.from(new TextEncoder().encode(id), (byte) => String.fromCharCode(byte)).join("");
 }
 
+/**
+ * The longest wait a timer counts, in milliseconds (about 24.8 days): a
+ * longer one fires at once, on Node and Deno alike.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** At most this share of the reconnection time is added at random, so clients do not come back at once. */
 const JITTER = 0.25;
 
@@ -55,7 +61,8 @@ export function reconnectionWait(ms: number, signal: AbortSignal): Promise<void>
       signal.removeEventListener("abort", done);
       resolve();
     };
-    const timer = setTimeout(done, ms * (1 + Math.random() * JITTER));
+    // A server's `retry` can be any number of digits: past a timer's range it waits the longest one.
+    const timer = setTimeout(done, Math.min(ms * (1 + Math.random() * JITTER), MAX_TIMER_MS));
     signal.addEventListener("abort", done);
   });
 }
