@@ -2,23 +2,53 @@
  * Tests the npm build as a user gets it: packs `npm/` (built by
  * `deno task build:npm`) with `npm pack`, installs the tarball into a
  * temporary folder, copies the Node suite (`tests/node/`) there and runs
- * `node --test`, which imports `@fetchline/fetchline` by its package name.
+ * `node --test` in it once for each Node line, importing
+ * `@fetchline/fetchline` by its package name.
+ *
+ * The lines are the machine's `node` (when it is Node 20 or later) and the
+ * LTS lines, 22 and 24, from the npm registry (`npx -y node@22`, cached after
+ * the first run); `FETCHLINE_NODE_LINES=22` (majors joined by commas) picks
+ * others. Each run ends with one line,
+ * `npm build on Node 22 (v22.x.y): 127 passed, 0 failed in 20 s`, which CI
+ * sums; the script fails when any run does.
  *
  * Run with `deno task test:npm`.
  *
  * @module
  */
 
-const root = decodeURIComponent(new URL("../", import.meta.url).pathname);
-const work = await Deno.makeTempDir({ prefix: "fetchline-npm-test-" });
+import { type NodeLine, nodeLines } from "./node_lines.ts";
 
-async function run(command: string, args: string[], cwd: string): Promise<string> {
-  const output = await new Deno.Command(command, { args, cwd, stderr: "inherit" }).output();
+const root = decodeURIComponent(new URL("../", import.meta.url).pathname);
+
+async function run(command: string, args: readonly string[], cwd: string): Promise<string> {
+  const output = await new Deno.Command(command, { args: [...args], cwd, stderr: "inherit" })
+    .output();
   if (!output.success) throw new Error(`${command} ${args.join(" ")} failed (${output.code})`);
   return new TextDecoder().decode(output.stdout);
 }
 
-try {
+/** The major version of the machine's `node`, or undefined when it has none. */
+async function machineMajor(): Promise<number | undefined> {
+  try {
+    const version = await run("node", ["-p", "process.versions.node"], root);
+    return Number(version.split(".")[0]);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/** The exact version `line` starts (fetching it from the registry the first time). */
+async function lineVersion(line: NodeLine): Promise<string> {
+  const version = (await run(line.command, [...line.args, "-p", "process.version"], root)).trim();
+  if (!version.startsWith(`v${line.major}.`)) {
+    throw new Error(`${[line.command, ...line.args].join(" ")} started Node ${version}`);
+  }
+  return version;
+}
+
+async function install(work: string): Promise<void> {
   const packed = await run("npm", ["pack", "--silent", "--pack-destination", work], `${root}npm`);
   const tarball = `${work}/${packed.trim().split("\n").pop()}`;
   await Deno.writeTextFile(
@@ -34,13 +64,74 @@ try {
   for (const shared of ["bad_headers.json", "bad_urls.json"]) {
     await Deno.copyFile(`${root}tests/${shared}`, `${work}/${shared}`);
   }
-  const { code } = await new Deno.Command("node", {
-    args: ["--test"],
+}
+
+/** A run's closing line, and whether every test passed. */
+interface SuiteRun {
+  readonly summary: string;
+  readonly ok: boolean;
+}
+
+/** The last count TAP's closing comments give for `name` (`# pass 127`). */
+function tapCount(tap: string, name: string): number | undefined {
+  const counts = [...tap.matchAll(new RegExp(`^# ${name} (\\d+)$`, "gm"))];
+  const last = counts.at(-1);
+  return last === undefined ? undefined : Number(last[1]);
+}
+
+/**
+ * Runs the suite in `work` on `line`: TAP on stdout as it goes (the reporter
+ * named, as Node 23 and later default to another one) and into a file, whose
+ * counts make the run's closing line.
+ */
+async function runSuite(
+  line: NodeLine,
+  version: string,
+  work: string,
+): Promise<SuiteRun> {
+  const tapFile = `${work}/node-${line.major}.tap`;
+  console.log(`\n--- npm build on Node ${line.major} (${version}): node --test`);
+  const started = performance.now();
+  const { code } = await new Deno.Command(line.command, {
+    args: [
+      ...line.args,
+      "--test",
+      ...["--test-reporter=tap", "--test-reporter-destination=stdout"],
+      ...["--test-reporter=tap", `--test-reporter-destination=${tapFile}`],
+    ],
     cwd: work,
+    // The suite checks that it runs on the line it was started for.
+    env: { FETCHLINE_NODE_LINE: String(line.major) },
     stdout: "inherit",
     stderr: "inherit",
   }).output();
-  if (code !== 0) Deno.exitCode = code;
+  const seconds = Math.round((performance.now() - started) / 1000);
+  const tap = await Deno.readTextFile(tapFile).catch(() => "");
+  const passed = tapCount(tap, "pass");
+  const failed = tapCount(tap, "fail");
+  const counts = passed === undefined || failed === undefined
+    ? "no test summary"
+    : `${passed} passed, ${failed} failed`;
+  const ok = code === 0 && failed === 0;
+  const outcome = ok ? "" : ` (exit code ${code})`;
+  return {
+    summary: `npm build on Node ${line.major} (${version}): ${counts} in ${seconds} s${outcome}`,
+    ok,
+  };
+}
+
+const lines = nodeLines(Deno.env.get("FETCHLINE_NODE_LINES"), await machineMajor());
+const versions: string[] = [];
+for (const line of lines) versions.push(await lineVersion(line));
+const work = await Deno.makeTempDir({ prefix: "fetchline-npm-test-" });
+try {
+  await install(work);
+  const runs: SuiteRun[] = [];
+  for (const [index, line] of lines.entries()) {
+    runs.push(await runSuite(line, versions[index] ?? "", work));
+  }
+  console.log(`\n${runs.map((result) => result.summary).join("\n")}`);
+  if (runs.some((result) => !result.ok)) Deno.exitCode = 1;
 } finally {
   await Deno.remove(work, { recursive: true });
 }
