@@ -6,7 +6,7 @@
 // an npm package (scripts/check_layout.ts allows it here and nowhere else).
 
 import type { CookieJarLike } from "./cookie_jar.ts";
-import { runtimeName } from "../transport/runtime_name.ts";
+import { RuntimeLimitError, runtimeName } from "../transport/runtime_name.ts";
 
 /** Loads tough-cookie's module; a test gives one that fails. */
 export type CookieLibrary = () => Promise<{ CookieJar: new () => CookieJarLike }>;
@@ -16,7 +16,7 @@ export type CookieLibrary = () => Promise<{ CookieJar: new () => CookieJarLike }
  * package name (a browser without a bundler, say). Unlike a cookie the jar
  * refuses, this is not dropped: every cookie would be, silently.
  */
-export class CookieLibraryError extends TypeError {}
+export class CookieLibraryError extends RuntimeLimitError {}
 
 /**
  * A cookie jar in memory, one per client: tough-cookie's, with its defaults

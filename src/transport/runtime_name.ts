@@ -28,6 +28,13 @@ export function runtimeName(scope: RuntimeGlobals = globalThis as RuntimeGlobals
   return "an unknown runtime";
 }
 
+/**
+ * A call this runtime can never make (a file path without a file system, a
+ * package it cannot load): the caller's environment, not the network, so it
+ * reaches the caller as it is and is never retried.
+ */
+export class RuntimeLimitError extends TypeError {}
+
 /** The error text for a file path where the runtime has no file system to read it from. */
 export function noFileSystem(field: string, scope?: RuntimeGlobals): string {
   return `Invalid ${field}: a file path needs Deno or Node (this is ${
