@@ -1,9 +1,16 @@
 /**
  * Builds the npm package `@fetchline/fetchline` into `npm/` from the same sources as
  * the JSR package, with TypeScript's own compiler: ESM JavaScript and `.d.ts`
- * types, relative `.ts` imports rewritten to `.js`, `src/transport/runtime_node.ts`
- * compiled in place of `src/transport/runtime.ts` (undici and node:fs), a package.json
- * whose `exports` map mirrors deno.json's, the README and the license.
+ * types, relative `.ts` imports rewritten to `.js`, in two builds:
+ * - the Node build at the package's root, with `src/transport/runtime_node.ts`
+ *   compiled in place of `src/transport/runtime.ts` (undici and node:fs);
+ * - the Web build in `web/`, with `runtime.ts` as it is (Deno's pool on Deno,
+ *   the global `fetch` elsewhere): no `node:` module, no undici;
+ *
+ * a package.json whose `exports` map mirrors deno.json's, each subpath
+ * giving the Node build under the `node` condition and the Web build to Bun,
+ * workerd, workers, browsers, Deno and any other runtime; the README and the
+ * license.
  *
  * Run with `deno task build:npm`.
  *
@@ -15,6 +22,8 @@ import ts from "typescript";
 const root = new URL("../", import.meta.url);
 const rootDir = decodeURIComponent(root.pathname).replace(/\/$/, "");
 const outDir = `${rootDir}/npm`;
+/** The Web build's folder inside the package. */
+const webDir = "web";
 
 interface DenoJson {
   name: string;
@@ -29,7 +38,7 @@ const entryPoints = Object.values(denoJson.exports).map((path) => `${rootDir}/${
 const runtimeFile = `${rootDir}/src/transport/runtime.ts`;
 const nodeRuntimeFile = `${rootDir}/src/transport/runtime_node.ts`;
 
-const options: ts.CompilerOptions = {
+const nodeOptions: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.ES2022,
   moduleResolution: ts.ModuleResolutionKind.Bundler,
@@ -49,6 +58,9 @@ const options: ts.CompilerOptions = {
   newLine: ts.NewLineKind.LineFeed,
 };
 
+// No Node types: a Node API the Web build used by mistake fails to compile.
+const webOptions: ts.CompilerOptions = { ...nodeOptions, types: [], outDir: `${outDir}/${webDir}` };
+
 /** `from "./x.ts"` and `import("./x.ts")` become `.js`; package imports stay. */
 export function rewriteImports(source: string): string {
   return source.replace(
@@ -57,21 +69,22 @@ export function rewriteImports(source: string): string {
   );
 }
 
-function createHost(): ts.CompilerHost {
+/** A host reading our sources with imports rewritten, `runtime.ts` read from `runtimeSource`. */
+function createHost(options: ts.CompilerOptions, runtimeSource: string): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile;
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const ours = fileName.startsWith(`${rootDir}/`) && !fileName.includes("/node_modules/") &&
       !fileName.endsWith(".d.ts");
     if (!ours) return getSourceFile(fileName, languageVersion, onError, shouldCreate);
-    const text = Deno.readTextFileSync(fileName === runtimeFile ? nodeRuntimeFile : fileName);
+    const text = Deno.readTextFileSync(fileName === runtimeFile ? runtimeSource : fileName);
     return ts.createSourceFile(fileName, rewriteImports(text), languageVersion, true);
   };
   return host;
 }
 
-function compile(): void {
-  const program = ts.createProgram(entryPoints, options, createHost());
+function compile(options: ts.CompilerOptions, runtimeSource: string): void {
+  const program = ts.createProgram(entryPoints, options, createHost(options, runtimeSource));
   const result = program.emit();
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
   if (diagnostics.length > 0) {
@@ -94,8 +107,22 @@ function npmVersion(name: string): string {
 function packageJson(): Record<string, unknown> {
   const exports: Record<string, unknown> = {};
   for (const [subpath, file] of Object.entries(denoJson.exports)) {
-    const base = file.replace(/\.ts$/, "");
-    exports[subpath] = { types: `${base}.d.ts`, default: `${base}.js` };
+    const base = file.replace(/\.ts$/, "").slice(2);
+    const node = { types: `./${base}.d.ts`, default: `./${base}.js` };
+    const web = { types: `./${webDir}/${base}.d.ts`, default: `./${webDir}/${base}.js` };
+    // The first condition a runtime knows wins, so the runtimes that also
+    // claim `node` (Bun, Deno) are named before it: Bun replaces the
+    // installed undici with its own, whose Agent the Node build cannot use,
+    // and Deno has its own pool.
+    exports[subpath] = {
+      bun: web,
+      deno: web,
+      workerd: web,
+      worker: web,
+      browser: web,
+      node,
+      default: web,
+    };
   }
   exports["./package.json"] = "./package.json";
   const undici = npmVersion("undici");
@@ -105,14 +132,14 @@ function packageJson(): Record<string, unknown> {
     name: denoJson.name,
     version: denoJson.version,
     description:
-      "An HTTP client for Deno and Node: immutable requests and responses, hooks, safe retries, " +
+      "An HTTP client for Deno, Node, Bun, browsers and workers: immutable requests and responses, hooks, safe retries, " +
       "self-refreshing token auth, logging that never leaks a secret, and requests as cURL commands.",
     license: denoJson.license,
     type: "module",
     exports,
     main: "./mod.js",
     types: "./mod.d.ts",
-    files: ["*.js", "*.d.ts", "src/"],
+    files: ["*.js", "*.d.ts", "src/", `${webDir}/`],
     sideEffects: false,
     // The LTS lines the suite runs on: 22, 24 and later ones, with no upper
     // bound (one would refuse every new Node before it is tried), and 20 from
@@ -130,7 +157,8 @@ function packageJson(): Record<string, unknown> {
 await Deno.remove(outDir, { recursive: true }).catch((error) => {
   if (!(error instanceof Deno.errors.NotFound)) throw error;
 });
-compile();
+compile(nodeOptions, nodeRuntimeFile);
+compile(webOptions, runtimeFile);
 await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(packageJson(), null, 2) + "\n");
 await Deno.copyFile(`${rootDir}/README.md`, `${outDir}/README.md`);
 await Deno.copyFile(`${rootDir}/LICENSE`, `${outDir}/LICENSE`);

@@ -6,8 +6,12 @@
  *   `node:` or `npm:` module (by name or through the import map), but for
  *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts: only the
  *   npm build's runtime file may;
- * - the npm build (`npm/`, from `deno task build:npm`) names no Deno API,
- *   and its runtime module is the Node one (it imports undici);
+ * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
+ *   Deno API, and its runtime module is the Node one (it imports undici);
+ * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
+ *   module and no undici, but tough-cookie dynamically in the same one file,
+ *   and reads Deno only as a property of `globalThis` (a bare `Deno` would
+ *   throw where there is none);
  * - no source file under `src/` is over 300 lines.
  *
  * Run with `deno task check:layout`; it exits 1 with every problem listed.
@@ -121,17 +125,19 @@ for (const module of await moduleGraph(entryPoints)) {
 }
 
 // The npm build: no Deno API, and the Node runtime in place.
-async function* jsFiles(dir: string): AsyncGenerator<string> {
+async function* jsFiles(dir: string, skip: string[] = []): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(dir)) {
     const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory && entry.name !== "node_modules") yield* jsFiles(path);
-    else if (entry.isFile && entry.name.endsWith(".js")) yield path;
+    if (entry.isDirectory && entry.name !== "node_modules" && !skip.includes(path)) {
+      yield* jsFiles(path);
+    } else if (entry.isFile && entry.name.endsWith(".js")) yield path;
   }
 }
 const npmDir = `${rootDir}/npm`;
+const webDir = `${npmDir}/web`;
 try {
   await Deno.stat(`${npmDir}/package.json`);
-  for await (const file of jsFiles(npmDir)) {
+  for await (const file of jsFiles(npmDir, [webDir])) {
     const text = await Deno.readTextFile(file);
     // Identifiers only: `Symbol.for("Deno.customInspect")` is a string, not the API.
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
@@ -148,6 +154,65 @@ try {
 } catch (error) {
   if (!(error instanceof Deno.errors.NotFound)) throw error;
   problems.push("No npm build to check: run `deno task build:npm` first");
+}
+
+// The Web build: what it imports, and no bare `Deno`.
+/** The specifiers `source` imports or re-exports, statically or by import(). */
+function importsOf(source: ts.SourceFile): { specifier: string; dynamic: boolean }[] {
+  const found: { specifier: string; dynamic: boolean }[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      found.push({ specifier: node.moduleSpecifier.text, dynamic: false });
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [argument] = node.arguments;
+      const specifier = argument !== undefined && ts.isStringLiteralLike(argument)
+        ? argument.text
+        : "(a computed specifier)";
+      found.push({ specifier, dynamic: true });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+/** Whether `source` reads `Deno` as a variable, not as a property (`globalThis.Deno`). */
+function readsBareDeno(source: ts.SourceFile): boolean {
+  const visit = (node: ts.Node): boolean => {
+    if (ts.isIdentifier(node) && node.text === "Deno") {
+      const parent = node.parent;
+      const isPropertyName = parent !== undefined &&
+        ((ts.isPropertyAccessExpression(parent) && parent.name === node) ||
+          (ts.isPropertyAssignment(parent) && parent.name === node));
+      if (!isPropertyName) return true;
+    }
+    return ts.forEachChild(node, visit) === true;
+  };
+  return visit(source);
+}
+try {
+  let files = 0;
+  for await (const file of jsFiles(webDir)) {
+    files++;
+    const name = file.slice(webDir.length + 1);
+    const text = await Deno.readTextFile(file);
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+    for (const { specifier, dynamic } of importsOf(source)) {
+      if (specifier.startsWith("./") || specifier.startsWith("../")) continue;
+      const allowed = name === allowedNpmImport.file.replace(/\.ts$/, ".js") &&
+        specifier === "tough-cookie" && dynamic;
+      if (!allowed) problems.push(`The npm Web build imports ${specifier} in web/${name}`);
+    }
+    if (readsBareDeno(source)) {
+      problems.push(`The npm Web build reads a bare Deno global in web/${name}`);
+    }
+  }
+  if (files === 0) problems.push("The npm build has no Web build in npm/web");
+} catch (error) {
+  if (!(error instanceof Deno.errors.NotFound)) throw error;
+  problems.push("The npm build has no Web build in npm/web");
 }
 
 // File sizes.
@@ -171,5 +236,6 @@ if (problems.length > 0) {
 }
 console.log(
   `Layout: no import circle among ${edges.size} source files; the Deno build imports no node: ` +
-    `or npm: module but tough-cookie, dynamically; the npm build names no Deno API; no source file over ${MAX_LINES} lines`,
+    `or npm: module but tough-cookie, dynamically; the npm build names no Deno API; its Web build ` +
+    `imports no package but tough-cookie, dynamically, and no bare Deno; no source file over ${MAX_LINES} lines`,
 );

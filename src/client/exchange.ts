@@ -27,6 +27,7 @@ import { streamedCall } from "./streamed_call.ts";
 import { sendCounted } from "./upload_progress.ts";
 import { type ProgressCallback, ProgressFailure } from "../transport/progress.ts";
 import { addJarCookies, storeCookies } from "../cookies/jar_cookies.ts";
+import { RuntimeLimitError } from "../transport/runtime_name.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
@@ -172,6 +173,9 @@ function toClientError(
   // and the retry decision never sees a ConnectionException to retry.
   const name = error instanceof Error ? error.name : "";
   if (name === "NotCapable" || name === "PermissionDenied") return error;
+  // So is a call this runtime can never make (a file path without a file
+  // system, a default cookie jar whose library it could not load).
+  if (error instanceof RuntimeLimitError) return error;
   const target = describeCall(request);
   if (error instanceof BodyTooLarge) {
     return new HttpClientException(

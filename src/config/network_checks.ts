@@ -2,6 +2,7 @@
 // are refused at `build()`, never ignored.
 
 import { runtime } from "../transport/runtime.ts";
+import { runtimeName } from "../transport/runtime_name.ts";
 
 /**
  * Refuses, at `build()`, network settings the client could not apply: with
@@ -18,7 +19,9 @@ export function checkNetwork(
       );
     }
     if (!runtime.pooled) {
-      throw new TypeError("Invalid proxy: this runtime has no connection pool to send through it");
+      throw new TypeError(
+        `Invalid proxy: ${runtimeName()} has no connection pool to send through it`,
+      );
     }
   }
   if (config.tls === undefined) return;
@@ -28,6 +31,8 @@ export function checkNetwork(
     );
   }
   if (!runtime.pooled) {
-    throw new TypeError("Invalid tls: this runtime has no connection pool API to apply withTls()");
+    throw new TypeError(
+      `Invalid tls: ${runtimeName()} has no connection pool API to apply withTls()`,
+    );
   }
 }

@@ -8,6 +8,7 @@ import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { WireRequest } from "../transport/types.ts";
 import type { CookieJarLike } from "./cookie_jar.ts";
+import { CookieLibraryError } from "./memory_jar.ts";
 
 /**
  * `wire` with the jar's cookies for its URL in its `Cookie` header. A
@@ -60,7 +61,8 @@ function cookieName(pair: string): string {
 /**
  * Hands the Set-Cookie lines of a response from `url` to the jar, in the
  * order received (a later line replaces an earlier one of the same cookie).
- * A line the jar refuses (its rejection) is dropped, as a browser drops it.
+ * A line the jar refuses (its rejection) is dropped, as a browser drops it;
+ * a default jar that cannot load its library fails the call instead.
  */
 export async function storeCookies(
   jar: CookieJarLike,
@@ -70,7 +72,8 @@ export async function storeCookies(
   for (const line of headerValuesOf(headers, "set-cookie")) {
     try {
       await jar.setCookie(line, url);
-    } catch {
+    } catch (error) {
+      if (error instanceof CookieLibraryError) throw error;
       // Refused (a public suffix, another domain, a malformed line): not stored.
     }
   }

@@ -6,6 +6,17 @@
 // an npm package (scripts/check_layout.ts allows it here and nowhere else).
 
 import type { CookieJarLike } from "./cookie_jar.ts";
+import { RuntimeLimitError, runtimeName } from "../transport/runtime_name.ts";
+
+/** Loads tough-cookie's module; a test gives one that fails. */
+export type CookieLibrary = () => Promise<{ CookieJar: new () => CookieJarLike }>;
+
+/**
+ * The default jar's library could not be loaded: a runtime that resolves no
+ * package name (a browser without a bundler, say). Unlike a cookie the jar
+ * refuses, this is not dropped: every cookie would be, silently.
+ */
+export class CookieLibraryError extends RuntimeLimitError {}
 
 /**
  * A cookie jar in memory, one per client: tough-cookie's, with its defaults
@@ -16,6 +27,11 @@ import type { CookieJarLike } from "./cookie_jar.ts";
 export class MemoryCookieJar implements CookieJarLike {
   /** tough-cookie's jar, once a cookie has been received. */
   #jar: Promise<CookieJarLike> | undefined;
+  readonly #load: CookieLibrary;
+
+  constructor(load: CookieLibrary = () => import("tough-cookie")) {
+    this.#load = load;
+  }
 
   getCookieString(url: string): Promise<string> {
     // Nothing was ever stored: no need to load the library to say so.
@@ -25,7 +41,14 @@ export class MemoryCookieJar implements CookieJarLike {
   }
 
   setCookie(cookie: string, url: string): Promise<unknown> {
-    this.#jar ??= import("tough-cookie").then(({ CookieJar }) => new CookieJar());
+    this.#jar ??= this.#load().then(({ CookieJar }) => new CookieJar(), (cause) => {
+      throw new CookieLibraryError(
+        `Invalid cookies: ${runtimeName()} could not load the tough-cookie package of the ` +
+          `default jar (${cause instanceof Error ? cause.name : typeof cause}); ` +
+          "give withCookies() a jar of your own",
+        { cause },
+      );
+    });
     return this.#jar.then((jar) => jar.setCookie(cookie, url));
   }
 }

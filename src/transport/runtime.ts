@@ -6,6 +6,7 @@
 import { fetchTransport } from "./fetch_transport.ts";
 import { denoProxyTransport } from "./deno_proxy.ts";
 import { uploadReader } from "./byte_stream.ts";
+import { noFileSystem, runtimeName } from "./runtime_name.ts";
 import type { DenoEnv } from "./deno_proxy.ts";
 import type { FileSource, NetworkOptions, Pool, PoolOptions, Runtime } from "./types.ts";
 
@@ -20,7 +21,12 @@ interface DenoApi extends DenoEnv {
 const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;
 
 /** Deno's pool and files; elsewhere the global `fetch`, and no files. */
-export const runtime: Runtime = { pooled: deno !== undefined, createPool, openFile };
+export const runtime: Runtime = {
+  pooled: deno !== undefined,
+  files: deno !== undefined,
+  createPool,
+  openFile,
+};
 
 /**
  * Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere
@@ -31,7 +37,7 @@ export const runtime: Runtime = { pooled: deno !== undefined, createPool, openFi
 function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
   if (deno === undefined) {
     if (network.proxy !== undefined && network.proxy !== null) {
-      throw new TypeError("Invalid proxy: this runtime has no pool to send through a proxy");
+      throw new TypeError(`Invalid proxy: ${runtimeName()} has no pool to send through a proxy`);
     }
     return { transport: fetchTransport((input, init) => fetch(input, init)), close() {} };
   }
@@ -53,7 +59,7 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
  */
 async function openFile(path: string): Promise<FileSource> {
   if (deno === undefined) {
-    throw new TypeError("Invalid files: a file path needs Deno or Node; give a Blob or bytes");
+    throw new TypeError(noFileSystem("files"));
   }
   const { isFile, size } = await deno.stat(path);
   if (!isFile) return new Blob([await deno.readFile(path) as Uint8Array<ArrayBuffer>]);

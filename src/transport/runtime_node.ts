@@ -34,7 +34,7 @@ import type { TlsSettings } from "../config/tls.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** An undici `Agent` per pool, and node:fs. */
-export const runtime: Runtime = { pooled: true, createPool, openFile };
+export const runtime: Runtime = { pooled: true, files: true, createPool, openFile };
 
 /**
  * Creates a pool: an undici `Agent`. Deno's option names map to undici's

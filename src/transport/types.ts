@@ -193,6 +193,8 @@ export interface Runtime {
    * refuses them there.
    */
   readonly pooled: boolean;
+  /** False where the runtime has no file system: a `files` path is refused there, naming the runtime. */
+  readonly files: boolean;
   /** Creates a connection pool with the client's pool options and network settings. */
   createPool(options?: PoolOptions, network?: NetworkOptions): Pool;
   /**

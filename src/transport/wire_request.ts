@@ -7,6 +7,7 @@ import type { HttpRequest } from "../models/request.ts";
 import type { FileValue } from "../models/request_fields.ts";
 import { encodeForm } from "../http/form.ts";
 import { runtime } from "./runtime.ts";
+import { noFileSystem, RuntimeLimitError } from "./runtime_name.ts";
 import { rawBodyType } from "../http/raw_body.ts";
 
 /** A body ready for `fetch`, and the Content-Type it needs. */
@@ -105,6 +106,8 @@ async function multipartOf(
 }
 
 async function openPath(request: HttpRequest, field: string, path: string): Promise<FileSource> {
+  // Not a file that failed to open: a call this runtime can never make.
+  if (!runtime.files) throw new RuntimeLimitError(noFileSystem(`files.${field}`));
   try {
     return await runtime.openFile(path);
   } catch (cause) {
