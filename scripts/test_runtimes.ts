@@ -187,7 +187,7 @@ try {
     console.error(`The npm package failed on: ${failed.join(", ")}`);
     Deno.exitCode = 1;
   } else {console.log(
-      `The npm package passed on ${Object.keys(runtimes).join(", ")} workerd and Chromium`,
+      `The npm package passed on ${Object.keys(runtimes).join(", ")}, workerd and Chromium`,
     );}
 } finally {
   await Deno.remove(work, { recursive: true });
