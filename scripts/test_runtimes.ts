@@ -186,9 +186,10 @@ try {
   if (failed.length > 0) {
     console.error(`The npm package failed on: ${failed.join(", ")}`);
     Deno.exitCode = 1;
-  } else {console.log(
-      `The npm package passed on ${Object.keys(runtimes).join(", ")}, workerd and Chromium`,
-    );}
+  } else {
+    const passed = [...Object.keys(runtimes), "workerd"].join(", ");
+    console.log(`The npm package passed on ${passed} and Chromium`);
+  }
 } finally {
   await Deno.remove(work, { recursive: true });
 }
