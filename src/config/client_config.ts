@@ -174,7 +174,8 @@ export class HttpClientConfigBuilder {
    * Keeps cookies (default: none, so a client shared by many users never
    * mixes their sessions): in a jar of the client's own, in memory, or in
    * `jar` (a tough-cookie `CookieJar`, or any {@linkcode CookieJarLike});
-   * `null` turns them off.
+   * `null` turns them off. A browser keeps cookies itself: there `build()`
+   * refuses a jar, unless a custom `withFetch` transport sends the calls.
    */
   withCookies(jar?: CookieJarLike | null): this {
     this.#config.cookies = checkCookieJar(jar);

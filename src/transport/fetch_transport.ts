@@ -1,6 +1,7 @@
 import type { FetchLike, Transport, WireResponse } from "./types.ts";
 import { BodyDecodeError, headOverflow, isDecoderError } from "./transport_errors.ts";
 import { bodyWhileOpen, headWhileOpen, readWhileOpen } from "./close_watch.ts";
+import { RuntimeLimitError, runtimeName } from "./runtime_name.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 export { BodyTooLarge } from "./body_buffer.ts";
@@ -51,8 +52,23 @@ export function fetchTransport(
     } catch (error) {
       throw headOverflow(error) ?? error;
     }
+    if (response.type === "opaqueredirect") throw opaqueRedirect();
     return new FetchResponse(response, inflate, watched);
   };
+}
+
+/**
+ * A browser's fetch answers a redirect with `redirect: "manual"` by an opaque
+ * response (status 0, no headers, no Location): the client can neither follow
+ * it nor return it, so the call fails, naming the runtime, rather than
+ * resolve to a response that is not the server's. Never retried: the same
+ * redirect would come again.
+ */
+function opaqueRedirect(): RuntimeLimitError {
+  return new RuntimeLimitError(
+    `Redirect not followed: ${runtimeName()} hides a redirect's status and Location from ` +
+      "fetch; call the final URL, or have the server answer without a redirect",
+  );
 }
 
 /**

@@ -88,6 +88,9 @@ export function checks(lib, { url, refusedUrl }) {
   };
 }
 
+/** A certificate's shape, enough for withTls() to accept it before build(). */
+const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
+
 /**
  * What a runtime without a pool or a file system cannot do fails at once,
  * naming the runtime (on Node and Deno the same calls are supported).
@@ -103,6 +106,16 @@ export function limits(lib, { url, runtime }) {
         return;
       }
       throw new Error("withProxy() was accepted");
+    },
+    "TLS options are refused, naming the runtime": () => {
+      try {
+        new lib.HttpClientConfigBuilder().withTls({ caCerts: [pem] }).build();
+      } catch (error) {
+        check(error instanceof TypeError, `${error?.name}`);
+        check(error.message.includes(runtime), error.message);
+        return;
+      }
+      throw new Error("withTls() was accepted");
     },
     "a file path is refused, naming the runtime": () =>
       withClient(lib, url, (builder) => builder, async (http) => {
