@@ -8,39 +8,24 @@
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
-import { runDenoChild, startTinyproxy } from "./proxy_server.ts";
+import {
+  PROXY_ENV_FLAG,
+  proxyChildCode,
+  recordingTarget,
+  runDenoChild,
+  startTinyproxy,
+} from "./proxy_server.ts";
 
-const MOD = new URL("../mod.ts", import.meta.url).href;
-const ENV_FLAG =
-  "--allow-env=HTTP_PROXY,http_proxy,HTTPS_PROXY,https_proxy,ALL_PROXY,all_proxy,NO_PROXY,no_proxy,REQUEST_METHOD";
 const UNRESOLVABLE = "fetchline-test.invalid";
-
-function childCode(setup: string, url: string): string {
-  return `
-    import { HttpClient, HttpClientConfigBuilder } from ${JSON.stringify(MOD)};
-    const http = new HttpClient(new HttpClientConfigBuilder()${setup}.withRetry({ maxRetries: 0 }).build());
-    try {
-      console.log("status", (await http.get(${JSON.stringify(url)})).statusCode);
-    } catch (error) {
-      console.log("error", error.name, error.message);
-    } finally {
-      http.close();
-    }
-  `;
-}
 
 Deno.test("withProxy() on Deno refuses every request Deno's NO_PROXY rules would route around it", async () => {
   await using proxy = await startTinyproxy();
-  const seen: string[] = [];
-  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    seen.push(new URL(request.url).pathname);
-    return new Response("ok");
-  });
-  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const { server, origin, seen } = recordingTarget();
+  await using _ = server;
   const run = (setup: string, url: string, env: Record<string, string>) =>
-    runDenoChild(childCode(setup, url), env, [
+    runDenoChild(proxyChildCode(setup, url), env, [
       `--allow-net=127.0.0.1,${UNRESOLVABLE}`,
-      ENV_FLAG,
+      PROXY_ENV_FLAG,
     ]);
   const explicit = `.withProxy(${JSON.stringify(proxy.url)})`;
   const nullProxy = ".withProxy(null)";
@@ -81,12 +66,8 @@ Deno.test("withProxy() on Deno refuses every request Deno's NO_PROXY rules would
 
 Deno.test("withProxy()'s noProxy names an IP address by its value or a range, never by a suffix", async () => {
   await using proxy = await startTinyproxy();
-  const seen: string[] = [];
-  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    seen.push(new URL(request.url).pathname);
-    return new Response("ok");
-  });
-  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const { server, origin, seen } = recordingTarget();
+  await using _ = server;
   const send = async (noProxy: string, path: string) => {
     const config = new HttpClientConfigBuilder().withProxy(proxy.url, { noProxy })
       .withRetry({ maxRetries: 0 }).build();

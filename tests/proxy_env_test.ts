@@ -4,57 +4,47 @@
 // overridden by it, and withProxy() without --allow-env naming the flag.
 
 import assert from "node:assert/strict";
-import { runDenoChild, startTinyproxy } from "./proxy_server.ts";
-
-const MOD = new URL("../mod.ts", import.meta.url).href;
-const ENV_FLAG =
-  "--allow-env=HTTP_PROXY,http_proxy,HTTPS_PROXY,https_proxy,ALL_PROXY,all_proxy,NO_PROXY,no_proxy,REQUEST_METHOD";
-
-function childCode(setup: string, url: string): string {
-  return `
-    import { HttpClient, HttpClientConfigBuilder } from ${JSON.stringify(MOD)};
-    const http = new HttpClient(new HttpClientConfigBuilder()${setup}.withRetry({ maxRetries: 0 }).build());
-    try {
-      console.log("status", (await http.get(${JSON.stringify(url)})).statusCode);
-    } catch (error) {
-      console.log("error", error.name, error.message);
-    } finally {
-      http.close();
-    }
-  `;
-}
+import {
+  PROXY_ENV_FLAG,
+  proxyChildCode,
+  recordingTarget,
+  runDenoChild,
+  startTinyproxy,
+} from "./proxy_server.ts";
 
 Deno.test("On Deno the environment's proxies apply without withProxy(), and withProxy(null) or NO_PROXY are never silently overridden", async () => {
   await using proxy = await startTinyproxy();
-  const seen: string[] = [];
-  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-    seen.push(new URL(request.url).pathname);
-    return new Response("ok");
-  });
-  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const { server, origin, seen } = recordingTarget();
+  await using _ = server;
   const run = (setup: string, path: string, env: Record<string, string>, flags: string[] = []) =>
-    runDenoChild(childCode(setup, `${origin}${path}`), env, ["--allow-net=127.0.0.1", ...flags]);
+    runDenoChild(proxyChildCode(setup, `${origin}${path}`), env, [
+      "--allow-net=127.0.0.1",
+      ...flags,
+    ]);
 
   // Deno's own client reads HTTP_PROXY, with or without --allow-env.
   assert.equal(await run("", "/env", { HTTP_PROXY: proxy.url }), "status 200\n");
-  assert.equal(await run("", "/env-flag", { http_proxy: proxy.url }, [ENV_FLAG]), "status 200\n");
   assert.equal(
-    await run("", "/no-proxy", { HTTP_PROXY: proxy.url, NO_PROXY: "127.0.0.1" }, [ENV_FLAG]),
+    await run("", "/env-flag", { http_proxy: proxy.url }, [PROXY_ENV_FLAG]),
+    "status 200\n",
+  );
+  assert.equal(
+    await run("", "/no-proxy", { HTTP_PROXY: proxy.url, NO_PROXY: "127.0.0.1" }, [PROXY_ENV_FLAG]),
     "status 200\n",
   );
   // withProxy(null) cannot turn Deno's reading off: the call fails, naming why.
   assert.match(
-    await run(".withProxy(null)", "/null", { HTTP_PROXY: proxy.url }, [ENV_FLAG]),
+    await run(".withProxy(null)", "/null", { HTTP_PROXY: proxy.url }, [PROXY_ENV_FLAG]),
     /^error HttpClientException .*without a proxy on Deno: .*environment's proxy http:\/\/127\.0\.0\.1:\d+/,
   );
-  assert.equal(await run(".withProxy(null)", "/null-direct", {}, [ENV_FLAG]), "status 200\n");
+  assert.equal(await run(".withProxy(null)", "/null-direct", {}, [PROXY_ENV_FLAG]), "status 200\n");
   // Without --allow-env, withProxy() cannot check the environment: it says so.
   assert.match(
     await run(`.withProxy(${JSON.stringify(proxy.url)})`, "/no-flag", {}),
     /^error HttpClientException Proxy settings need --allow-env on Deno: .*--allow-env=HTTP_PROXY,/,
   );
   assert.equal(
-    await run(`.withProxy(${JSON.stringify(proxy.url)})`, "/explicit", {}, [ENV_FLAG]),
+    await run(`.withProxy(${JSON.stringify(proxy.url)})`, "/explicit", {}, [PROXY_ENV_FLAG]),
     "status 200\n",
   );
   // Deno's NO_PROXY would take an explicit proxy's hosts around it: refused.
@@ -64,7 +54,7 @@ Deno.test("On Deno the environment's proxies apply without withProxy(), and with
       "/explicit-no",
       { NO_PROXY: "127.0.0.1" },
       [
-        ENV_FLAG,
+        PROXY_ENV_FLAG,
       ],
     ),
     /^error HttpClientException .*cannot be used for 127\.0\.0\.1:\d+ on Deno: the environment's NO_PROXY/,

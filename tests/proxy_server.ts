@@ -3,7 +3,6 @@
 // material (a CA and a server certificate for 127.0.0.1) made with openssl.
 
 const TINYPROXY = "/usr/bin/tinyproxy";
-const OPENSSL = "/usr/bin/openssl";
 
 /** A running tinyproxy. */
 export interface Tinyproxy extends AsyncDisposable {
@@ -86,44 +85,6 @@ async function waitForPort(port: number): Promise<void> {
   throw new Error(`tinyproxy did not listen on port ${port} within 5 s`);
 }
 
-/** A CA and a server certificate for IP 127.0.0.1 it signed, in PEM. */
-export interface TlsMaterial {
-  readonly caCert: string;
-  readonly cert: string;
-  readonly key: string;
-}
-
-/** Makes a throwaway CA and a server certificate for 127.0.0.1 with openssl. */
-export async function makeTlsMaterial(): Promise<TlsMaterial> {
-  const dir = await Deno.makeTempDir({ prefix: "fetchline-tls-" });
-  try {
-    await Deno.writeTextFile(`${dir}/ext.cnf`, "subjectAltName=IP:127.0.0.1\n");
-    const steps = [
-      ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem"]
-        .concat(["-days", "2", "-subj", "/CN=fetchline test CA"]),
-      ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr"]
-        .concat(["-subj", "/CN=127.0.0.1"]),
-      ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key"]
-        .concat(["-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"]),
-    ];
-    for (const args of steps) {
-      const { code, stderr } = await new Deno.Command(OPENSSL, { args, cwd: dir, stdout: "null" })
-        .output();
-      if (code !== 0) {
-        throw new Error(`openssl ${args[0]} failed: ${new TextDecoder().decode(stderr)}`);
-      }
-    }
-    const read = (name: string) => Deno.readTextFile(`${dir}/${name}`);
-    return {
-      caCert: await read("ca.pem"),
-      cert: await read("server.pem"),
-      key: await read("server.key"),
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 /**
  * Runs `code` (a module) in a child Deno with `env` as its whole
  * environment and the given permission flags; resolves to its stdout,
@@ -153,4 +114,38 @@ export async function runDenoChild(
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+/** The `--allow-env` flag a child needs for `withProxy()` on Deno: every variable Deno's client reads. */
+export const PROXY_ENV_FLAG =
+  "--allow-env=HTTP_PROXY,http_proxy,HTTPS_PROXY,https_proxy,ALL_PROXY,all_proxy,NO_PROXY,no_proxy,REQUEST_METHOD";
+
+/**
+ * A child module (for {@linkcode runDenoChild}) that builds a client with
+ * `setup` (builder calls, such as `.withProxy(null)`), sends one GET to
+ * `url` without retries and prints `status <code>` or `error <name> <message>`.
+ */
+export function proxyChildCode(setup: string, url: string): string {
+  const mod = new URL("../mod.ts", import.meta.url).href;
+  return `
+    import { HttpClient, HttpClientConfigBuilder } from ${JSON.stringify(mod)};
+    const http = new HttpClient(new HttpClientConfigBuilder()${setup}.withRetry({ maxRetries: 0 }).build());
+    try {
+      console.log("status", (await http.get(${JSON.stringify(url)})).statusCode);
+    } catch (error) {
+      console.log("error", error.name, error.message);
+    } finally {
+      http.close();
+    }
+  `;
+}
+
+/** A target server on 127.0.0.1 answering "ok", and the paths it was asked for, in order. */
+export function recordingTarget(): { server: Deno.HttpServer; origin: string; seen: string[] } {
+  const seen: string[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    seen.push(new URL(request.url).pathname);
+    return new Response("ok");
+  });
+  return { server, origin: `http://127.0.0.1:${server.addr.port}`, seen };
 }

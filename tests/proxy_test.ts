@@ -9,7 +9,8 @@ import {
   HttpClientConfigBuilder,
   HttpClientException,
 } from "../mod.ts";
-import { freePort, makeTlsMaterial, startTinyproxy } from "./proxy_server.ts";
+import { freePort, startTinyproxy } from "./proxy_server.ts";
+import { makeTlsMaterial } from "./tls_material.ts";
 import { rejectsWith } from "./helpers.ts";
 
 // tinyproxy takes only word characters, dots and dashes in a password: the
@@ -44,7 +45,7 @@ Deno.test("withProxy() tunnels https with CONNECT and sends the URL's decoded cr
   const tls = await makeTlsMaterial();
   await using proxy = await startTinyproxy({ auth: ["ada", SECRET] });
   await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, cert: tls.cert, key: tls.key, onListen() {} },
+    { hostname: "127.0.0.1", port: 0, cert: tls.serverCert, key: tls.serverKey, onListen() {} },
     () => new Response("secure"),
   );
   const port = server.addr.port;
@@ -206,7 +207,7 @@ Deno.test("A request's own Proxy-Authorization header is refused through withPro
   await using proxy = await startTinyproxy();
   const seen: (string | null)[] = [];
   await using server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, cert: tls.cert, key: tls.key, onListen() {} },
+    { hostname: "127.0.0.1", port: 0, cert: tls.serverCert, key: tls.serverKey, onListen() {} },
     (request) => (seen.push(request.headers.get("proxy-authorization")), new Response("secure")),
   );
   await using https = client(proxy.url, {}, tls.caCert);

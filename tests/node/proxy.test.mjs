@@ -9,7 +9,8 @@ import { createServer } from "node:https";
 import { inspect } from "node:util";
 import { ConnectionException, HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
 import { startServer } from "./server.mjs";
-import { freePort, makeTlsMaterial, runNodeChild, startTinyproxy } from "./proxy_server.mjs";
+import { freePort, runNodeChild, startTinyproxy } from "./proxy_server.mjs";
+import { makeTlsMaterial } from "./tls_material.mjs";
 
 // tinyproxy takes only word characters, dots and dashes in a password: the
 // URL spells the dash percent-encoded, which the client must decode.
@@ -46,9 +47,12 @@ test("withProxy() forwards an http request through the proxy in absolute form", 
 });
 
 test("withProxy() tunnels https with CONNECT and sends the URL's decoded credentials", async () => {
-  const tls = makeTlsMaterial();
+  const tls = await makeTlsMaterial();
   const proxy = await startTinyproxy({ auth: ["ada", "s3cr-t"] });
-  const server = createServer({ cert: tls.cert, key: tls.key }, (_req, res) => res.end("secure"));
+  const server = createServer(
+    { cert: tls.serverCert, key: tls.serverKey },
+    (_req, res) => res.end("secure"),
+  );
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
   const https = client(`http://ada:${ENCODED}@127.0.0.1:${proxy.port}`, {}, tls.caCert);

@@ -2,7 +2,7 @@
 // own config and log file, stopped at the end; throwaway TLS material (a CA
 // and a server certificate for 127.0.0.1) made with openssl.
 
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -72,63 +72,6 @@ async function waitForPort(port) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`tinyproxy did not listen on port ${port} within 5 s`);
-}
-
-/** A CA and a server certificate for IP 127.0.0.1 it signed, in PEM. */
-export function makeTlsMaterial() {
-  const dir = mkdtempSync(join(tmpdir(), "fetchline-tls-"));
-  try {
-    writeFileSync(`${dir}/ext.cnf`, "subjectAltName=IP:127.0.0.1\n");
-    const openssl = (args) => execFileSync("/usr/bin/openssl", args, { cwd: dir, stdio: "pipe" });
-    openssl([
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "ca.key",
-      "-out",
-      "ca.pem",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=fetchline test CA",
-    ]);
-    openssl([
-      "req",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      "server.key",
-      "-out",
-      "server.csr",
-      "-subj",
-      "/CN=127.0.0.1",
-    ]);
-    openssl([
-      "x509",
-      "-req",
-      "-in",
-      "server.csr",
-      "-CA",
-      "ca.pem",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-out",
-      "server.pem",
-      "-days",
-      "2",
-      "-extfile",
-      "ext.cnf",
-    ]);
-    const read = (name) => readFileSync(`${dir}/${name}`, "utf8");
-    return { caCert: read("ca.pem"), cert: read("server.pem"), key: read("server.key") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /**
