@@ -34,6 +34,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import process from "node:process";
 import { drive } from "./measure.ts";
+import { spawnServer } from "./server.ts";
 import { median } from "./_stats.ts";
 import { checkAnswer, ECHO_BODY, ITEM, PATHS } from "./_workload.ts";
 import type { Workload } from "./_workload.ts";
@@ -119,32 +120,6 @@ async function block(
   const seconds = (performance.now() - start) / 1000;
   const { user, system } = process.cpuUsage(cpu);
   return { cpuUs: (user + system) / requests, rps: requests / seconds };
-}
-
-/** The server of bench/server.ts in a process of its own, started with this Deno. */
-async function startServer(): Promise<{ url: string; close(): Promise<void> }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-net=127.0.0.1", new URL("./server.ts", import.meta.url).pathname],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffered = "";
-  while (!buffered.includes("\n")) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error("The benchmark server exited before it listened");
-    buffered += value;
-  }
-  const { port } = JSON.parse(buffered.slice(0, buffered.indexOf("\n"))) as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: async () => {
-      await child.stdin.close().catch(() => {});
-      await lines.cancel();
-      await child.status;
-    },
-  };
 }
 
 /** Runs `blocks` pairs of blocks of one case and workload; returns the summary. */
@@ -239,7 +214,7 @@ if (import.meta.main) {
   };
   const server = values.canned
     ? { url: "http://127.0.0.1:9", close: () => Promise.resolve() }
-    : await startServer();
+    : await spawnServer(Deno.execPath());
   try {
     if (!values.json) {
       console.log(

@@ -34,10 +34,11 @@ export interface ServerProcess extends AsyncDisposable {
 
 /**
  * Starts this file as a separate `deno` process and waits until it listens.
- * Needs `--allow-run=deno`.
+ * Needs `--allow-run` for `executable` (`deno` from PATH, as a task has it,
+ * unless another path to Deno is given, such as `Deno.execPath()`).
  */
-export async function spawnServer(): Promise<ServerProcess> {
-  const child = new Deno.Command("deno", {
+export async function spawnServer(executable = "deno"): Promise<ServerProcess> {
+  const child = new Deno.Command(executable, {
     args: ["run", "--allow-net=127.0.0.1", new URL(import.meta.url).pathname],
     stdin: "piped",
     stdout: "piped",
