@@ -112,8 +112,10 @@ test("withMaxResponseBytes() reads a chunked body of 192 MiB holding about one c
   assert.equal(response.content.byteLength, 192 * MiB);
   assert.equal(response.content[192 * MiB - 1], 0);
   // The chunks and their join together would be 384 MiB; the slack is for
-  // chunks the runtime made that wait for the garbage collector.
-  assert.ok(growth < 288 * MiB, `RSS grew by ${growth / MiB} MiB`);
+  // chunks the runtime made that wait for the garbage collector: about 40
+  // MiB on Node 20 and 22 (232–237 MiB measured), up to about 100 MiB on
+  // Node 24 (265–291 MiB), whose collector lets more of them wait.
+  assert.ok(growth < 320 * MiB, `RSS grew by ${growth / MiB} MiB`);
 });
 
 for (const coding of ["gzip", "br", "deflate"]) {
