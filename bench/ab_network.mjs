@@ -33,18 +33,8 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { ECHO_BODY, EXPECTED_ID, JSON_HEADERS, NO_OP_LOGGER, PATHS } from "./_workload.mjs";
 
-// Keep in step with bench/_workload.ts.
-const ECHO_BODY = {
-  id: 42,
-  name: "Grace Hopper",
-  tags: ["a", "b", "c"],
-  note: "a small JSON body",
-};
-const PATHS = { get: "/items/1", post: "/echo" };
-const EXPECTED_ID = { get: 1, post: 42 };
-const NO_OP_LOGGER = { debug() {}, info() {}, warn() {}, error() {} };
-const JSON_HEADERS = { "content-type": "application/json" };
 const ITEM_TEXT = JSON.stringify({
   id: 1,
   name: "Ada Lovelace",

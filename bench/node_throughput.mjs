@@ -17,26 +17,16 @@
 // and fetchline and fetchline+hooks from the npm build when it is installed
 // (left out with a notice otherwise). undici and fetchline get the same Agent
 // settings (AGENT_OPTIONS). Plain ESM with no build step: Node 20 cannot
-// import TypeScript, so the payloads and the record repeat bench/_workload.ts.
+// import TypeScript, so the payloads come from bench/_workload.mjs, kept in
+// step with bench/_workload.ts.
 
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { load, packageJson } from "./_node_load.mjs";
-
-// Keep in step with bench/_workload.ts.
-const ECHO_BODY = {
-  id: 42,
-  name: "Grace Hopper",
-  tags: ["a", "b", "c"],
-  note: "a small JSON body",
-};
-const PATHS = { get: "/items/1", post: "/echo" };
-const EXPECTED_ID = { get: 1, post: 42 };
+import { ECHO_BODY, EXPECTED_ID, JSON_HEADERS, NO_OP_LOGGER, PATHS } from "./_workload.mjs";
 
 /** The pool settings given to both undici's Agent and fetchline's `withPool`: undici's defaults. */
 const AGENT_OPTIONS = {};
-const JSON_HEADERS = { "content-type": "application/json" };
-const NO_OP_LOGGER = { debug() {}, info() {}, warn() {}, error() {} };
 
 function rawFetch() {
   return {
