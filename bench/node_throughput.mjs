@@ -5,7 +5,7 @@
 // The libraries are not in the repository: bench/run.ts installs them with npm
 // into a folder outside it (never commit node_modules) and passes it as --deps:
 //
-//   npm install --prefix /tmp/fetchline-bench-node undici@^7 ky@^1 axios@^1
+//   npm install --prefix /tmp/fetchline-bench-node undici@^7 ky@^1 axios@^1 got@^14
 //   # fetchline's npm build (`deno task build:npm` writes npm/), packed and installed:
 //   npm pack ./npm --pack-destination /tmp/fetchline-bench-node
 //   npm install --prefix /tmp/fetchline-bench-node /tmp/fetchline-bench-node/fetchline-fetchline-*.tgz
@@ -13,7 +13,7 @@
 //   node bench/node_throughput.mjs --deps /tmp/fetchline-bench-node --client undici \
 //     --url http://127.0.0.1:8080 --workload get --concurrency 64 --requests 20000 --warmup 2000
 //
-// Clients: raw fetch (Node's own), undici.request with an Agent, ky, axios,
+// Clients: raw fetch (Node's own), undici.request with an Agent, ky, axios, got,
 // and fetchline and fetchline+hooks from the npm build when it is installed
 // (left out with a notice otherwise). undici and fetchline get the same Agent
 // settings (AGENT_OPTIONS). Plain ESM with no build step: Node 20 cannot
@@ -72,6 +72,19 @@ function kyClient(deps) {
     },
     get: (url) => ky.get(url).json(),
     post: (url, body) => ky.post(url, { json: body }).json(),
+    close() {},
+  };
+}
+
+function gotClient(deps) {
+  let got;
+  return {
+    async setup() {
+      // Its defaults, but no retry: every client here sends each request once.
+      got = (await load(deps, "got")).default.extend({ retry: { limit: 0 } });
+    },
+    get: (url) => got.get(url).json(),
+    post: (url, body) => got.post(url, { json: body }).json(),
     close() {},
   };
 }
@@ -135,6 +148,7 @@ const CLIENTS = {
   ],
   "ky": ["ky, `ky.create({})` defaults, global fetch", "ky", kyClient],
   "axios": ["axios, `axios.create()` defaults (http adapter)", "axios", axiosClient],
+  "got": ["got, its defaults but `retry: { limit: 0 }` (node:http)", "got", gotClient],
 };
 
 /** The clients whose package is installed, and a notice for each one left out. */

@@ -7,12 +7,14 @@
  *    `--fetchline-npm` is packed and installed beside them when it exists).
  * 2. Micro-benchmarks: `deno bench --json` of the pipeline, JSON and toCurl.
  * 3. Memory: bench/memory.ts under `deno test` (sanitizers on).
+ * 4. One-shot scripts: bench/one_shot.ts, whole `deno run` processes that
+ *    send one GET, fetchline against raw fetch (`--one-shot-runs`, 60).
  *
  * Flags: those of bench/throughput.ts, plus `--quick` (a tenth of the
  * requests: a check that everything runs), `--node-deps` (default
  * /tmp/fetchline-bench-node; `off` leaves Node out), `--fetchline-npm`
  * (default `npm`, where `deno task build:npm` writes), `--memory-requests`
- * (100000), `--only` (any of throughput,micro,memory). The "Streams" section
+ * (100000), `--only` (any of throughput,micro,memory,oneshot). The "Streams" section
  * of RESULTS.md, written by `deno task bench:streams`, is kept as it is.
  *
  * ```sh
@@ -29,6 +31,7 @@ import { resultsMarkdown } from "./_results.ts";
 import { streamsSection } from "./_streams_results.ts";
 import type { Machine, MemoryResult, Micro, Results } from "./_results.ts";
 import { runThroughput, THROUGHPUT_FLAGS, throughputOptions } from "./throughput.ts";
+import { runOneShot } from "./one_shot.ts";
 
 const OUT = "bench/RESULTS.md";
 const MICRO_FILES = ["bench/pipeline_bench.ts", "bench/json_bench.ts", "bench/to_curl_bench.ts"];
@@ -97,6 +100,7 @@ export async function installNodeDeps(deps: string, fetchlineNpm: string): Promi
     major >= 22 ? "ky@^2" : "ky@^1",
     major > 22 || (major === 22 && minor >= 19) ? "undici@^8" : "undici@^7",
     "axios@^1",
+    "got@^14",
   ];
   const args = ["install", "--prefix", deps, "--no-audit", "--no-fund", "--no-package-lock"];
   log(`npm ${[...args, ...packages].join(" ")}`);
@@ -163,7 +167,8 @@ async function main(): Promise<void> {
       "node-deps": { type: "string", default: "/tmp/fetchline-bench-node" },
       "fetchline-npm": { type: "string", default: "npm" },
       "memory-requests": { type: "string", default: "100000" },
-      only: { type: "string", default: "throughput,micro,memory" },
+      "one-shot-runs": { type: "string", default: "60" },
+      only: { type: "string", default: "throughput,micro,memory,oneshot" },
     },
   });
   const started = Date.now();
@@ -200,6 +205,8 @@ async function main(): Promise<void> {
     ? await memory(Math.round(Number(values["memory-requests"]) * fraction))
     : undefined;
   if (mem !== undefined && !mem.passed) notices.push("bench/memory.ts failed: run it to see why");
+  const oneShotRuns = Math.max(10, Math.round(Number(values["one-shot-runs"]) * fraction));
+  const oneShot = only.has("oneshot") ? await runOneShot(oneShotRuns) : undefined;
 
   const task = JSON.parse((await readText("deno.json")) || "{}").tasks?.bench ?? "";
   const args = Deno.args.join(" ");
@@ -214,6 +221,7 @@ async function main(): Promise<void> {
     denoVersions: await denoVersions(),
     micro: micro.micro,
     memory: mem,
+    oneShot,
     notices,
   });
   // The Streams section is bench:streams' (bench/streams.ts): kept as it is.

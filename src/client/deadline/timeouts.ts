@@ -1,6 +1,7 @@
 // Request timeouts. A timer per request costs more than it seems (on Deno,
 // setTimeout goes through the Node-compatible timers: about 2 µs to set and
-// clear, a tenth of fetch's own cost), and nearly every timer is cleared
+// clear, a tenth of fetch's own cost, and their first use loads Node's timers
+// modules: tick_timer.ts avoids that), and nearly every timer is cleared
 // unfired. So timeouts of a second or more share one ticking timer that
 // checks the deadlines of the steps in flight (in_flight.ts) every TICK_MS,
 // and fire at most TICK_MS late; shorter ones keep a timer of their own. The
@@ -11,6 +12,8 @@
 
 import { forEachInFlight } from "./in_flight.ts";
 import type { InFlight } from "./in_flight.ts";
+import { startTick } from "./tick_timer.ts";
+import type { Ref } from "./tick_timer.ts";
 
 /** Timeouts from this length on share the tick. */
 export const SHARED_FROM_MS = 1000;
@@ -30,15 +33,9 @@ export interface Deadline extends InFlight {
   expire(): void;
 }
 
-/** A timer as Node and Deno return it; a browser's is a number, without these. */
-interface Ref {
-  ref?(): void;
-  unref?(): void;
-}
-
 /** How many deadlines wait for the shared tick. */
 let shared = 0;
-let tick: ReturnType<typeof setTimeout> | undefined;
+let tick: Ref | undefined;
 
 function check(): void {
   tick = undefined;
@@ -52,7 +49,7 @@ function check(): void {
       deadline.expire();
     }
   });
-  if (shared > 0) tick ??= setTimeout(check, TICK_MS);
+  if (shared > 0) tick ??= startTick(check, TICK_MS);
 }
 
 /**
@@ -65,8 +62,8 @@ export function startTimeout(deadline: Deadline, ms: number, now = performance.n
     return;
   }
   deadline.at = now + ms;
-  if (++shared === 1 && tick !== undefined) (tick as Ref).ref?.();
-  tick ??= setTimeout(check, TICK_MS);
+  if (++shared === 1 && tick !== undefined) tick.ref?.();
+  tick ??= startTick(check, TICK_MS);
 }
 
 /** Stops `deadline`'s timeout; it will not expire. Calling it again does nothing. */
@@ -76,6 +73,6 @@ export function cancelTimeout(deadline: Deadline): void {
     deadline.timer = undefined;
   } else if (deadline.at !== Infinity) {
     deadline.at = Infinity;
-    if (--shared === 0 && tick !== undefined) (tick as Ref).unref?.();
+    if (--shared === 0 && tick !== undefined) tick.unref?.();
   }
 }

@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { startTick } from "../src/client/deadline/tick_timer.ts";
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+Deno.test("startTick() runs its callback once after the time", async () => {
+  let ran = 0;
+  startTick(() => ran++, 20);
+  assert.equal(ran, 0);
+  await wait(200);
+  assert.equal(ran, 1);
+});
+
+Deno.test("startTick(): an unref'd tick does not run; referenced again, it runs, even after its time passed", async () => {
+  let ran = 0;
+  const early = startTick(() => ran++, 20);
+  early.unref?.();
+  await wait(200);
+  assert.equal(ran, 0, "let go, it did not run");
+  early.ref?.();
+  await wait(200);
+  assert.equal(ran, 1, "referenced again after its time, it ran");
+
+  const late = startTick(() => ran++, 100);
+  late.unref?.();
+  late.ref?.();
+  late.ref?.();
+  await wait(300);
+  assert.equal(ran, 2, "referenced again in time, it ran once");
+});
+
+Deno.test("startTick(): an unref'd tick does not hold the process open", async () => {
+  const tick = new URL("../src/client/deadline/tick_timer.ts", import.meta.url).href;
+  const code = `import { startTick } from "${tick}";
+    startTick(() => console.log("ran"), 60_000).unref?.();
+    console.log("done");`;
+  const child = new Deno.Command("sh", {
+    args: ["-c", 'exec "$0" eval "$1"', Deno.execPath(), code],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // The tick is a minute long: a child still running after 20 s waits for it.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ended = await Promise.race([
+    child.status.then(() => true),
+    new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), 20_000)),
+  ]);
+  clearTimeout(timer);
+  if (!ended) child.kill();
+  const { stdout, stderr } = await child.output();
+  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  assert.ok(ended, `the process was held open by an unref'd tick: ${text}`);
+  assert.equal(text.trim(), "done");
+});
