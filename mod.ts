@@ -26,7 +26,7 @@ export * from "./interfaces.ts";
 export * from "./utils.ts";
 export { HttpClient } from "./src/client/http_client.ts";
 export { createClient } from "./src/client/create_client.ts";
-export type { CallOptions, RequestOptions } from "./src/client/http_client.ts";
+export type { CallOptions, ExtendConfig, RequestOptions } from "./src/client/http_client.ts";
 export type { EventStream } from "./src/client/event_stream.ts";
 export type { EventStreamOptions } from "./src/client/event_stream_options.ts";
 export type { Progress } from "./src/transport/progress.ts";

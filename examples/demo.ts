@@ -1,6 +1,7 @@
 /**
  * The fetchline demo: starts a small API on 127.0.0.1 and shows a client at
- * work on it. Run it with `deno task demo`.
+ * work on it, with the cURL command of a request it sent. Run it with
+ * `deno task demo`.
  *
  * @module
  */
@@ -15,8 +16,11 @@ import {
   TokenManager,
 } from "../mod.ts";
 
+/** Where the demo's lines go. */
+type Log = (line: string) => void;
+
 /** Starts the embedded API: users, a login form, an upload, a slow endpoint. */
-function startDemoServer() {
+function startDemoServer(log: Log) {
   const stop = new AbortController();
   const users = new Map<number, { id: number; name: string; role: string }>([
     [1, { id: 1, name: "Ada", role: "admin" }],
@@ -62,7 +66,7 @@ function startDemoServer() {
           return Response.json({ error: "invalid_client" }, { status: 401 });
         }
         const token = `demo-token-${++tokensIssued}`;
-        console.log(`  [server] issued token #${tokensIssued}`);
+        log(`  [server] issued token #${tokensIssued}`);
         liveTokens.set(token, Date.now() + 300); // the server lets it live 0.3 s…
         // …but announces an hour, as servers that revoke tokens early do.
         return Response.json({ access_token: token, token_type: "Bearer", expires_in: 3600 });
@@ -71,7 +75,7 @@ function startDemoServer() {
         const token = request.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
         const expiry = liveTokens.get(token);
         if (expiry === undefined || Date.now() > expiry) {
-          console.log("  [server] GET /api/account → 401: the token has expired");
+          log("  [server] GET /api/account → 401: the token has expired");
           return Response.json({ error: "token expired" }, { status: 401 });
         }
         return Response.json({ account: "ada", tokensIssued });
@@ -110,123 +114,137 @@ function startDemoServer() {
   };
 }
 
-function show(step: string, detail: string): void {
-  console.log(`\n▶ ${step}\n  ${detail.replaceAll("\n", "\n  ")}`);
-}
+/**
+ * Runs the demo.
+ *
+ * @param log Where the lines go: `console.log` by default.
+ * @returns The cURL command of the JSON POST it sent.
+ */
+export async function main(log: Log = console.log): Promise<string> {
+  const show = (step: string, detail: string) =>
+    log(`\n▶ ${step}\n  ${detail.replaceAll("\n", "\n  ")}`);
+  await using server = startDemoServer(log);
+  const baseUrl = `http://127.0.0.1:${server.port}/api`;
+  log(`fetchline demo: an API is listening on ${baseUrl}`);
 
-await using server = startDemoServer();
-const baseUrl = `http://127.0.0.1:${server.port}/api`;
-console.log(`fetchline demo: an API is listening on ${baseUrl}`);
-
-const config = new HttpClientConfigBuilder()
-  .withBaseUrl(baseUrl)
-  .withTimeout(5)
-  .withHeaders({ Accept: "application/json" })
-  .build();
-await using client = new HttpClient(config);
-
-const list = await client.get("/users/", { params: { role: "editor", page: 1 } });
-show(
-  "GET with a base URL and params",
-  `${list.request.method} ${list.url} → ${list.statusCode} in ${list.elapsedMs.toFixed(2)} ms\n` +
-    `editors: ${list.json<{ users: { name: string }[] }>().users.map((u) => u.name).join(", ")}`,
-);
-
-const created = await client.post("users", { jsonData: { name: "Margaret", role: "admin" } });
-show(
-  "POST a JSON body and read JSON back",
-  `sent ${created.request.jsonText}\n← ${created.statusCode} ${created.text}`,
-);
-
-const login = await client.post("/login", { data: { username: "ada", remember: true } });
-show("POST a form", `← ${login.statusCode} ${login.text}`);
-
-const thisFile = new URL(import.meta.url).pathname;
-const upload = await client.post("/upload", { files: { document: thisFile } });
-show("Upload a file from disk (multipart)", `${thisFile}\n← ${upload.statusCode} ${upload.text}`);
-
-const missing = await client.get("/reports/2026");
-if (missing.isClientError) {
-  show(
-    "A 404 is a response, not an exception",
-    `isClientError: ${missing.isClientError}, status ${missing.statusCode}, body ${missing.text}`,
-  );
-}
-
-try {
-  await client.get("/slow", { timeout: 0.25 });
-} catch (error) {
-  if (!(error instanceof TimeoutException)) throw error;
-  show(
-    "A slow endpoint against a 0.25 s timeout",
-    `${error.name}: ${error.message}\n` +
-      `instanceof HttpClientException: ${error instanceof HttpClientException}`,
-  );
-}
-
-show(
-  "Logging on, and a flaky endpoint that fails twice then succeeds",
-  "the client retries by itself (idempotent methods; 408, 429, 5xx, timeouts, lost connections):",
-);
-const logged = new HttpClient(
-  new HttpClientConfigBuilder()
+  const config = new HttpClientConfigBuilder()
     .withBaseUrl(baseUrl)
     .withTimeout(5)
-    .withRetry({ backoff: 0.05 }) // short waits for the demo; the default base is 0.5 s
-    .withRequestHook(new CorrelationIdHook())
-    .withLogging({ logHeaders: true, sensitiveKeys: ["X-Session"] })
-    .build(),
-);
-const flaky = await logged.get("/flaky", {
-  headers: { Authorization: "Bearer demo-secret-token", "X-Session": "s-123" },
-});
-logged.close();
-console.log(`  → ${flaky.statusCode} ${flaky.text} (secrets above are masked as ***)`);
+    .withHeaders({ Accept: "application/json" })
+    .build();
+  await using client = new HttpClient(config);
 
-show(
-  "Token auth that refreshes itself (OAuth 2.0 client credentials)",
-  "the token endpoint issues short-lived tokens; the API answers 401 once one has expired:",
-);
-const secured = new HttpClient(
-  new HttpClientConfigBuilder()
-    .withBaseUrl(baseUrl)
-    .withTokenAuth({
-      tokenManager: new TokenManager([
-        clientCredentialsStep({
-          tokenUrl: `http://127.0.0.1:${server.port}/oauth/token`,
-          clientId: "demo-app",
-          clientSecret: "demo-client-secret",
-        }),
-      ]),
-    })
-    .withResponseHook({
-      afterResponse(response) {
-        console.log(
-          `  ${response.request.method} ${new URL(response.url).pathname} → ${response.statusCode}`,
-        );
-        return response;
-      },
-    })
-    .build(),
-);
-const first = await secured.get("/account");
-console.log(`  first call: ${first.text}`);
-await new Promise((resolve) => setTimeout(resolve, 400));
-const second = await secured.get("/account");
-console.log(`  after the token expired (a 401, a refresh, a resend): ${second.text}`);
-secured.close();
+  const list = await client.get("/users/", { params: { role: "editor", page: 1 } });
+  show(
+    "GET with a base URL and params",
+    `${list.request.method} ${list.url} → ${list.statusCode} in ${list.elapsedMs.toFixed(2)} ms\n` +
+      `editors: ${list.json<{ users: { name: string }[] }>().users.map((u) => u.name).join(", ")}`,
+  );
 
-const started = performance.now();
-await using events = await client.stream("GET", "/events", { readTimeout: 2 });
-show(
-  "Stream Server-Sent Events as they arrive",
-  `${events.statusCode} ${
-    events.header("content-type")
-  }, body unread (isStreamed: ${events.isStreamed})`,
-);
-for await (const event of events.events()) {
-  const at = (performance.now() - started).toFixed(0);
-  console.log(`  +${at} ms  ${event.event} #${event.id}: ${event.data}`);
+  const created = await client.post("users", { jsonData: { name: "Margaret", role: "admin" } });
+  show(
+    "POST a JSON body and read JSON back",
+    `sent ${created.request.jsonText}\n← ${created.statusCode} ${created.text}`,
+  );
+  // response.request is the request as it was sent: absolute URL, default headers, timeout.
+  const curl = created.request.toCurl();
+  show("The same request as a cURL command (toCurl), to replay it in a shell", curl);
+
+  const login = await client.post("/login", { data: { username: "ada", remember: true } });
+  show("POST a form", `← ${login.statusCode} ${login.text}`);
+
+  const thisFile = new URL(import.meta.url).pathname;
+  const upload = await client.post("/upload", { files: { document: thisFile } });
+  show("Upload a file from disk (multipart)", `${thisFile}\n← ${upload.statusCode} ${upload.text}`);
+
+  const missing = await client.get("/reports/2026");
+  if (missing.isClientError) {
+    show(
+      "A 404 is a response, not an exception",
+      `isClientError: ${missing.isClientError}, status ${missing.statusCode}, body ${missing.text}`,
+    );
+  }
+
+  try {
+    await client.get("/slow", { timeout: 0.25 });
+  } catch (error) {
+    if (!(error instanceof TimeoutException)) throw error;
+    show(
+      "A slow endpoint against a 0.25 s timeout",
+      `${error.name}: ${error.message}\n` +
+        `instanceof HttpClientException: ${error instanceof HttpClientException}`,
+    );
+  }
+
+  show(
+    "Logging on, and a flaky endpoint that fails twice then succeeds",
+    "the client retries by itself (idempotent methods; 408, 429, 5xx, timeouts, lost connections):",
+  );
+  // A client derived from the first one: its base URL, timeout and headers, its
+  // pool, plus retries with short waits (the default base is 0.5 s) and logging.
+  const logger = { debug: log, info: log, warn: log, error: log };
+  const logged = client.extend((builder) =>
+    builder
+      .withRetry({ backoff: 0.05 })
+      .withRequestHook(new CorrelationIdHook())
+      .withLogging({ logHeaders: true, sensitiveKeys: ["X-Session"], logger })
+  );
+  const flaky = await logged.get("/flaky", {
+    headers: { Authorization: "Bearer demo-secret-token", "X-Session": "s-123" },
+  });
+  logged.close();
+  log(`  → ${flaky.statusCode} ${flaky.text} (secrets above are masked as ***)`);
+
+  show(
+    "Token auth that refreshes itself (OAuth 2.0 client credentials)",
+    "the token endpoint issues short-lived tokens; the API answers 401 once one has expired:",
+  );
+  const secured = new HttpClient(
+    new HttpClientConfigBuilder()
+      .withBaseUrl(baseUrl)
+      .withTokenAuth({
+        tokenManager: new TokenManager([
+          clientCredentialsStep({
+            tokenUrl: `http://127.0.0.1:${server.port}/oauth/token`,
+            clientId: "demo-app",
+            clientSecret: "demo-client-secret",
+          }),
+        ]),
+      })
+      .withResponseHook({
+        afterResponse(response) {
+          log(
+            `  ${response.request.method} ${
+              new URL(response.url).pathname
+            } → ${response.statusCode}`,
+          );
+          return response;
+        },
+      })
+      .build(),
+  );
+  const first = await secured.get("/account");
+  log(`  first call: ${first.text}`);
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  const second = await secured.get("/account");
+  log(`  after the token expired (a 401, a refresh, a resend): ${second.text}`);
+  secured.close();
+
+  const started = performance.now();
+  await using events = await client.stream("GET", "/events", { readTimeout: 2 });
+  show(
+    "Stream Server-Sent Events as they arrive",
+    `${events.statusCode} ${
+      events.header("content-type")
+    }, body unread (isStreamed: ${events.isStreamed})`,
+  );
+  for await (const event of events.events()) {
+    const at = (performance.now() - started).toFixed(0);
+    log(`  +${at} ms  ${event.event} #${event.id}: ${event.data}`);
+  }
+
+  log("\nDone: every request above went over a real socket to 127.0.0.1.");
+  return curl;
 }
 
-console.log("\nDone: every request above went over a real socket to 127.0.0.1.");
+if (import.meta.main) await main();

@@ -3,12 +3,14 @@
 // timer behind), with their output collected and checked.
 
 import assert from "node:assert/strict";
+import { main as demo } from "../examples/demo.ts";
 import { main as download } from "../examples/download.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
 import { main as network } from "../examples/network.ts";
 import { main as sse } from "../examples/sse.ts";
 import { main as sseReconnect } from "../examples/sse_reconnect.ts";
 import { main as upload } from "../examples/upload.ts";
+import { startFixtureServer } from "./fixture_server.ts";
 
 Deno.test("examples/sse.ts prints the tokens as they arrive and stops at [DONE]", async () => {
   const writes: string[] = [];
@@ -98,4 +100,35 @@ Deno.test("examples/network.ts asks for the environment's proxy variables to be 
     Deno.env.delete("no_proxy");
   }
   assert.deepEqual(lines, ["This demo needs an environment without proxies: unset no_proxy"]);
+});
+
+Deno.test("examples/demo.ts shows the cURL command of a request it sent, which replays it", async () => {
+  const lines: string[] = [];
+  const curl = await demo((line) => lines.push(line));
+  const text = lines.join("\n");
+  assert.match(
+    curl,
+    /^curl -X 'POST' \\\n {2}-H 'Accept: application\/json' \\\n {2}-H 'Content-Type: application\/json' \\\n {2}--data '\{"name": "Margaret", "role": "admin"\}' \\\n {2}'http:\/\/127\.0\.0\.1:\d+\/api\/users'$/,
+  );
+  assert.ok(
+    text.includes(
+      `▶ The same request as a cURL command (toCurl), to replay it in a shell\n  ${
+        curl.replaceAll("\n", "\n  ")
+      }`,
+    ),
+  );
+  assert.ok(!text.includes("demo-secret-token") && !text.includes("s-123"), "secrets masked");
+  assert.match(text, /HTTP GET \/api\/flaky[^]*HTTP GET \/api\/flaky[^]*Response: 200/);
+  assert.match(lines.at(-1)!, /^\nDone: every request above went over a real socket/);
+  // Replayed against another server, the command sends what the client sent.
+  await using server = startFixtureServer();
+  const replay = curl.replace(/'http:\/\/127\.0\.0\.1:\d+/, `'${server.url}`);
+  const output = await new Deno.Command("sh", { args: ["-c", `${replay} -s -o /dev/null`] })
+    .output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const received = server.last();
+  assert.equal(received.method, "POST");
+  assert.equal(received.path, "/api/users");
+  assert.equal(received.headers["content-type"], "application/json");
+  assert.equal(new TextDecoder().decode(received.body), '{"name": "Margaret", "role": "admin"}');
 });

@@ -1,34 +1,27 @@
-// What a client sets up once, on its first request: the transport (a pool
-// made with the client's pool options, proxy and TLS settings, or its custom
-// fetch), its cookie jar, and the options every call of it shares.
+// What a client sets up once, on its first request: the options every call
+// of it shares, over the transport its scope gives (a pool made with the
+// client's pool options, proxy and TLS settings, maybe shared with the
+// client it was derived from, or its custom fetch), and its cookie jar.
 
 import type { HttpClientConfig } from "../config/http_client_config.ts";
-import { runtime } from "../transport/runtime.ts";
-import { fetchTransport } from "../transport/fetch_transport.ts";
-import type { Pool, Transport } from "../transport/types.ts";
+import type { Transport } from "../transport/types.ts";
 import { MemoryCookieJar } from "../cookies/memory_jar.ts";
 import type { CallsInFlight, LifecycleOptions } from "./lifecycle.ts";
 import { authScope } from "./auth_scope.ts";
 import { tokenSender } from "./token_sender.ts";
 
 /**
- * The options every call of a client shares, and the pool they send
- * through (none with a custom fetch), which the client closes.
+ * The options every call of a client shares. A jar of the client's own
+ * (`withCookies()`) is made here, so a derived client starts with an empty
+ * one and never shares a session by accident.
  */
 export function clientSetup(
   config: HttpClientConfig,
   owner: object,
   closed: AbortSignal,
   calls: CallsInFlight,
-): { options: LifecycleOptions; pool: Pool | undefined } {
-  let transport: Transport;
-  let pool: Pool | undefined;
-  if (config.fetch !== undefined) transport = fetchTransport(config.fetch);
-  else {
-    const network = config.proxy === undefined ? {} : { proxy: config.proxy };
-    pool = runtime.createPool(config.pool, { ...network, tls: config.tls });
-    transport = pool.transport;
-  }
+  transport: Transport,
+): LifecycleOptions {
   const options: LifecycleOptions = {
     transport,
     timeout: config.timeout,
@@ -47,10 +40,7 @@ export function clientSetup(
     ...authScope(config),
     calls,
   };
-  return {
-    options: config.authHook === undefined
-      ? options
-      : { ...options, tokenSender: tokenSender(options, config) },
-    pool,
-  };
+  return config.authHook === undefined
+    ? options
+    : { ...options, tokenSender: tokenSender(options, config) };
 }

@@ -5,18 +5,18 @@ import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { configView } from "../config/_config_view.ts";
-import type { Pool } from "../transport/types.ts";
-import { CallsInFlight, executeCall } from "./lifecycle.ts";
+import { executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import { clientSetup } from "./client_setup.ts";
-import { abortSteps } from "./deadline/abort.ts";
+import { ClientScope } from "./client_scope.ts";
+import { deriveConfig, type ExtendConfig } from "./derive_config.ts";
 import { prepareRequest } from "./prepare.ts";
 import { callLifecycle, checkCallOptions, splitRequestOptions } from "./call_options.ts";
 import type { CallOptions, RequestOptions } from "./call_options.ts";
 import { EventStream } from "./event_stream.ts";
 import type { EventStreamOptions } from "./event_stream_options.ts";
 
-export type { CallOptions, RequestOptions };
+export type { CallOptions, ExtendConfig, RequestOptions };
 
 /**
  * An HTTP client with a connection pool, created on the first request and
@@ -46,9 +46,8 @@ export type { CallOptions, RequestOptions };
 export class HttpClient {
   /** The frozen configuration. */
   readonly config: HttpClientConfig;
-  #pool: Pool | undefined;
-  readonly #closer = new AbortController();
-  readonly #calls = new CallsInFlight();
+  /** Its lifetime and pool, shared with the clients derived from it (client_scope.ts). */
+  #scope: ClientScope;
   /** What every call shares; made on the first request. */
   #options: LifecycleOptions | undefined;
 
@@ -59,11 +58,55 @@ export class HttpClient {
    */
   constructor(config: HttpClientConfig = DEFAULT_CONFIG) {
     this.config = config;
+    this.#scope = new ClientScope(config);
   }
 
-  /** True once {@linkcode HttpClient.close} has been called. */
+  /** True once {@linkcode HttpClient.close} has been called, on this client or the one it was derived from. */
   get closed(): boolean {
-    return this.#closer.signal.aborted;
+    return this.#scope.closed;
+  }
+
+  /**
+   * A new client whose configuration is this one's, changed by `configure`
+   * on a builder started from it ({@linkcode HttpClientConfigBuilder.from}):
+   * a header set or merged, a base URL or a timeout replaced, hooks
+   * appended after this client's (the same hook, auth hook and token
+   * manager objects, so one token serves both). It sends through this
+   * client's pool unless it changed `withPool`, `withProxy`, `withTls` or
+   * `withFetch`, then through a pool of its own. A jar of the client's own
+   * (`withCookies()`) is never shared: the derived client starts with an
+   * empty one (a jar object passed to `withCookies(jar)` is shared). Closing
+   * the derived client never closes a pool it shares; closing this client
+   * closes every client derived from it, with their pools, and their calls
+   * in flight fail as this client's do.
+   *
+   * @param configure Changes the builder and returns it.
+   * @returns The derived client; this client is unchanged.
+   * @throws {HttpClientException} When this client is closed.
+   * @throws {TypeError} When `configure` is not a function, or a `with*` call of it is given bad input.
+   *
+   * @example Derive a client for one tenant
+   * ```ts
+   * import { createClient } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = Deno.serve(
+   *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+   *   (request) => Response.json({ tenant: request.headers.get("x-tenant") }),
+   * );
+   * await using api = createClient(`http://127.0.0.1:${server.addr.port}`);
+   * const tenant = api.extend((builder) => builder.withHeaders({ "X-Tenant": "a" }).withTimeout(5));
+   * assert.deepEqual((await tenant.get("/me")).json(), { tenant: "a" });
+   * assert.deepEqual((await api.get("/me")).json(), { tenant: null });
+   * assert.equal(api.config.timeout, 30);
+   * ```
+   */
+  extend(configure: ExtendConfig): HttpClient {
+    if (this.closed) throw new HttpClientException("Client is closed: cannot extend it");
+    const config = deriveConfig(this.config, configure);
+    const derived = new HttpClient(config);
+    derived.#scope = new ClientScope(config, this.#scope);
+    return derived;
   }
 
   /**
@@ -138,7 +181,7 @@ export class HttpClient {
    */
   events(url: string | URL, options: EventStreamOptions = {}): EventStream {
     const send = (request: HttpRequest, call: CallOptions) => this.request(request, call);
-    return new EventStream(url, options, { send, closed: this.#closer.signal });
+    return new EventStream(url, options, { send, closed: this.#scope.signal });
   }
 
   /**
@@ -219,16 +262,14 @@ export class HttpClient {
   }
 
   /**
-   * Releases the connection pool. Requests in flight fail with
+   * Releases the connection pool, and closes every client derived from
+   * this one ({@linkcode HttpClient.extend}); a pool this client shares with
+   * the client it was derived from stays open. Requests in flight fail with
    * {@linkcode HttpClientException}; later calls fail with "Client is closed".
    * Calling it again does nothing.
    */
   close(): void {
-    if (this.closed) return;
-    this.#closer.abort(new DOMException("Client is closed", "AbortError"));
-    abortSteps(this);
-    this.#pool?.close();
-    this.#pool = undefined;
+    this.#scope.close();
   }
 
   /**
@@ -263,9 +304,9 @@ export class HttpClient {
     this.close();
   }
 
-  /** Lets requests in flight finish, then closes, at the end of an `await using` block. */
+  /** Lets requests in flight finish (derived clients' too), then closes, at the end of an `await using` block. */
   async [Symbol.asyncDispose](): Promise<void> {
-    await this.#calls.idle();
+    await this.#scope.calls.idle();
     this.close();
   }
 
@@ -280,9 +321,8 @@ export class HttpClient {
 
   /** The options every call shares, with the transport: the pool is made here, on the first request. */
   #lifecycleOptions(): LifecycleOptions {
-    const { options, pool } = clientSetup(this.config, this, this.#closer.signal, this.#calls);
-    this.#pool = pool;
-    return options;
+    const { signal, calls } = this.#scope;
+    return clientSetup(this.config, this.#scope, signal, calls, this.#scope.transport());
   }
 }
 

@@ -63,6 +63,34 @@ export class HttpClientConfigBuilder {
   #config: { -readonly [K in keyof HttpClientConfig]: HttpClientConfig[K] } = { ...DEFAULT_CONFIG };
 
   /**
+   * Starts a builder from a built configuration, every setting kept as the
+   * same objects (hooks, auth hook, cookie jar, pool options): `with*` calls
+   * then replace a setting, merge headers, or append hooks after the
+   * configuration's own. `HttpClient.extend()` starts from this.
+   *
+   * @example Derive a configuration with one more header
+   * ```ts
+   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const base = new HttpClientConfigBuilder().withBaseUrl("http://127.0.0.1:8080/").build();
+   * const derived = HttpClientConfigBuilder.from(base).withHeaders({ "X-Tenant": "a" }).build();
+   * assert.equal(derived.baseUrl, "http://127.0.0.1:8080/");
+   * assert.deepEqual(derived.headers, { "X-Tenant": "a" });
+   * assert.deepEqual(base.headers, {});
+   * ```
+   */
+  static from(config: HttpClientConfig): HttpClientConfigBuilder {
+    if (typeof config !== "object" || config === null) {
+      throw new TypeError("Invalid config: expected an HttpClientConfig");
+    }
+    const builder = new HttpClientConfigBuilder();
+    // A built configuration's views are not enumerable: the copy has none.
+    builder.#config = { ...DEFAULT_CONFIG, ...config };
+    return builder;
+  }
+
+  /**
    * Sets the base URL relative request URLs resolve against: an absolute
    * `http:` or `https:` URL, without a control character or a space at
    * either end (`TypeError` otherwise).

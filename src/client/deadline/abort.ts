@@ -165,11 +165,23 @@ export class Step extends Abort implements Deadline {
   }
 }
 
-/** Aborts every step in flight that belongs to `owner` (a client being closed). */
+/**
+ * Aborts every step in flight that belongs to `owner` (a client being
+ * closed), or to an owner whose chain of `parent`s leads to it (a client
+ * derived from it).
+ */
 export function abortSteps(owner: object): void {
   forEachInFlight((entry) => {
-    if (entry instanceof Step && entry.owner === owner) entry.abort();
+    if (!(entry instanceof Step)) return;
+    for (let at: StepOwner | undefined = entry.owner; at !== undefined; at = at.parent) {
+      if (at === owner) return entry.abort();
+    }
   });
+}
+
+/** A step's owner, and the owner it was derived from, if any. */
+interface StepOwner {
+  readonly parent?: StepOwner | undefined;
 }
 
 /**
