@@ -1,19 +1,26 @@
 /**
- * The npm package's Web build in a headless Chromium, for
- * scripts/test_runtimes.ts: the system's Chromium (Debian's `chromium`),
- * driven by puppeteer-core (from the npm registry, pinned) through
- * tests/runtimes/chromium.mjs. A page server on 127.0.0.1 serves
+ * The npm package's Web build in a headless Chromium or Firefox, for
+ * scripts/test_runtimes.ts: the system's browser (Debian's `chromium` or
+ * `firefox-esr`), driven by puppeteer-core (from the npm registry, pinned)
+ * through tests/runtimes/chromium.mjs, Firefox over WebDriver BiDi. A page server on 127.0.0.1 serves
  * tests/runtimes/browser.mjs, tests/runtimes/checks.mjs and the installed
  * package's files, with an import map for `@fetchline/fetchline`; the
  * fixture the checks call listens on another port, so each call is
  * cross-origin and the fixture answers CORS and its preflights as a real
- * API must.
+ * API must (and, under `/cors/`, as scripts/cors_routes.ts describes).
  *
  * @module
  */
 
+import { corsRoutes } from "./cors_routes.ts";
+
 const PUPPETEER = "puppeteer-core@25.16.0";
-const CHROMIUM = "/usr/bin/chromium";
+
+/** Each browser's executable, as Debian installs it. */
+const BROWSERS = { chromium: "/usr/bin/chromium", firefox: "/usr/bin/firefox-esr" } as const;
+
+/** A browser the checks run in. */
+export type Browser = keyof typeof BROWSERS;
 
 const types: Record<string, string> = {
   ".mjs": "text/javascript",
@@ -36,6 +43,9 @@ const page = `<!doctype html>
 <script type="module" src="/browser.mjs"></script>
 `;
 
+/** The test modules the page imports, copied into the work folder. */
+const PAGE_MODULES = new Set(["/browser.mjs", "/checks.mjs", "/cors.mjs"]);
+
 /** Serves the page, the two test modules and, under `/pkg/`, the installed package. */
 function servePage(work: string): Deno.HttpServer<Deno.NetAddr> {
   const pkg = `${work}/node_modules/@fetchline/fetchline/`;
@@ -44,7 +54,7 @@ function servePage(work: string): Deno.HttpServer<Deno.NetAddr> {
     if (pathname === "/") {
       return new Response(page, { headers: { "content-type": types[".html"]! } });
     }
-    const file = pathname === "/browser.mjs" || pathname === "/checks.mjs"
+    const file = PAGE_MODULES.has(pathname)
       ? `${work}${pathname}`
       : pathname.startsWith("/pkg/") && !pathname.includes("..")
       ? `${pkg}${pathname.slice("/pkg/".length)}`
@@ -66,7 +76,10 @@ function servePage(work: string): Deno.HttpServer<Deno.NetAddr> {
  * header, `/redirect` redirects, and `/slow` is held until `held` resolves.
  */
 function serveCorsFixture(held: Promise<void>, origin: string): Deno.HttpServer<Deno.NetAddr> {
+  const cors = corsRoutes(origin, held);
   return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const routed = await cors(request);
+    if (routed !== undefined) return routed;
     const url = new URL(request.url);
     const headers = new Headers({ "access-control-allow-origin": origin, "vary": "origin" });
     if (request.method === "OPTIONS") {
@@ -102,15 +115,22 @@ function serveCorsFixture(held: Promise<void>, origin: string): Deno.HttpServer<
 }
 
 /**
- * Runs the checks in Chromium, from the package installed in `work` (where
- * browser.mjs, checks.mjs and chromium.mjs were copied); whether they all
- * passed. `refusedUrl` is a URL nothing listens on.
+ * Runs the checks in `browser` (Chromium unless named), from the package
+ * installed in `work` (where browser.mjs, checks.mjs, cors.mjs and
+ * chromium.mjs were copied); whether they all passed. `refusedUrl` is a URL
+ * nothing listens on.
  */
-export async function chromium(work: string, refusedUrl: string): Promise<boolean> {
+export async function chromium(
+  work: string,
+  refusedUrl: string,
+  browser: Browser = "chromium",
+): Promise<boolean> {
+  const executable = BROWSERS[browser];
   try {
-    await Deno.stat(CHROMIUM);
+    await Deno.stat(executable);
   } catch {
-    console.error(`Chromium is not installed at ${CHROMIUM}: apt-get install chromium`);
+    const apt = executable.slice(executable.lastIndexOf("/") + 1);
+    console.error(`${browser} is not installed at ${executable}: apt-get install ${apt}`);
     return false;
   }
   const install = await new Deno.Command("npm", {
@@ -127,9 +147,10 @@ export async function chromium(work: string, refusedUrl: string): Promise<boolea
     const query = new URLSearchParams({
       url: `http://127.0.0.1:${fixture.addr.port}`,
       refused: refusedUrl,
+      browser,
     });
     const { code } = await new Deno.Command("node", {
-      args: ["chromium.mjs", `${pageUrl}/?${query}`],
+      args: ["chromium.mjs", `${pageUrl}/?${query}`, browser],
       cwd: work,
       stdout: "inherit",
       stderr: "inherit",
@@ -138,4 +159,9 @@ export async function chromium(work: string, refusedUrl: string): Promise<boolea
   } finally {
     release();
   }
+}
+
+/** {@linkcode chromium}'s checks in Firefox (Debian's ESR). */
+export function firefox(work: string, refusedUrl: string): Promise<boolean> {
+  return chromium(work, refusedUrl, "firefox");
 }

@@ -8,14 +8,15 @@
  * Web build's files as its modules (`tests/runtimes/workerd.mjs`) against a
  * fixture served here, through a network that allows 127.0.0.1. Bun and
  * workerd come from the npm registry, pinned, as Deno does. Then a headless
- * Chromium runs them from a page (scripts/test_browser.ts).
+ * Chromium and a headless Firefox run them from a page
+ * (scripts/test_browser.ts).
  *
  * Run with `deno task test:runtimes`; it exits 1 if any runtime fails.
  *
  * @module
  */
 
-import { chromium } from "./test_browser.ts";
+import { chromium, firefox } from "./test_browser.ts";
 
 const root = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const work = await Deno.makeTempDir({ prefix: "fetchline-runtimes-test-" });
@@ -173,7 +174,16 @@ try {
     JSON.stringify({ name: "fetchline-runtimes-suite", private: true, type: "module" }),
   );
   await run("npm", ["install", "--silent", "--no-audit", "--no-fund", tarball], work);
-  for (const file of ["smoke.mjs", "checks.mjs", "workerd.mjs", "browser.mjs", "chromium.mjs"]) {
+  for (
+    const file of [
+      "smoke.mjs",
+      "checks.mjs",
+      "workerd.mjs",
+      "browser.mjs",
+      "cors.mjs",
+      "chromium.mjs",
+    ]
+  ) {
     await Deno.copyFile(`${root}tests/runtimes/${file}`, `${work}/${file}`);
   }
   const failed = await smoke([]);
@@ -183,12 +193,13 @@ try {
   );
   if (!await workerd()) failed.push("workerd");
   if (!await chromium(work, `http://127.0.0.1:${freePort()}`)) failed.push("Chromium");
+  if (!await firefox(work, `http://127.0.0.1:${freePort()}`)) failed.push("Firefox");
   if (failed.length > 0) {
     console.error(`The npm package failed on: ${failed.join(", ")}`);
     Deno.exitCode = 1;
   } else {
     const passed = [...Object.keys(runtimes), "workerd"].join(", ");
-    console.log(`The npm package passed on ${passed} and Chromium`);
+    console.log(`The npm package passed on ${passed}, Chromium and Firefox`);
   }
 } finally {
   await Deno.remove(work, { recursive: true });

@@ -1,7 +1,8 @@
 // The root cause of a failed connection, read from a runtime's error: Deno's
 // fetch fails every one with "fetch failed" and the reason in its `cause`'s
-// message; Node and undici give a `code`. The send path names the cause in
-// the exception's message and keeps the runtime's error as its `cause`.
+// message; Node and undici give a `code`; a browser's says only that it
+// failed, CORS included. The send path names the cause in the exception's
+// message and keeps the runtime's error as its `cause`.
 
 /** A connection failure's cause: what it was, and the runtime's own words. */
 export interface ConnectionCause {
@@ -47,6 +48,14 @@ const MESSAGES: readonly (readonly [RegExp, string])[] = [
   [/invalid HTTP|does not match the HTTP|HTTPParserError/i, "malformed response"],
 ];
 
+/**
+ * A browser's fetch failure (Chromium's, Firefox's, Safari's words): the
+ * same for a refused port, an unreachable host and a response or preflight
+ * its CORS check refused, and the page is never told which.
+ */
+const BROWSER_FAILURE =
+  /^(Failed to fetch|NetworkError when attempting to fetch resource\.?|Load failed)$/;
+
 /** Deno's words before the cause ("error sending request for url (…): client error (Connect): "). */
 const PREFIX = /^.*?client error \([A-Za-z]+\): /s;
 
@@ -77,6 +86,7 @@ function labelOf(error: Error): string | undefined {
   }
   if (error.name === "HTTPParserError") return "malformed response";
   for (const [pattern, label] of MESSAGES) if (pattern.test(error.message)) return label;
+  if (BROWSER_FAILURE.test(error.message)) return "refused, unreachable or blocked by CORS";
   return undefined;
 }
 

@@ -3,12 +3,13 @@
 // `@fetchline/fetchline` on one port, and a fixture that answers CORS (and
 // its preflights) on another, so every call is cross-origin as a page's
 // would be. The checks of tests/runtimes/checks.mjs run, then those only a
-// browser has; the lines go to the console and to `globalThis.report`,
+// browser has, and those of tests/runtimes/cors.mjs; the lines go to the console and to `globalThis.report`,
 // which tests/runtimes/chromium.mjs waits for.
 
 import * as mod from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { checks, limits, run } from "./checks.mjs";
+import { cors } from "./cors.mjs";
 
 function check(condition, message) {
   if (!condition) throw new Error(message);
@@ -62,9 +63,11 @@ const all = {
   ...checks(lib, fixture),
   ...limits(lib, fixture),
   ...browserOnly(lib, fixture),
+  ...cors(lib, fixture),
 };
-const report = await run(all, "Chromium (web build)").catch((error) => ({
-  lines: [`not ok Chromium (web build): ${error?.message ?? error}`],
+const label = `${query.get("browser") === "firefox" ? "Firefox" : "Chromium"} (web build)`;
+const report = await run(all, label).catch((error) => ({
+  lines: [`not ok ${label}: ${error?.message ?? error}`],
   failed: 1,
 }));
 for (const line of report.lines) console.log(line);

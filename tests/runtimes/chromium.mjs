@@ -1,15 +1,18 @@
-// Drives a headless Chromium (the system's, /usr/bin/chromium) with
-// puppeteer-core: opens the page scripts/test_browser.ts serves (its URL
-// is the argument), waits up to 60 s for tests/runtimes/browser.mjs to set
-// `globalThis.report`, prints its lines and exits 1 if a check failed or
-// none ran. The page's console and errors are printed as they come.
+// Drives a headless Chromium (the system's, /usr/bin/chromium) or, when the
+// second argument is "firefox", Firefox ESR (/usr/bin/firefox-esr, over
+// WebDriver BiDi) with puppeteer-core: opens the page
+// scripts/test_browser.ts serves (its URL is the first argument), waits up
+// to 60 s for tests/runtimes/browser.mjs to set `globalThis.report`,
+// prints its lines and exits 1 if a check failed or none ran. The page's
+// console and errors are printed as they come.
 
 import puppeteer from "puppeteer-core";
 
-const browser = await puppeteer.launch({
-  executablePath: "/usr/bin/chromium",
-  args: ["--no-sandbox", "--headless=new"],
-});
+const launch = {
+  chromium: { executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--headless=new"] },
+  firefox: { browser: "firefox", executablePath: "/usr/bin/firefox-esr", headless: true },
+};
+const browser = await puppeteer.launch(launch[process.argv[3] ?? "chromium"]);
 let failed = 1;
 try {
   const page = await browser.newPage();

@@ -1,0 +1,54 @@
+// A browser's fetch fails a refused port, an unreachable host and a response
+// or preflight its CORS check refused alike, with a bare TypeError, and the
+// page is never told which. Deno's fetch is no browser's: a custom fetch
+// throws each browser's error as it is.
+
+import assert from "node:assert/strict";
+import { ConnectionException, HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+
+/** A client whose fetch fails every call with `message`, counting the calls. */
+function failingWith(message: string): { client: HttpClient; calls: () => number } {
+  let calls = 0;
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl("http://127.0.0.1:9")
+    .withRetry({ backoff: 0 })
+    .withFetch(() => {
+      calls++;
+      return Promise.reject(new TypeError(message));
+    })
+    .build();
+  return { client: new HttpClient(config), calls: () => calls };
+}
+
+Deno.test("a browser's fetch failure says it may be CORS, and is retried as a connection failure", async () => {
+  for (
+    const message of [
+      "Failed to fetch",
+      "NetworkError when attempting to fetch resource.",
+      "Load failed",
+    ]
+  ) {
+    const { client, calls } = failingWith(message);
+    await using _ = client;
+    await assert.rejects(client.get("/api"), (error: unknown) => {
+      assert.ok(error instanceof ConnectionException, `expected ConnectionException: ${error}`);
+      assert.equal(
+        error.message,
+        `Connection failed: refused, unreachable or blocked by CORS (${message}): ` +
+          "GET http://127.0.0.1:9/api",
+      );
+      assert.ok(error.cause instanceof TypeError);
+      return true;
+    });
+    assert.equal(calls(), 3, "1 attempt and 2 retries");
+  }
+});
+
+Deno.test("a message that only contains a browser's words is not named as one", async () => {
+  const { client } = failingWith("Failed to fetch the token: quota exceeded");
+  await using _ = client;
+  await assert.rejects(
+    client.get("/api"),
+    /^ConnectionException: Connection failed \(Failed to fetch the token: quota exceeded\): GET /,
+  );
+});
