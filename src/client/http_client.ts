@@ -71,7 +71,10 @@ export class HttpClient {
    * on a builder started from it ({@linkcode HttpClientConfigBuilder.from}):
    * a header set or merged, a base URL or a timeout replaced, hooks
    * appended after this client's (the same hook, auth hook and token
-   * manager objects, so one token serves both). It sends through this
+   * manager objects, so one token serves both). This client's auth hook
+   * stays with this client's origin: a derived base URL on another origin
+   * gets no credentials unless the builder names it (`withAuthOrigins`) or
+   * sets an auth hook of its own. It sends through this
    * client's pool unless it changed `withPool`, `withProxy`, `withTls` or
    * `withFetch`, then through a pool of its own. A jar of the client's own
    * (`withCookies()`) is never shared: the derived client starts with an
