@@ -69,19 +69,14 @@ export class HttpClient {
   /**
    * A new client whose configuration is this one's, changed by `configure`
    * on a builder started from it ({@linkcode HttpClientConfigBuilder.from}):
-   * a header set or merged, a base URL or a timeout replaced, hooks
-   * appended after this client's (the same hook, auth hook and token
-   * manager objects, so one token serves both). This client's auth hook
-   * stays with this client's origin: a derived base URL on another origin
-   * gets no credentials unless the builder names it (`withAuthOrigins`) or
-   * sets an auth hook of its own. It sends through this
-   * client's pool unless it changed `withPool`, `withProxy`, `withTls` or
-   * `withFetch`, then through a pool of its own. A jar of the client's own
-   * (`withCookies()`) is never shared: the derived client starts with an
-   * empty one (a jar object passed to `withCookies(jar)` is shared). Closing
-   * the derived client never closes a pool it shares; closing this client
-   * closes every client derived from it, with their pools, and their calls
-   * in flight fail as this client's do.
+   * headers merged, settings replaced, hooks appended after this client's
+   * (the same hook, auth hook and token manager objects). This client's
+   * auth hook stays with its origin unless the builder names another
+   * (`withAuthOrigins`) or sets its own hook. The pool is shared unless
+   * `withPool`, `withProxy`, `withTls` or `withFetch` changed; a jar made by
+   * `withCookies()` never is (one passed in is). Closing the derived client
+   * never closes a pool it shares; closing this client closes the clients
+   * derived from it, their pools, and fails their calls in flight.
    *
    * @param configure Changes the builder and returns it.
    * @returns The derived client; this client is unchanged.
@@ -209,57 +204,27 @@ export class HttpClient {
     return this.#call("POST", url, options);
   }
 
-  /**
-   * Sends a PUT request.
-   *
-   * @param url A relative or absolute URL.
-   * @param options A body and the other fields.
-   * @returns The response.
-   */
+  /** Sends a PUT request; `options` as for {@linkcode HttpClient.post}. */
   put(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
     return this.#call("PUT", url, options);
   }
 
-  /**
-   * Sends a PATCH request.
-   *
-   * @param url A relative or absolute URL.
-   * @param options A body and the other fields.
-   * @returns The response.
-   */
+  /** Sends a PATCH request; `options` as for {@linkcode HttpClient.post}. */
   patch(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
     return this.#call("PATCH", url, options);
   }
 
-  /**
-   * Sends a DELETE request.
-   *
-   * @param url A relative or absolute URL.
-   * @param options Params, headers, an optional body, timeout, signal.
-   * @returns The response.
-   */
+  /** Sends a DELETE request (a body is allowed); `options` as for {@linkcode HttpClient.post}. */
   delete(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
     return this.#call("DELETE", url, options);
   }
 
-  /**
-   * Sends a HEAD request; the response has an empty body.
-   *
-   * @param url A relative or absolute URL.
-   * @param options Params, headers, timeout, signal.
-   * @returns The response.
-   */
+  /** Sends a HEAD request; the response has an empty body. `options` as for {@linkcode HttpClient.get}. */
   head(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
     return this.#call("HEAD", url, options);
   }
 
-  /**
-   * Sends an OPTIONS request.
-   *
-   * @param url A relative or absolute URL.
-   * @param options Params, headers, timeout, signal.
-   * @returns The response.
-   */
+  /** Sends an OPTIONS request; `options` as for {@linkcode HttpClient.get}. */
   options(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
     return this.#call("OPTIONS", url, options);
   }
