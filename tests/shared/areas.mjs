@@ -3,3 +3,7 @@
 // tests/shared_test.ts checks that every area file of this folder is listed.
 
 export { default as client } from "./client.mjs";
+export { default as limits } from "./limits.mjs";
+export { default as redirects } from "./redirects.mjs";
+export { default as retries } from "./retries.mjs";
+export { default as timeouts } from "./timeouts.mjs";
