@@ -7,7 +7,9 @@
  * package's files, with an import map for `@fetchline/fetchline`; the
  * fixture the checks call listens on another port, so each call is
  * cross-origin and the fixture answers CORS and its preflights as a real
- * API must (and, under `/cors/`, as scripts/cors_routes.ts describes).
+ * API must (and, under `/cors/`, as scripts/cors_routes.ts describes). The
+ * page then runs the shared suite (tests/shared/, served under `/shared/`)
+ * against the shared fixture process, on a third and fourth port.
  *
  * @module
  */
@@ -54,7 +56,8 @@ function servePage(work: string): Deno.HttpServer<Deno.NetAddr> {
     if (pathname === "/") {
       return new Response(page, { headers: { "content-type": types[".html"]! } });
     }
-    const file = PAGE_MODULES.has(pathname)
+    const file = PAGE_MODULES.has(pathname) ||
+        (pathname.startsWith("/shared/") && !pathname.includes(".."))
       ? `${work}${pathname}`
       : pathname.startsWith("/pkg/") && !pathname.includes("..")
       ? `${pkg}${pathname.slice("/pkg/".length)}`
@@ -118,11 +121,15 @@ function serveCorsFixture(held: Promise<void>, origin: string): Deno.HttpServer<
  * Runs the checks in `browser` (Chromium unless named), from the package
  * installed in `work` (where browser.mjs, checks.mjs, cors.mjs and
  * chromium.mjs were copied); whether they all passed. `refusedUrl` is a URL
- * nothing listens on.
+ * nothing listens on; `sharedFixture` the shared suite's fixture process's
+ * JSON line (`{ url, otherUrl, refusedUrl }`), and `areas` the shared areas
+ * to keep (all when empty).
  */
 export async function chromium(
   work: string,
   refusedUrl: string,
+  sharedFixture: string,
+  areas = "",
   browser: Browser = "chromium",
 ): Promise<boolean> {
   const executable = BROWSERS[browser];
@@ -148,6 +155,8 @@ export async function chromium(
       url: `http://127.0.0.1:${fixture.addr.port}`,
       refused: refusedUrl,
       browser,
+      fixture: sharedFixture,
+      areas,
     });
     const { code } = await new Deno.Command("node", {
       args: ["chromium.mjs", `${pageUrl}/?${query}`, browser],
@@ -162,6 +171,11 @@ export async function chromium(
 }
 
 /** {@linkcode chromium}'s checks in Firefox (Debian's ESR). */
-export function firefox(work: string, refusedUrl: string): Promise<boolean> {
-  return chromium(work, refusedUrl, "firefox");
+export function firefox(
+  work: string,
+  refusedUrl: string,
+  sharedFixture: string,
+  areas = "",
+): Promise<boolean> {
+  return chromium(work, refusedUrl, sharedFixture, areas, "firefox");
 }

@@ -3,13 +3,19 @@
 // `@fetchline/fetchline` on one port, and a fixture that answers CORS (and
 // its preflights) on another, so every call is cross-origin as a page's
 // would be. The checks of tests/runtimes/checks.mjs run, then those only a
-// browser has, and those of tests/runtimes/cors.mjs; the lines go to the console and to `globalThis.report`,
-// which tests/runtimes/chromium.mjs waits for.
+// browser has, and those of tests/runtimes/cors.mjs; the lines go to the
+// console and to `globalThis.report`, which tests/runtimes/chromium.mjs waits
+// for. Given `fixture` in the query (the shared suite's fixture process, its
+// JSON line), the shared suite (tests/shared/) runs after them, its lines and
+// failures joining the report (`areas`, names joined by commas, keeps only
+// those areas).
 
 import * as mod from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { checks, limits, run } from "./checks.mjs";
 import { cors } from "./cors.mjs";
+import * as areas from "./shared/areas.mjs";
+import { runSuite } from "./shared/suite.mjs";
 
 function check(condition, message) {
   if (!condition) throw new Error(message);
@@ -70,5 +76,19 @@ const report = await run(all, label).catch((error) => ({
   lines: [`not ok ${label}: ${error?.message ?? error}`],
   failed: 1,
 }));
+if (query.get("fixture") !== null) {
+  const only = query.get("areas")?.split(",").filter(Boolean);
+  const shared = await runSuite(
+    areas,
+    {
+      lib,
+      fixture: JSON.parse(query.get("fixture")),
+      runtime: query.get("browser") === "firefox" ? "firefox" : "chromium",
+    },
+    { only },
+  ).catch((error) => ({ lines: [`not ok shared suite: ${error?.stack ?? error}`], failed: 1 }));
+  report.lines.push(...shared.lines);
+  report.failed += shared.failed;
+}
 for (const line of report.lines) console.log(line);
 globalThis.report = report;

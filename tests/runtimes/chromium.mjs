@@ -2,9 +2,10 @@
 // second argument is "firefox", Firefox ESR (/usr/bin/firefox-esr, over
 // WebDriver BiDi) with puppeteer-core: opens the page
 // scripts/test_browser.ts serves (its URL is the first argument), waits up
-// to 60 s for tests/runtimes/browser.mjs to set `globalThis.report`,
-// prints its lines and exits 1 if a check failed or none ran. The page's
-// console and errors are printed as they come.
+// to 15 minutes (the shared suite runs one test at a time, each bounded) for
+// tests/runtimes/browser.mjs to set `globalThis.report`, prints its lines
+// and exits 1 if a check failed or none ran. The page's console and errors
+// are printed as they come.
 
 import puppeteer from "puppeteer-core";
 
@@ -22,7 +23,10 @@ try {
     if (message.type() !== "log") console.error(`page ${message.type()}: ${message.text()}`);
   });
   await page.goto(process.argv[2]);
-  const handle = await page.waitForFunction(() => globalThis.report, { timeout: 60_000 });
+  const handle = await page.waitForFunction(() => globalThis.report, {
+    timeout: 15 * 60_000,
+    polling: 500,
+  });
   const report = await handle.jsonValue();
   console.log(report.lines.join("\n"));
   failed = report.failed;
