@@ -24,6 +24,18 @@ const ESBUILD = "0.28.2";
 const FLAGS = "--bundle --splitting --minify --format=esm --platform=browser --conditions=browser";
 const PACKAGE = "@fetchline/fetchline";
 
+/**
+ * The package's modules a bundle that only creates clients and sends calls
+ * must not carry: `deno task size` fails when the basic bundle keeps any.
+ */
+export const SHAKEN = [
+  "src/hooks/logging_hooks.js",
+  "src/auth/token_auth_hook.js",
+  "src/auth/token_manager.js",
+  "src/auth/base_auth_hook.js",
+  "src/config/client_config.js",
+];
+
 /** A client on `url` that gets `/items` and closes: the basic use every bundle shares. */
 const basic = (make: string) => `
 export async function main(url) {
@@ -163,16 +175,24 @@ async function bundle(dir: string, entry: string) {
   return { first, lazy, meta };
 }
 
-/** The package's modules a bundle keeps, bytes by folder (`src/client`, `mod.js`...). */
-function keptByFolder(meta: Metafile): { folder: string; bytes: number }[] {
-  const folders = new Map<string, number>();
+/** The package's modules a bundle keeps (paths in the package's web/) and their bytes. */
+function kept(meta: Metafile): Map<string, number> {
+  const modules = new Map<string, number>();
   for (const output of Object.values(meta.outputs)) {
     for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
       const path = input.match(/@fetchline\/fetchline\/web\/(.*)$/)?.[1];
-      if (path === undefined || bytesInOutput === 0) continue;
-      const folder = path.split("/").slice(0, path.startsWith("src/") ? 2 : 1).join("/");
-      folders.set(folder, (folders.get(folder) ?? 0) + bytesInOutput);
+      if (path !== undefined && bytesInOutput > 0) modules.set(path, bytesInOutput);
     }
+  }
+  return modules;
+}
+
+/** The modules a bundle keeps, bytes by folder (`src/client`, `mod.js`...). */
+function keptByFolder(modules: Map<string, number>): { folder: string; bytes: number }[] {
+  const folders = new Map<string, number>();
+  for (const [path, bytes] of modules) {
+    const folder = path.split("/").slice(0, path.startsWith("src/") ? 2 : 1).join("/");
+    folders.set(folder, (folders.get(folder) ?? 0) + bytes);
   }
   return [...folders].map(([folder, bytes]) => ({ folder, bytes }))
     .sort((a, b) => b.bytes - a.bytes);
@@ -211,7 +231,14 @@ async function main(): Promise<void> {
     for (const [i, entry] of ENTRIES.entries()) {
       await Deno.writeTextFile(`${work}/entry${i}.mjs`, entry.source);
       const { first, lazy, meta } = await bundle(work, `entry${i}.mjs`);
-      if (i === 0) basicKeeps = keptByFolder(meta);
+      if (i === 0) {
+        const modules = kept(meta);
+        const unshaken = SHAKEN.filter((path) => modules.has(path));
+        if (unshaken.length > 0) {
+          throw new Error(`The basic bundle keeps what it never calls: ${unshaken.join(", ")}`);
+        }
+        basicKeeps = keptByFolder(modules);
+      }
       const initial = await bytesOf(first, work);
       bundles.push({ ...entry, initial, lazy: await bytesOf(lazy, work) });
       console.error(`${entry.name}: ${initial.min} B, ${initial.gzip} B gzipped`);
