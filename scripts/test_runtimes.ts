@@ -173,7 +173,16 @@ try {
     JSON.stringify({ name: "fetchline-runtimes-suite", private: true, type: "module" }),
   );
   await run("npm", ["install", "--silent", "--no-audit", "--no-fund", tarball], work);
-  for (const file of ["smoke.mjs", "checks.mjs", "workerd.mjs", "browser.mjs", "chromium.mjs"]) {
+  for (
+    const file of [
+      "smoke.mjs",
+      "checks.mjs",
+      "files.mjs",
+      "workerd.mjs",
+      "browser.mjs",
+      "chromium.mjs",
+    ]
+  ) {
     await Deno.copyFile(`${root}tests/runtimes/${file}`, `${work}/${file}`);
   }
   const failed = await smoke([]);

@@ -8,7 +8,7 @@
 
 import * as mod from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
-import { checks, limits, run } from "./checks.mjs";
+import { checks, limits, noFiles, run } from "./checks.mjs";
 
 function check(condition, message) {
   if (!condition) throw new Error(message);
@@ -61,6 +61,7 @@ const lib = { ...mod, toCurl };
 const all = {
   ...checks(lib, fixture),
   ...limits(lib, fixture),
+  ...noFiles(lib, fixture),
   ...browserOnly(lib, fixture),
 };
 const report = await run(all, "Chromium (web build)").catch((error) => ({
