@@ -47,3 +47,15 @@ export function fileChecks(lib, { url }) {
     },
   };
 }
+
+/** On Bun: a `Bun.file()` Blob in `files` is sent whole (Bun copies it into another Blob as empty). */
+export function bunFileChecks(lib, { url }) {
+  const path = fileURLToPath(import.meta.url);
+  return {
+    "a Bun.file() Blob in files is sent whole": async () => {
+      const text = await readFile(path, "utf8");
+      const sent = (await post(lib, url, { doc: globalThis.Bun.file(path) })).json();
+      check(sent.body.includes(text), "the file's bytes are not in the body");
+    },
+  };
+}

@@ -11,7 +11,7 @@ import { createServer } from "node:http";
 import * as mod from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { checks, limits, run, withoutToughCookie } from "./checks.mjs";
-import { fileChecks } from "./files.mjs";
+import { bunFileChecks, fileChecks } from "./files.mjs";
 
 const runtime = globalThis.Bun !== undefined
   ? "Bun"
@@ -67,7 +67,7 @@ const all = {
   ...(args[0] === "without-tough-cookie" ? withoutToughCookie(lib, fixture) : {
     ...checks(lib, fixture),
     ...fileChecks(lib, fixture),
-    ...(runtime === "Bun" ? limits(lib, fixture) : {}),
+    ...(runtime === "Bun" ? { ...limits(lib, fixture), ...bunFileChecks(lib, fixture) } : {}),
   }),
 };
 let failed = 1;
