@@ -6,9 +6,11 @@
  * build), Bun and Deno (the Web build); then, with tough-cookie removed from
  * the install, the default cookie jar's error on each. Last, workerd runs the
  * Web build's files as its modules (`tests/runtimes/workerd.mjs`) against a
- * fixture served here, through a network that allows 127.0.0.1. Bun and
- * workerd come from the npm registry, pinned, as Deno does. Then a headless
- * Chromium runs them from a page (scripts/test_browser.ts).
+ * fixture served here, through a network that allows 127.0.0.1, after
+ * esbuild has checked which build each runtime's and bundler's conditions
+ * pick (scripts/check_conditions.ts). Bun, workerd and esbuild come from the
+ * npm registry, pinned, as Deno does. Then a headless Chromium runs them
+ * from a page (scripts/test_browser.ts).
  *
  * Run with `deno task test:runtimes`; it exits 1 if any runtime fails.
  *
@@ -16,6 +18,7 @@
  */
 
 import { chromium } from "./test_browser.ts";
+import { checkConditions } from "./check_conditions.ts";
 
 const root = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const work = await Deno.makeTempDir({ prefix: "fetchline-runtimes-test-" });
@@ -190,6 +193,7 @@ try {
   failed.push(
     ...(await smoke(["without-tough-cookie"])).map((name) => `${name} (no tough-cookie)`),
   );
+  failed.push(...(await checkConditions(work)).map((name) => `esbuild as ${name}`));
   if (!await workerd()) failed.push("workerd");
   if (!await chromium(work, `http://127.0.0.1:${freePort()}`)) failed.push("Chromium");
   if (failed.length > 0) {
