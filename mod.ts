@@ -1,7 +1,8 @@
 /**
- * fetchline: an HTTP client for Deno and Node with immutable requests and
- * responses, a per-client connection pool, timeouts that cover the whole
- * exchange, and redirects followed by the client itself.
+ * fetchline: an HTTP client for Deno, Node, Bun, browsers and Cloudflare
+ * Workers, with immutable requests and responses, a per-client connection
+ * pool (on Deno and Node), timeouts that cover the whole exchange, and
+ * redirects followed by the client itself.
  *
  * @example Send a request
  * ```ts

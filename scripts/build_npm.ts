@@ -132,11 +132,14 @@ function packageJson(): Record<string, unknown> {
     name: denoJson.name,
     version: denoJson.version,
     description:
-      "An HTTP client for Deno, Node, Bun, browsers and workers: immutable requests and responses, hooks, safe retries, " +
+      "An HTTP client for Deno, Node, Bun, browsers and Cloudflare Workers: immutable requests and responses, hooks, safe retries, " +
       "self-refreshing token auth, logging that never leaks a secret, and requests as cURL commands.",
     license: denoJson.license,
     type: "module",
     exports,
+    // For resolvers that read no `exports` (TypeScript's node10 resolution, old
+    // tools): `main` is Node's, the runtime such a resolver serves; the types
+    // are the same in both builds and name no Node or undici type.
     main: "./mod.js",
     types: "./mod.d.ts",
     files: ["*.js", "*.d.ts", "src/", `${webDir}/`],
@@ -149,8 +152,26 @@ function packageJson(): Record<string, unknown> {
     engines: { node: "^20.18.1 || >=22" },
     // A scoped package is private on npm unless published as public.
     publishConfig: { access: "public" },
+    // undici is the Node build's transport: a plain dependency, so `npm install`
+    // gives Node what it imports. The Web build never imports it (no bundle
+    // carries it); it costs other runtimes install size only. As an optional
+    // dependency it would still be installed by default, and a failed install
+    // would pass in silence until the first import; as a peer, npm 7+ installs
+    // it all the same, and an optional peer would leave Node users to add it.
     dependencies: { "tough-cookie": toughCookie, undici },
-    keywords: ["http", "client", "fetch", "undici", "retry", "oauth", "curl", "deno"],
+    keywords: [
+      "http",
+      "client",
+      "fetch",
+      "undici",
+      "retry",
+      "oauth",
+      "curl",
+      "deno",
+      "bun",
+      "browser",
+      "cloudflare-workers",
+    ],
   };
 }
 

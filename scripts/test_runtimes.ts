@@ -6,10 +6,11 @@
  * build), Bun and Deno (the Web build); then, with tough-cookie removed from
  * the install, the default cookie jar's error on each. Last, workerd runs the
  * Web build's files as its modules (`tests/runtimes/workerd.mjs`) against a
- * fixture served here, through a network that allows 127.0.0.1. Bun and
- * workerd come from the npm registry, pinned, as Deno does. Then a headless
- * Chromium and a headless Firefox run them from a page
- * (scripts/test_browser.ts).
+ * fixture served here, through a network that allows 127.0.0.1, after
+ * esbuild has checked which build each runtime's and bundler's conditions
+ * pick (scripts/check_conditions.ts). Bun, workerd and esbuild come from the
+ * npm registry, pinned, as Deno does. Then a headless Chromium and a
+ * headless Firefox run them from a page (scripts/test_browser.ts).
  *
  * The shared behavioural suite (tests/shared/) runs on Bun
  * (tests/runtimes/shared_suite.mjs), in workerd and in the page too, after
@@ -27,6 +28,7 @@
 
 import { copyFolder, sharedModules, startSharedFixture } from "./shared_suite.ts";
 import { chromium, firefox } from "./test_browser.ts";
+import { checkConditions } from "./check_conditions.ts";
 
 const root = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const work = await Deno.makeTempDir({ prefix: "fetchline-runtimes-test-" });
@@ -221,6 +223,7 @@ try {
   const files = [
     "smoke.mjs",
     "checks.mjs",
+    "files.mjs",
     "workerd.mjs",
     "browser.mjs",
     "cors.mjs",
@@ -240,6 +243,7 @@ try {
       failed.push(
         ...(await smoke(["without-tough-cookie"])).map((name) => `${name} (no tough-cookie)`),
       );
+      failed.push(...(await checkConditions(work)).map((name) => `esbuild as ${name}`));
     }
     failed.push(...await workerd(fixture.line));
     const refused = `http://127.0.0.1:${freePort()}`;

@@ -19,6 +19,6 @@ Deno.test("runtimeName() names the runtime from its globals", () => {
 Deno.test("noFileSystem() names the field and the runtime", () => {
   assert.equal(
     noFileSystem("files.doc", { document: {} }),
-    "Invalid files.doc: a file path needs Deno or Node (this is a browser); give a Blob or bytes",
+    "Invalid files.doc: a file path needs Deno, Node or Bun (this is a browser); give a Blob or bytes",
   );
 });

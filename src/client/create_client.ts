@@ -1,4 +1,6 @@
-import { HttpClientConfigBuilder } from "../config/client_config.ts";
+import { DEFAULT_CONFIG } from "../config/defaults.ts";
+import { checkBaseUrl } from "../config/config_checks.ts";
+import { frozenConfig } from "../config/frozen_config.ts";
 import { HttpClient } from "./http_client.ts";
 
 /**
@@ -18,7 +20,10 @@ import { HttpClient } from "./http_client.ts";
  * ```
  */
 export function createClient(baseUrl?: string | URL): HttpClient {
-  const builder = new HttpClientConfigBuilder();
-  if (baseUrl !== undefined) builder.withBaseUrl(baseUrl);
-  return new HttpClient(builder.build());
+  // As `new HttpClientConfigBuilder().withBaseUrl(baseUrl).build()` does, without the
+  // builder: a bundle that only creates clients leaves the builder's methods out.
+  const config = baseUrl === undefined
+    ? DEFAULT_CONFIG
+    : { ...DEFAULT_CONFIG, baseUrl: checkBaseUrl(baseUrl) };
+  return new HttpClient(frozenConfig(config));
 }

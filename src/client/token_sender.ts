@@ -9,11 +9,7 @@ import type { HttpRequest } from "../models/request.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import { prepareRequest } from "./prepare.ts";
-import {
-  LoggingErrorHook,
-  LoggingRequestHook,
-  LoggingResponseHook,
-} from "../hooks/logging_hooks.ts";
+import { tokenLoggers } from "../hooks/_token_loggers.ts";
 
 /**
  * Sends an auth hook's token requests (clientCredentialsStep's) through the
@@ -35,9 +31,9 @@ export function tokenSender(options: LifecycleOptions, config: HttpClientConfig)
   const retry = retryPolicy({ maxRetries: 0 }, config.retry);
   const tokenOptions: LifecycleOptions = {
     ...options,
-    requestHooks: options.requestHooks.filter((hook) => hook instanceof LoggingRequestHook),
-    responseHooks: options.responseHooks.filter((hook) => hook instanceof LoggingResponseHook),
-    errorHooks: options.errorHooks.filter((hook) => hook instanceof LoggingErrorHook),
+    requestHooks: options.requestHooks.filter((hook) => tokenLoggers.has(hook)),
+    responseHooks: options.responseHooks.filter((hook) => tokenLoggers.has(hook)),
+    errorHooks: options.errorHooks.filter((hook) => tokenLoggers.has(hook)),
     authHook: undefined,
     cookies: undefined,
     retry,

@@ -1,6 +1,5 @@
 import { validateCount, validateHeaders, validateNullableTimeout } from "../models/_validate.ts";
 import { mergeHeaders } from "../http/headers.ts";
-import { withRedactedView } from "./_config_view.ts";
 import type {
   ErrorHookInterface,
   RequestHookInterface,
@@ -18,7 +17,7 @@ import { TokenAuthHook } from "../auth/token_auth_hook.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 import { checkProxy, type ProxyOptions } from "./proxy.ts";
 import { checkTls, type TlsOptions } from "./tls.ts";
-import { checkNetwork } from "./network_checks.ts";
+import { frozenConfig } from "./frozen_config.ts";
 import { DEFAULT_CONFIG } from "./defaults.ts";
 import { checkCookieJar, type CookieJarLike } from "../cookies/cookie_jar.ts";
 import type { HttpClientConfig } from "./http_client_config.ts";
@@ -289,13 +288,6 @@ export class HttpClientConfigBuilder {
 
   /** Returns the frozen configuration, refusing network settings this client could not apply. */
   build(): HttpClientConfig {
-    const config = this.#config;
-    checkNetwork(config);
-    return Object.freeze(withRedactedView({
-      ...config,
-      requestHooks: Object.freeze([...config.requestHooks]),
-      responseHooks: Object.freeze([...config.responseHooks]),
-      errorHooks: Object.freeze([...config.errorHooks]),
-    }));
+    return frozenConfig(this.#config);
   }
 }

@@ -11,6 +11,7 @@ import { maskFormForLog, maskHeaders, redactQuery, redactText } from "../masking
 import { encodeForm } from "../http/form.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
+import { tokenLoggers } from "./_token_loggers.ts";
 
 /** Options of {@linkcode LoggingRequestHook}. */
 export interface LoggingRequestHookOptions {
@@ -150,6 +151,7 @@ export class LoggingRequestHook implements RequestHookInterface {
    */
   constructor(options: LoggingRequestHookOptions = {}) {
     this.#settings = settingsOf(options);
+    tokenLoggers.add(this);
   }
 
   /**
@@ -208,6 +210,7 @@ export class LoggingResponseHook implements ResponseHookInterface {
    */
   constructor(options: LoggingResponseHookOptions = {}) {
     this.#settings = settingsOf(options);
+    tokenLoggers.add(this);
   }
 
   /**
@@ -274,6 +277,7 @@ export class LoggingErrorHook implements ErrorHookInterface {
   constructor(options: LoggingErrorHookOptions = {}) {
     this.#logger = options.logger ?? console;
     this.#sensitive = sensitiveOf(options);
+    tokenLoggers.add(this);
   }
 
   /**

@@ -63,8 +63,11 @@ export function encodeMultipart(parts: readonly FormPart[]): Multipart {
   const blobs = chunks.every((chunk) => chunk instanceof Blob || chunk instanceof Uint8Array);
   let length = 0;
   for (const chunk of chunks) length += chunk instanceof Uint8Array ? chunk.byteLength : chunk.size;
+  const blob = blobs ? new Blob(chunks as BlobPart[]) : undefined;
+  // A Blob that came out short is streamed part by part instead: Bun copies
+  // the Blob of a file (`Bun.file()`) into another Blob as empty.
   return {
-    body: blobs ? new Blob(chunks as BlobPart[]) : concatenated(chunks),
+    body: blob?.size === length ? blob : concatenated(chunks),
     length,
     contentType,
   };

@@ -20,10 +20,18 @@ interface DenoApi extends DenoEnv {
 
 const deno: DenoApi | undefined = (globalThis as { Deno?: DenoApi }).Deno;
 
-/** Deno's pool and files; elsewhere the global `fetch`, and no files. */
+/** Bun's file, typed here as {@linkcode DenoApi} is: a Blob read from disk as it is streamed. */
+interface BunFile extends Blob {
+  stat(): Promise<{ isFile(): boolean; size: number }>;
+}
+
+const bun: { file(path: string): BunFile } | undefined =
+  (globalThis as { Bun?: { file(path: string): BunFile } }).Bun;
+
+/** Deno's pool and files; Bun's files; elsewhere the global `fetch`, and no files. */
 export const runtime: Runtime = {
   pooled: deno !== undefined,
-  files: deno !== undefined,
+  files: deno !== undefined || bun !== undefined,
   createPool,
   openFile,
 };
@@ -53,12 +61,13 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
 
 /**
  * Opens a file as a source of its size now, opened and read only as it is
- * streamed; only Deno has a file system here (Node runs the npm build). A
- * file that is not a regular one (a pipe, a device) has no size to trust:
- * it is read whole now, and a directory fails as reading it does.
+ * streamed; only Deno and Bun have a file system here (Node runs the npm
+ * build). A file that is not a regular one (a pipe, a device) has no size
+ * to trust: it is read whole now, and a directory fails as reading it does.
  */
 async function openFile(path: string): Promise<FileSource> {
   if (deno === undefined) {
+    if (bun !== undefined) return await bunFile(bun.file(path));
     throw new TypeError(noFileSystem("files"));
   }
   const { isFile, size } = await deno.stat(path);
@@ -86,4 +95,17 @@ function lazyFileStream(
     },
     cancel: (reason) => reader?.cancel(reason),
   }, { highWaterMark: 0 });
+}
+
+/**
+ * A file on Bun: `Bun.file()` reads the file only as it is streamed, cut to
+ * the size the file has now, so the length sent is the length read. A source
+ * rather than the Blob itself: Bun copies a file's Blob into another Blob
+ * (as a multipart body of Blobs is made) as empty.
+ */
+async function bunFile(file: BunFile): Promise<FileSource> {
+  const info = await file.stat();
+  if (!info.isFile()) return new Blob([await file.arrayBuffer()]);
+  const { size } = info;
+  return { size, stream: () => file.slice(0, size).stream() };
 }

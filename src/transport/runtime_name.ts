@@ -37,7 +37,7 @@ export class RuntimeLimitError extends TypeError {}
 
 /** The error text for a file path where the runtime has no file system to read it from. */
 export function noFileSystem(field: string, scope?: RuntimeGlobals): string {
-  return `Invalid ${field}: a file path needs Deno or Node (this is ${
+  return `Invalid ${field}: a file path needs Deno, Node or Bun (this is ${
     runtimeName(scope)
   }); give a Blob or bytes`;
 }

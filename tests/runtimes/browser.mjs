@@ -12,7 +12,7 @@
 
 import * as mod from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
-import { checks, limits, run } from "./checks.mjs";
+import { checks, limits, noFiles, run } from "./checks.mjs";
 import { cors } from "./cors.mjs";
 import * as areas from "./shared/areas.mjs";
 import { runSuite } from "./shared/suite.mjs";
@@ -68,6 +68,7 @@ const lib = { ...mod, toCurl };
 const all = {
   ...checks(lib, fixture),
   ...limits(lib, fixture),
+  ...noFiles(lib, fixture),
   ...browserOnly(lib, fixture),
   ...cors(lib, fixture),
 };

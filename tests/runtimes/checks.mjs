@@ -92,10 +92,10 @@ export function checks(lib, { url, refusedUrl }) {
 const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
 
 /**
- * What a runtime without a pool or a file system cannot do fails at once,
- * naming the runtime (on Node and Deno the same calls are supported).
+ * What a runtime without a pool cannot do fails at once, naming the runtime
+ * (on Node and Deno the same calls are supported).
  */
-export function limits(lib, { url, runtime }) {
+export function limits(lib, { runtime }) {
   return {
     "a proxy is refused, naming the runtime": () => {
       try {
@@ -117,6 +117,15 @@ export function limits(lib, { url, runtime }) {
       }
       throw new Error("withTls() was accepted");
     },
+  };
+}
+
+/**
+ * Where there is no file system (browsers, workerd), a file path fails at
+ * once, naming the runtime (Node, Deno and Bun read it).
+ */
+export function noFiles(lib, { url, runtime }) {
+  return {
     "a file path is refused, naming the runtime": () =>
       withClient(lib, url, (builder) => builder, async (http) => {
         const call = http.post("/", { files: { doc: "/etc/hostname" } });

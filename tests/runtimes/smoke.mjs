@@ -11,6 +11,7 @@ import { createServer } from "node:http";
 import * as mod from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { checks, limits, run, withoutToughCookie } from "./checks.mjs";
+import { bunFileChecks, fileChecks } from "./files.mjs";
 
 const runtime = globalThis.Bun !== undefined
   ? "Bun"
@@ -65,7 +66,8 @@ const all = {
   },
   ...(args[0] === "without-tough-cookie" ? withoutToughCookie(lib, fixture) : {
     ...checks(lib, fixture),
-    ...(runtime === "Bun" ? limits(lib, fixture) : {}),
+    ...fileChecks(lib, fixture),
+    ...(runtime === "Bun" ? { ...limits(lib, fixture), ...bunFileChecks(lib, fixture) } : {}),
   }),
 };
 let failed = 1;

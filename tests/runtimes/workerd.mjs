@@ -10,7 +10,7 @@
 
 import * as mod from "./web/mod.js";
 import { toCurl } from "./web/utils.js";
-import { checks, limits, run, withoutToughCookie } from "./checks.mjs";
+import { checks, limits, noFiles, run, withoutToughCookie } from "./checks.mjs";
 import * as areas from "./shared/areas.mjs";
 import { runSuite } from "./shared/suite.mjs";
 
@@ -39,6 +39,7 @@ export default {
     const all = {
       ...checks(lib, fixture),
       ...limits(lib, fixture),
+      ...noFiles(lib, fixture),
       ...withoutToughCookie(lib, fixture),
     };
     const { lines, failed } = await run(all, "workerd (web build)");
