@@ -275,6 +275,8 @@ Deno.test("events() reads a 1 MB event arriving one byte a chunk in linear time"
   const start = performance.now();
   const found = await Array.fromAsync(events(bodyOf(`data:${long}\r\r`)));
   const elapsed = performance.now() - start;
-  assert.ok(elapsed < 5000, `a 1 MB event took ${elapsed.toFixed(0)} ms`);
+  // A million chunks through the platform's decoder and the stream's awaits:
+  // 2–6 s on a loaded 2-core machine; a quadratic pass takes many minutes.
+  assert.ok(elapsed < 20_000, `a 1 MB event took ${elapsed.toFixed(0)} ms`);
   assert.deepEqual(found, [message(long)]);
 });

@@ -89,7 +89,14 @@ export async function runSuite(areas, env, { only, onLine = () => {} } = {}) {
       say(`ok ${number} - ${test.name}`);
     } catch (error) {
       counts.failed++;
-      say(`not ok ${number} - ${test.name}: ${error?.stack ?? error}`);
+      // V8's stack starts with the message; Firefox's has only the frames.
+      const stack = String(error?.stack ?? "");
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      say(
+        `not ok ${number} - ${test.name}: ${
+          stack.startsWith(message) ? stack : `${message}\n${stack}`
+        }`,
+      );
     }
   }
   say(summary(env.runtime, counts));
