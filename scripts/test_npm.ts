@@ -8,12 +8,13 @@
  * The lines are the machine's `node` (when it is Node 20 or later) and the
  * LTS lines, 22 and 24, from the npm registry (`npx -y node@22`, cached after
  * the first run); `FETCHLINE_NODE_LINES=22` (majors joined by commas) picks
- * others. The tracing test's OpenTelemetry packages ({@linkcode TRACING_PACKAGES})
- * are installed beside the package; where they cannot be, that test skips
- * and says why, unless `CI` is set, where the run fails instead. Each run
- * ends with one line,
+ * others. Each run ends with one line,
  * `npm build on Node 22 (v22.x.y): 127 passed, 0 failed in 20 s`, which CI
  * sums; the script fails when any run does.
+ *
+ * The tracing test's OpenTelemetry packages ({@linkcode TRACING_PACKAGES})
+ * are installed beside the package; where they cannot be, that test skips
+ * and says why, unless `CI` is set, where the run fails instead.
  *
  * Run with `deno task test:npm`.
  *
