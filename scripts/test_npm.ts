@@ -13,6 +13,10 @@
  * `npm build on Node 22 (v22.x.y): 127 passed, 0 failed in 20 s`, which CI
  * sums; the script fails when any run does.
  *
+ * The tracing test's OpenTelemetry packages ({@linkcode TRACING_PACKAGES})
+ * are installed beside the package; where they cannot be, that test skips
+ * and says why, unless `CI` is set, where the run fails instead.
+ *
  * Run with `deno task test:npm`.
  *
  * @module
@@ -49,6 +53,38 @@ async function lineVersion(line: NodeLine): Promise<string> {
   return version;
 }
 
+/**
+ * The packages of `tests/node/tracing.test.mjs`, pinned to versions that run
+ * on Node 20: OpenTelemetry's API, context manager, SDK and undici
+ * instrumentation. The npm build depends on none of them.
+ */
+const TRACING_PACKAGES: readonly string[] = [
+  "@opentelemetry/api@1.9.1",
+  "@opentelemetry/context-async-hooks@2.12.0",
+  "@opentelemetry/core@2.12.1",
+  "@opentelemetry/sdk-trace-base@2.12.1",
+  "@opentelemetry/instrumentation-undici@0.33.0",
+];
+
+/** CI sets `CI` (any value but `false`): there the tracing test must run. */
+function inCi(): boolean {
+  const ci = Deno.env.get("CI");
+  return ci !== undefined && ci !== "" && ci !== "false";
+}
+
+/** Installs {@linkcode TRACING_PACKAGES} in `work`; a failure outside CI only makes the tracing test skip. */
+async function installTracing(work: string): Promise<void> {
+  try {
+    await run("npm", ["install", "--silent", "--no-audit", "--no-fund", ...TRACING_PACKAGES], work);
+  } catch (error) {
+    if (inCi()) throw error;
+    const detail = error instanceof Error ? error.message : String(error);
+    console.warn(
+      `The OpenTelemetry packages could not be installed, the tracing test skips: ${detail}`,
+    );
+  }
+}
+
 async function install(work: string): Promise<void> {
   const packed = await run("npm", ["pack", "--silent", "--pack-destination", work], `${root}npm`);
   const tarball = `${work}/${packed.trim().split("\n").pop()}`;
@@ -57,6 +93,7 @@ async function install(work: string): Promise<void> {
     JSON.stringify({ name: "fetchline-node-suite", private: true, type: "module" }),
   );
   await run("npm", ["install", "--silent", "--no-audit", "--no-fund", tarball], work);
+  await installTracing(work);
   for await (const entry of Deno.readDir(`${root}tests/node`)) {
     if (entry.isFile) {
       await Deno.copyFile(`${root}tests/node/${entry.name}`, `${work}/${entry.name}`);
