@@ -60,7 +60,11 @@ test("MockTransport answers a small API client and records its requests", async 
   const mock = new MockTransport()
     .route("GET", "/users/1", { json: { id: 1, name: "Ada" } })
     .route("GET", item, { status: 404 })
-    .route("POST", "/users", async (call) => ({ status: 201, json: { id: 2, ...call.json() } }));
+    .route(
+      "POST",
+      "/users",
+      (call) => Promise.resolve({ status: 201, json: { id: 2, ...call.json() } }),
+    );
   const users = new UsersApi(
     mockClient(t, mock, (b) => b.withHeaders({ Authorization: "Bearer t0ken" })),
   );
