@@ -12,8 +12,9 @@
  * requests: a check that everything runs), `--node-deps` (default
  * /tmp/fetchline-bench-node; `off` leaves Node out), `--fetchline-npm`
  * (default `npm`, where `deno task build:npm` writes), `--memory-requests`
- * (100000), `--only` (any of throughput,micro,memory). The "Streams" section
- * of RESULTS.md, written by `deno task bench:streams`, is kept as it is.
+ * (100000), `--only` (any of throughput,micro,memory). The "In-process A/B"
+ * and "Streams" sections of RESULTS.md, written by `deno task bench:ab` and
+ * `deno task bench:streams`, are kept as they are.
  *
  * ```sh
  * deno task bench
@@ -26,7 +27,7 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { resultsMarkdown } from "./_results.ts";
-import { streamsSection } from "./_streams_results.ts";
+import { markedSection } from "./_ab_results.ts";
 import type { Machine, MemoryResult, Micro, Results } from "./_results.ts";
 import { runThroughput, THROUGHPUT_FLAGS, throughputOptions } from "./throughput.ts";
 
@@ -216,12 +217,11 @@ async function main(): Promise<void> {
     memory: mem,
     notices,
   });
-  // The Streams section is bench:streams' (bench/streams.ts): kept as it is.
-  const streams = streamsSection(await readText(OUT));
-  await Deno.writeTextFile(
-    OUT,
-    streams === "" ? markdown : `${markdown.trimEnd()}\n\n${streams}\n`,
-  );
+  // The In-process A/B section is bench:ab's (bench/ab_network.ts), the
+  // Streams one bench:streams' (bench/streams.ts): kept as they are.
+  const old = await readText(OUT);
+  const kept = [markedSection(old, "ab"), markedSection(old, "streams")].filter((s) => s !== "");
+  await Deno.writeTextFile(OUT, [markdown.trimEnd(), ...kept].join("\n\n") + "\n");
   // Aligned tables, and `deno fmt --check` (part of `deno task check`) stays clean.
   await run("deno", ["fmt", "--quiet", OUT]);
   log(`wrote ${OUT}`);
