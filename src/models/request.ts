@@ -103,11 +103,13 @@ export class HttpRequest implements HttpRequestFields {
     const from = copy?.from;
     // `method` and `url` are let through (and the arguments win), so `toObject()` is an init.
     if (copy === undefined) checkKnownKeys("init", init, REQUEST_FIELD_KEYS);
-    this.method = parseMethod(method);
+    this.method = from !== undefined && method === from.method ? from.method : parseMethod(method);
     this.url = from !== undefined && url === from.url ? url : checkUrl(url);
     // Each field is read once, so a getter cannot change it after its check.
     const { headers, params, data, jsonData, files, body, timeout, auth } = init;
-    checkBody(this.method, { body, data, jsonData, files });
+    const sameBody = from !== undefined && this.method === from.method && body === from.body &&
+      data === from.data && jsonData === from.jsonData && files === from.files;
+    if (!sameBody) checkBody(this.method, { body, data, jsonData, files });
     if (headers !== undefined) {
       this.headers = headers === copy?.checkedHeaders || headers === from?.headers
         ? headers
