@@ -179,6 +179,7 @@ if (import.meta.main) {
     options: {
       before: { type: "string" },
       cases: { type: "string", default: FETCHLINE_KINDS.join(",") },
+      clients: { type: "string", default: ALL_KINDS.join(",") },
       blocks: { type: "string", default: "40" },
       requests: { type: "string", default: "2000" },
       concurrency: { type: "string", default: "1,64" },
@@ -206,7 +207,7 @@ if (import.meta.main) {
   };
   // One group of sides per comparison: two trees per case, or every kind together.
   const groups = before === undefined
-    ? [ALL_KINDS.map((kind) => ({ name: kind, lib: after, kind }))]
+    ? [values.clients.split(",").map((kind) => ({ name: kind, lib: after, kind }))]
     : values.cases.split(",").map((kind) => [
       { name: `before ${kind}`, lib: before, kind },
       { name: `after ${kind}`, lib: after, kind },
