@@ -20,6 +20,7 @@ import { sendWithRedirects } from "./redirects.ts";
 import type { HopAuth } from "./redirects.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
 import { isOneShot } from "../http/raw_body.ts";
+import { originOf } from "../http/url.ts";
 import { bindTokenSender } from "../auth/_token_transport.ts";
 import type { TokenSender } from "../auth/_token_transport.ts";
 
@@ -128,11 +129,6 @@ export async function sendAuthenticated(
 function waitIn(step: Step, request: HttpRequest, options: SendOptions) {
   return <T>(pending: Promise<T>): Promise<T> =>
     untilAborted(pending, step, () => stepEndedError(request, step, options));
-}
-
-/** The origin of an absolute URL (a prepared request's). */
-function originOf(url: string): string {
-  return new URL(url).origin;
 }
 
 /** Tells whether the hook may run for an origin, in a call whose own origin is `ownOrigin`. */
