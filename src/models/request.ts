@@ -66,6 +66,12 @@ import { toCurl } from "../curl/to_curl.ts";
  * }, TypeError);
  * ```
  */
+/** A copy of a request with a header record checked and frozen already ({@linkcode withCheckedHeader}). */
+let copyWithHeaders: (
+  request: HttpRequest,
+  headers: Readonly<Record<string, string>>,
+) => HttpRequest;
+
 export class HttpRequest implements HttpRequestFields {
   /** The method, upper-case. */
   readonly method: HttpMethod;
@@ -166,6 +172,10 @@ export class HttpRequest implements HttpRequestFields {
     return this.#copy(changes, undefined);
   }
 
+  static {
+    copyWithHeaders = (request, headers) => request.#copy({ headers }, headers);
+  }
+
   /** A copy with `changes`; `headers`, when given, is a frozen record already checked. */
   #copy(
     changes: Partial<HttpRequestFields>,
@@ -255,6 +265,16 @@ defineRedactedInspect(HttpRequest, (request) => ({
   auth: request.auth && [request.auth[1] === "" ? MASK : request.auth[0], MASK],
   ...(request.body !== undefined && { body: describeRawBody(request.body) }),
 }));
+
+/**
+ * `request.withHeaders({ [name]: value })` for a header the caller has
+ * checked already (a hook's own name, and a value it made or checked when
+ * it was given): the same request, without checking the header again.
+ */
+export function withCheckedHeader(request: HttpRequest, name: string, value: string): HttpRequest {
+  const merged = Object.freeze(mergeHeaders(request.headers, { [name]: value }));
+  return copyWithHeaders(request, merged);
+}
 
 /**
  * The init of a copy made by {@linkcode HttpRequest.with} or
