@@ -25,6 +25,8 @@ export interface AbRun {
   readonly date: Date;
   readonly minutes: number;
   readonly command: string;
+  /** The CPU, cores, OS and Deno. */
+  readonly machine: string;
   readonly loadBefore: string;
   readonly loadAfter: string;
   readonly results: readonly {
@@ -114,6 +116,7 @@ Written by \`deno task bench:ab\` (bench/ab_network.ts); the figures that settle
 
 - Date: ${run.date.toISOString()} (the run took ${run.minutes.toFixed(1)} min); load average
   before / after: ${run.loadBefore} / ${run.loadAfter}
+- Machine: ${run.machine}
 - Command: \`${run.command}\`
 
 One Deno process keeps every client and sends to bench/server.ts in another process: each round

@@ -18,8 +18,8 @@
  * targets' verdicts in the "In-process A/B" section of bench/RESULTS.md.
  *
  * ```sh
- * deno task bench:ab                  # GET and POST at c=1 and c=64, 40 blocks of 2,000
- * deno task bench:ab --quick          # 10 blocks of 500: a check that it runs
+ * deno task bench:ab            # GET and POST at c=1 and c=64, 40 blocks of 2,000: ~6 min
+ * deno task bench:ab --quick    # 10 blocks of 500: a check that it runs (~1 min)
  * # Two trees of fetchline (BEFORE given, AFTER this one), a ratio per case:
  * git archive cad346a | tar -x -C /tmp/before
  * deno run --allow-net=127.0.0.1 --allow-read --allow-run bench/ab_network.ts \
@@ -27,7 +27,8 @@
  * ```
  *
  * A tree's `mod.ts` is imported by its path: its send path must import
- * nothing by a bare name. `--json` prints one JSON line per comparison.
+ * nothing by a bare name. `--clients` picks some of the kinds (the first is
+ * the one printed ratios are to). `--json` prints one JSON line per comparison.
  * `--canned` sends nothing: each fetchline client's transport (`withFetch`)
  * answers as bench/server.ts would, in this process, so the ratio is the
  * library's own CPU time per call (for two trees; the references need the
@@ -39,6 +40,7 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import os from "node:os";
 import process from "node:process";
 import { drive } from "./measure.ts";
 import { spawnServer } from "./server.ts";
@@ -195,7 +197,9 @@ if (import.meta.main) {
     throw new TypeError("Usage: --canned compares two trees (--before <tree>)");
   }
   const started = Date.now();
-  const loadBefore = Deno.loadavg().map((load) => load.toFixed(2)).join(" ");
+  const loadAverage = () =>
+    values.write ? Deno.loadavg().map((load) => load.toFixed(2)).join(" ") : "";
+  const loadBefore = loadAverage();
   const after = (await import("../mod.ts")) as Library;
   const before = values.before === undefined
     ? undefined
@@ -252,8 +256,11 @@ if (import.meta.main) {
       date: new Date(started),
       minutes: (Date.now() - started) / 60000,
       command: `deno task bench:ab${args && " " + args}`,
+      machine: `${
+        os.cpus()[0]?.model.trim() ?? "unknown CPU"
+      }, ${navigator.hardwareConcurrency} cores, ${Deno.build.os} ${Deno.build.arch}, Deno ${Deno.version.deno}`,
       loadBefore,
-      loadAfter: Deno.loadavg().map((load) => load.toFixed(2)).join(" "),
+      loadAfter: loadAverage(),
       results: run,
     });
     const markdown = await Deno.readTextFile(out).catch(() => "# Benchmark results\n");
