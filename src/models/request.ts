@@ -35,6 +35,12 @@ import { serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { toCurl } from "../curl/to_curl.ts";
 
+/** A copy of a request with a header record checked and frozen already ({@linkcode withCheckedHeader}). */
+let copyWithHeaders: (
+  request: HttpRequest,
+  headers: Readonly<Record<string, string>>,
+) => HttpRequest;
+
 /**
  * An immutable HTTP request. The instance and its `headers`, `params`,
  * `data`, `files` and `auth` are frozen; changed copies come from
@@ -66,12 +72,6 @@ import { toCurl } from "../curl/to_curl.ts";
  * }, TypeError);
  * ```
  */
-/** A copy of a request with a header record checked and frozen already ({@linkcode withCheckedHeader}). */
-let copyWithHeaders: (
-  request: HttpRequest,
-  headers: Readonly<Record<string, string>>,
-) => HttpRequest;
-
 export class HttpRequest implements HttpRequestFields {
   /** The method, upper-case. */
   readonly method: HttpMethod;
