@@ -127,7 +127,8 @@ fetch, \`fetch+timeout\` adds \`AbortSignal.timeout(30_000)\`; they, ky and ofet
 configured with the same 30 s timeout) share one \`Deno.createHttpClient\` pool, passed as Deno's
 \`client\` option, which both libraries hand to fetch; fetchline makes its own. fetchline+hooks has
 six hooks: withLogging (request, response, error; a no-op logger), CorrelationIdHook,
-RateLimitResponseHook, ApiKeyAuthHook. fetchline-no-deadline has timeout, readTimeout and
+RateLimitResponseHook, ApiKeyAuthHook; \`fetch+timeout+headers\` is fetch+timeout sending the two
+headers those hooks add (a correlation ID, an API key), what their effect costs fetch itself. fetchline-no-deadline has timeout, readTimeout and
 totalTimeout null.
 
 ${table(["target", ...columns], targets)}

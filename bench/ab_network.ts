@@ -6,7 +6,8 @@
  * process share its load, so their ratios hold still.
  *
  * Kinds: the references `fetch` (bare raw fetch) and `fetch+timeout` (with
- * `AbortSignal.timeout(30 s)`), `ky` and `ofetch` with their defaults and
+ * `AbortSignal.timeout(30 s)`; `fetch+timeout+headers` also sends the two
+ * headers the six hooks add), `ky` and `ofetch` with their defaults and
  * with the same 30 s timeout (`ky+timeout`, `ofetch+timeout`), all on one
  * `Deno.createHttpClient` pool (both libraries hand Deno's `client` option
  * on to fetch); and fetchline, which makes its own pool: `fetchline`
@@ -58,6 +59,7 @@ const FETCHLINE_KINDS = ["fetchline", "fetchline+hooks", "fetchline-no-deadline"
 const ALL_KINDS = [
   "fetch",
   "fetch+timeout",
+  "fetch+timeout+headers",
   ...FETCHLINE_KINDS,
   "ky",
   "ky+timeout",
@@ -114,8 +116,11 @@ function fetchlineClient(lib: Library, kind: string, canned: boolean): BenchClie
 
 /** A reference client on `pool`. */
 function reference(kind: string, pool: Deno.HttpClient): BenchClient {
-  const timeout = kind.endsWith("+timeout");
-  const options = { pool, timeout };
+  const options = {
+    pool,
+    timeout: kind.includes("+timeout"),
+    hookHeaders: kind.endsWith("+headers"),
+  };
   if (kind.startsWith("fetch")) return rawFetch(options);
   if (kind.startsWith("ky")) return kyClient(options);
   if (kind.startsWith("ofetch")) return ofetchClient(options);

@@ -125,6 +125,8 @@ export interface PeerOptions {
   readonly pool?: Deno.HttpClient | undefined;
   /** A 30 s timeout as the library spells it; raw fetch adds `AbortSignal.timeout`. */
   readonly timeout?: boolean | undefined;
+  /** Raw fetch only: the two headers the six hooks add (a correlation ID, an API key). */
+  readonly hookHeaders?: boolean | undefined;
 }
 
 /** A pool for `setup()`, and the `close()` that releases it only when it is the client's own. */
@@ -145,6 +147,13 @@ export function rawFetch(options: PeerOptions = {}): BenchClient {
   let client: Deno.HttpClient | undefined;
   const send = async (url: string, init: DenoRequestInit) => {
     if (options.timeout) init.signal = AbortSignal.timeout(30_000);
+    if (options.hookHeaders) {
+      init.headers = {
+        ...init.headers as Record<string, string> | undefined,
+        "X-Correlation-ID": crypto.randomUUID(),
+        "X-API-Key": "bench-api-key-0123456789",
+      };
+    }
     return await (await fetch(url, init)).json();
   };
   return {
