@@ -2,22 +2,20 @@
 // (bench/size.ts) between two markers, and kept as it is when `deno task
 // bench` (bench/run.ts) rewrites the rest of the file.
 
+import { markedSection, withMarkedSection } from "./_ab_results.ts";
+
 /** The markers around the section. */
 export const SIZE_START = "<!-- size:start -->";
 export const SIZE_END = "<!-- size:end -->";
 
 /** The section of `markdown` with its markers, or "" when it has none. */
 export function sizeSection(markdown: string): string {
-  const start = markdown.indexOf(SIZE_START);
-  const end = markdown.indexOf(SIZE_END);
-  return start === -1 || end < start ? "" : markdown.slice(start, end + SIZE_END.length);
+  return markedSection(markdown, "size");
 }
 
 /** `markdown` with its section replaced by `section` (added at the end when it has none). */
 export function withSizeSection(markdown: string, section: string): string {
-  const old = sizeSection(markdown);
-  if (old !== "") return markdown.replace(old, () => section);
-  return `${markdown.trimEnd()}\n\n${section}\n`;
+  return withMarkedSection(markdown, "size", section);
 }
 
 /** Bytes of code, minified and minified then gzipped. */

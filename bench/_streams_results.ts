@@ -3,23 +3,16 @@
 // when `deno task bench` (bench/run.ts) rewrites the rest of the file.
 
 import { median } from "./_stats.ts";
-
-/** The markers around the section. */
-export const STREAMS_START = "<!-- streams:start -->";
-export const STREAMS_END = "<!-- streams:end -->";
+import { markedSection, withMarkedSection } from "./_ab_results.ts";
 
 /** The section of `markdown` with its markers, or "" when it has none. */
 export function streamsSection(markdown: string): string {
-  const start = markdown.indexOf(STREAMS_START);
-  const end = markdown.indexOf(STREAMS_END);
-  return start === -1 || end < start ? "" : markdown.slice(start, end + STREAMS_END.length);
+  return markedSection(markdown, "streams");
 }
 
 /** `markdown` with its section replaced by `section` (added at the end when it has none). */
 export function withStreamsSection(markdown: string, section: string): string {
-  const old = streamsSection(markdown);
-  if (old !== "") return markdown.replace(old, () => section);
-  return `${markdown.trimEnd()}\n\n${section}\n`;
+  return withMarkedSection(markdown, "streams", section);
 }
 
 /** One line a measurement process printed. */
@@ -355,7 +348,7 @@ export function streamsMarkdown(run: StreamsRun): string {
   const notices = run.notices.length === 0
     ? ""
     : `\n### Notices\n\n${run.notices.map((n) => `- ${n}`).join("\n")}\n`;
-  return `${STREAMS_START}
+  return `<!-- streams:start -->
 
 ## Streams
 
@@ -419,5 +412,5 @@ ${lagTable(run)}
 
 ${cpuTable(run)}
 ${notices}
-${STREAMS_END}`;
+<!-- streams:end -->`;
 }

@@ -8,9 +8,11 @@
  */
 
 import {
+  ApiKeyAuthHook,
   CorrelationIdHook,
   HttpClient,
   HttpClientConfigBuilder,
+  RateLimitResponseHook,
   TokenData,
   TokenManager,
 } from "../mod.ts";
@@ -69,6 +71,29 @@ export function withFiveHooks(builder: HttpClientConfigBuilder): HttpClientConfi
     .withTokenAuth({ tokenManager: cachedTokenManager() });
 }
 
+/** What a tree's `mod.ts` exports (bench/ab_network.ts loads two trees). */
+export type Library = typeof import("../mod.ts");
+
+/**
+ * The six hooks the Deno targets name: `withLogging` (request, response and
+ * error hooks, to a no-op logger), CorrelationIdHook, RateLimitResponseHook
+ * and an ApiKeyAuthHook, of `lib` (this tree's by default).
+ */
+export function withSixHooks(
+  builder: HttpClientConfigBuilder,
+  lib: Pick<Library, "CorrelationIdHook" | "RateLimitResponseHook" | "ApiKeyAuthHook"> = {
+    CorrelationIdHook,
+    RateLimitResponseHook,
+    ApiKeyAuthHook,
+  },
+): HttpClientConfigBuilder {
+  return builder
+    .withLogging({ logger: NO_OP_LOGGER })
+    .withRequestHook(new lib.CorrelationIdHook())
+    .withResponseHook(new lib.RateLimitResponseHook())
+    .withAuthHook(new lib.ApiKeyAuthHook("bench-api-key-0123456789"));
+}
+
 function fetchline(configure: (builder: HttpClientConfigBuilder) => HttpClientConfigBuilder) {
   return (): BenchClient => {
     let client: HttpClient | undefined;
@@ -95,16 +120,45 @@ interface DenoRequestInit extends RequestInit {
   client?: Deno.HttpClient;
 }
 
-/** Raw fetch over its own pool; `timeout` adds a per-request `AbortSignal.timeout(30 s)`. */
-function rawFetch(timeout: boolean): BenchClient {
+/** Where a reference client sends: `pool` shared (the caller closes it), else a pool of its own. */
+export interface PeerOptions {
+  readonly pool?: Deno.HttpClient | undefined;
+  /** A 30 s timeout as the library spells it; raw fetch adds `AbortSignal.timeout`. */
+  readonly timeout?: boolean | undefined;
+  /** Raw fetch only: the two headers the six hooks add (a correlation ID, an API key). */
+  readonly hookHeaders?: boolean | undefined;
+}
+
+/** A pool for `setup()`, and the `close()` that releases it only when it is the client's own. */
+function poolOf(options: PeerOptions) {
+  let pool = options.pool;
+  return {
+    get: () => (pool ??= Deno.createHttpClient({})),
+    close: () => {
+      if (options.pool === undefined) pool?.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+/** Raw fetch on a `Deno.createHttpClient` pool; `timeout` adds `AbortSignal.timeout(30 s)`. */
+export function rawFetch(options: PeerOptions = {}): BenchClient {
+  const pool = poolOf(options);
   let client: Deno.HttpClient | undefined;
   const send = async (url: string, init: DenoRequestInit) => {
-    if (timeout) init.signal = AbortSignal.timeout(30_000);
+    if (options.timeout) init.signal = AbortSignal.timeout(30_000);
+    if (options.hookHeaders) {
+      init.headers = {
+        ...init.headers as Record<string, string> | undefined,
+        "X-Correlation-ID": crypto.randomUUID(),
+        "X-API-Key": "bench-api-key-0123456789",
+      };
+    }
     return await (await fetch(url, init)).json();
   };
   return {
     setup() {
-      client = Deno.createHttpClient({});
+      client = pool.get();
       return Promise.resolve();
     },
     get: (url) => send(url, { client: client! }),
@@ -115,34 +169,43 @@ function rawFetch(timeout: boolean): BenchClient {
         headers: JSON_HEADERS,
         body: JSON.stringify(body),
       }),
-    close() {
-      client!.close();
-      return Promise.resolve();
-    },
+    close: pool.close,
   };
 }
 
-function kyClient(): BenchClient {
+/** ky; it passes the options it does not know (Deno's `client`) on to fetch. */
+export function kyClient(options: PeerOptions = {}): BenchClient {
+  const pool = poolOf(options);
   let ky: typeof import("ky").default | undefined;
   return {
     async setup() {
-      ky = (await import("ky")).default.create({});
+      const client = options.pool === undefined ? {} : { client: pool.get() };
+      ky = (await import("ky")).default.create({
+        ...client,
+        ...(options.timeout ? { timeout: 30_000 } : {}),
+      });
     },
     get: (url) => ky!.get(url).json(),
     post: (url, body) => ky!.post(url, { json: body }).json(),
-    close: () => Promise.resolve(),
+    close: pool.close,
   };
 }
 
-function ofetchClient(): BenchClient {
+/** ofetch; its options go to fetch as they are (Deno's `client` too). */
+export function ofetchClient(options: PeerOptions = {}): BenchClient {
+  const pool = poolOf(options);
   let ofetch: typeof import("ofetch").ofetch | undefined;
   return {
     async setup() {
-      ofetch = (await import("ofetch")).ofetch.create({});
+      const client = options.pool === undefined ? {} : { client: pool.get() };
+      ofetch = (await import("ofetch")).ofetch.create({
+        ...client,
+        ...(options.timeout ? { timeout: 30_000 } : {}),
+      });
     },
     get: (url) => ofetch!(url),
     post: (url, body) => ofetch!(url, { method: "POST", body: body as Record<string, unknown> }),
-    close: () => Promise.resolve(),
+    close: pool.close,
   };
 }
 
@@ -164,14 +227,14 @@ export const DENO_CLIENTS: readonly ClientSpec[] = [
     name: "fetch",
     description: "raw `fetch` with a `Deno.createHttpClient({})` pool (the reference)",
     permissions: [],
-    create: () => rawFetch(false),
+    create: () => rawFetch(),
   },
   {
     name: "fetch+timeout",
     description:
       "raw `fetch` as above with `signal: AbortSignal.timeout(30_000)` per request: the price of a timeout alone (fetchline and ky have one by default)",
     permissions: [],
-    create: () => rawFetch(true),
+    create: () => rawFetch({ timeout: true }),
   },
   {
     name: "fetchline",
@@ -197,13 +260,13 @@ export const DENO_CLIENTS: readonly ClientSpec[] = [
     name: "ky",
     description: "ky (npm), `ky.create({})` defaults, global fetch",
     permissions: [],
-    create: kyClient,
+    create: () => kyClient(),
   },
   {
     name: "ofetch",
     description: "ofetch (npm), `ofetch.create({})` defaults, global fetch",
     permissions: [],
-    create: ofetchClient,
+    create: () => ofetchClient(),
   },
   {
     name: "axios",

@@ -14,9 +14,10 @@
  * requests: a check that everything runs), `--node-deps` (default
  * /tmp/fetchline-bench-node; `off` leaves Node out), `--fetchline-npm`
  * (default `npm`, where `deno task build:npm` writes), `--memory-requests`
- * (100000), `--only` (any of throughput,micro,memory,oneshot). The "Streams"
- * and "Size" sections of RESULTS.md, written by `deno task bench:streams`
- * and `deno task size`, are kept as they are.
+ * (100000), `--only` (any of throughput,micro,memory,oneshot). The
+ * "In-process A/B", "Streams" and "Size" sections of RESULTS.md, written by
+ * `deno task bench:ab`, `deno task bench:streams` and `deno task size`, are
+ * kept as they are.
  *
  * ```sh
  * deno task bench
@@ -29,8 +30,7 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { resultsMarkdown } from "./_results.ts";
-import { streamsSection } from "./_streams_results.ts";
-import { sizeSection } from "./_size_results.ts";
+import { markedSection } from "./_ab_results.ts";
 import type { Machine, MemoryResult, Micro, Results } from "./_results.ts";
 import { runThroughput, THROUGHPUT_FLAGS, throughputOptions } from "./throughput.ts";
 import { runOneShot } from "./one_shot.ts";
@@ -226,10 +226,11 @@ async function main(): Promise<void> {
     oneShot,
     notices,
   });
-  // The Streams and Size sections are bench:streams' and size's (bench/streams.ts,
-  // bench/size.ts): kept as they are.
+  // The In-process A/B, Streams and Size sections are bench:ab's, bench:streams' and size's
+  // (bench/ab_network.ts, bench/streams.ts, bench/size.ts): kept as they are.
   const old = await readText(OUT);
-  const kept = [streamsSection(old), sizeSection(old)].filter((section) => section !== "");
+  const kept = ["ab", "streams", "size"].map((name) => markedSection(old, name))
+    .filter((section) => section !== "");
   await Deno.writeTextFile(OUT, [markdown.trimEnd(), ...kept].join("\n\n") + "\n");
   // Aligned tables, and `deno fmt --check` (part of `deno task check`) stays clean.
   await run("deno", ["fmt", "--quiet", OUT]);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  ApiKeyAuthHook,
   CorrelationIdHook,
   HttpClient,
   HttpClientConfigBuilder,
@@ -248,4 +249,41 @@ Deno.test("LoggingRequestHook masks credential-like fields of a form body", () =
     lines[1]?.[1].split("] ")[1],
     "Body: grant_type=password&username=ada&password=***&client_secret=***&tenant=***",
   );
+});
+
+Deno.test("LoggingRequestHook logs each call's own path, query and params when the URLs take turns", () => {
+  const { logger, lines } = recordingLogger();
+  const hook = new LoggingRequestHook({ logger, sensitiveKeys: ["code"] });
+  const requests = [
+    new HttpRequest("GET", "http://127.0.0.1/a?code=1"),
+    new HttpRequest("GET", "http://127.0.0.1/b"),
+    new HttpRequest("GET", "http://127.0.0.1/b", { params: { page: 2 } }),
+    new HttpRequest("GET", "http://127.0.0.1/b"),
+    new HttpRequest("GET", "http://127.0.0.1/a?code=1"),
+  ];
+  for (const request of requests) hook.beforeRequest(request, new RequestContext(request));
+  assert.deepEqual(lines.map(([, message]) => message.replace(/^\[\w+\] /, "")), [
+    "HTTP GET /a?code=***",
+    "HTTP GET /b",
+    "HTTP GET /b?page=2",
+    "HTTP GET /b",
+    "HTTP GET /a?code=***",
+  ]);
+});
+
+Deno.test("CorrelationIdHook and ApiKeyAuthHook send their header unchecked only under the name they checked", () => {
+  const request = new HttpRequest("GET", "http://127.0.0.1/");
+  const correlation = new CorrelationIdHook();
+  const apiKey = new ApiKeyAuthHook("k3y-value");
+  const sent = correlation.beforeRequest(request, new RequestContext(request));
+  assert.match(sent.headers?.["X-Correlation-ID"] ?? "", /^[0-9a-f-]{36}$/);
+  assert.equal(apiKey.beforeRequest(request).headers?.["X-API-Key"], "k3y-value");
+  // A name changed after the hook was made is checked as any header is.
+  (correlation as { headerName: string }).headerName = "Bad Name";
+  (apiKey as { headerName: string }).headerName = "Bad\nName";
+  assert.throws(
+    () => correlation.beforeRequest(request, new RequestContext(request)),
+    TypeError,
+  );
+  assert.throws(() => apiKey.beforeRequest(request), /Invalid header name/);
 });

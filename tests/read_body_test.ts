@@ -104,3 +104,34 @@ Deno.test("readBody() passes a pushed failure through unchanged", async () => {
   };
   await assert.rejects(readBody(response, 100), (error) => error === failure);
 });
+
+Deno.test("readBody() reads a body of known length within the limit with readAll(), asking for no stream", async () => {
+  // On Deno, asking a fetch Response for its body makes a stream, and a
+  // client with no deadline wraps it in another: a read whole needs neither.
+  const response: WireResponse = {
+    status: 200,
+    headers: new Headers({ "content-length": "3" }),
+    location: null,
+    get body(): ReadableStream<Uint8Array> | null {
+      throw new Error("The body stream was asked for");
+    },
+    readAll: () => Promise.resolve(new Uint8Array([1, 2, 3])),
+  };
+  assert.deepEqual(await readBody(response, 100), new Uint8Array([1, 2, 3]));
+});
+
+Deno.test("readBody() still refuses a Content-Length past the limit before reading, and gives a missing body as empty", async () => {
+  let cancelled: unknown;
+  const over: WireResponse = {
+    status: 200,
+    headers: { "content-length": "10" },
+    location: null,
+    body: new ReadableStream({ cancel: (reason) => void (cancelled = reason) }),
+    readAll: () => Promise.reject(new Error("readAll() was called")),
+  };
+  await assert.rejects(readBody(over, 5), BodyTooLarge);
+  assert.ok(cancelled instanceof BodyTooLarge);
+  // A HEAD's Content-Length past the limit: no body, nothing refused.
+  const head: WireResponse = { ...over, body: null };
+  assert.equal((await readBody(head, 5)).byteLength, 0);
+});

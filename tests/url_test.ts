@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { pathAndQuery } from "../src/http/url.ts";
+import { originOf, pathAndQuery } from "../src/http/url.ts";
 
 /** What URL parsing gives: the reference pathAndQuery() must agree with. */
 function parsed(url: string): string {
@@ -47,4 +47,25 @@ Deno.test("pathAndQuery() agrees with URL parsing on generated URLs that parse",
     }),
     { numRuns: 5000 },
   );
+});
+
+Deno.test("originOf() gives what URL parsing gives, for URLs seen before and new ones", () => {
+  const urls = [
+    "http://127.0.0.1:8080/items/1",
+    "http://127.0.0.1:8081/items/1",
+    "http://127.0.0.1:80/x",
+    "https://EXAMPLE.com:443?q",
+    "https://u:p@example.com#f",
+    "http://0x7f.1/",
+    "http://[::1]:9000\\a",
+    "HTTP://Example.COM/",
+    "http:example.com/a//b",
+    "http:/example.org/",
+  ];
+  // Twice each, and past the number of origins kept, each in its turn.
+  const many = Array.from({ length: 100 }, (_, i) => `http://h${i}.example:${1000 + i}/p`);
+  for (const url of [...urls, ...urls, ...many, ...many, ...urls]) {
+    assert.equal(originOf(url), new URL(url).origin, url);
+  }
+  assert.throws(() => originOf("http://exa mple.com/"), TypeError);
 });

@@ -1,7 +1,7 @@
 import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import { TokenData } from "../config/token_data.ts";
-import type { HttpRequest } from "../models/request.ts";
+import { type HttpRequest, withCheckedHeader } from "../models/request.ts";
 import { requireText, validateHeader } from "../models/_validate.ts";
 
 /** Options of {@linkcode ApiKeyAuthHook}. */
@@ -33,6 +33,7 @@ export class ApiKeyAuthHook extends BaseAuthHook {
   /** The header the key goes in, as a credential: a redirect that leaves the origin drops it. */
   readonly credentialHeaders: readonly string[];
   readonly #apiKey: string;
+  readonly #checkedName: string;
 
   /**
    * Creates the hook.
@@ -46,6 +47,7 @@ export class ApiKeyAuthHook extends BaseAuthHook {
     this.headerName = options.headerName ?? "X-API-Key";
     validateHeader("headerName", this.headerName, "");
     validateHeader("apiKey", this.headerName, apiKey);
+    this.#checkedName = this.headerName;
     this.credentialHeaders = Object.freeze([this.headerName]);
   }
 
@@ -57,7 +59,10 @@ export class ApiKeyAuthHook extends BaseAuthHook {
    */
   beforeRequest(request: HttpRequest): HttpRequest {
     if (carriesCredentials(request, this.headerName)) return request;
-    return request.withHeaders({ [this.headerName]: this.#apiKey });
+    const name = this.headerName;
+    // Both checked when the hook was made (unless the name was changed since).
+    if (name !== this.#checkedName) return request.withHeaders({ [name]: this.#apiKey });
+    return withCheckedHeader(request, name, this.#apiKey);
   }
 
   /**

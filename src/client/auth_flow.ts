@@ -20,6 +20,7 @@ import { sendWithRedirects } from "./redirects.ts";
 import type { HopAuth } from "./redirects.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
 import { isOneShot } from "../http/raw_body.ts";
+import { originOf } from "../http/url.ts";
 import { bindTokenSender } from "../auth/_token_transport.ts";
 import type { TokenSender } from "../auth/_token_transport.ts";
 
@@ -58,7 +59,8 @@ export async function sendAuthenticated(
   context: RequestContext,
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
-  const allowed = allowedOrigin(options, hooked);
+  const hookedOrigin = originOf(hooked.url);
+  const allowed = allowedOrigin(options, hookedOrigin);
   const seconds = attemptTimeout(hooked, options);
   bindTokenSender(context, options.tokenSender);
   let failed: HttpResponse | undefined;
@@ -83,14 +85,16 @@ export async function sendAuthenticated(
         // Resent: the streamed body of the 401 is given back unread.
         if (options.stream) await previous.cancel();
       }
-      const first = await until(authenticate(hook, allowed, hooked, context));
+      // A hook that answers at once (an API key) costs no promise.
+      const applied = authenticate(hook, allowed, hooked, context, hookedOrigin);
+      const first = applied instanceof Promise ? await until(applied) : applied;
       context.request = first.request;
       // Whether the hop that answered carried the hook's credentials.
       let credentialed = first.added.size > 0;
       const hops: HopAuth = {
         headers: first.added,
         async reapply(hop) {
-          const result = await until(authenticate(hook, allowed, hop, context));
+          const result = await until(Promise.resolve(authenticate(hook, allowed, hop, context)));
           credentialed = result.added.size > 0;
           return result;
         },
@@ -127,33 +131,40 @@ function waitIn(step: Step, request: HttpRequest, options: SendOptions) {
     untilAborted(pending, step, () => stepEndedError(request, step, options));
 }
 
-/** Tells whether the hook may run for an origin, in the call of `own`. */
-function allowedOrigin(options: AuthOptions, own: HttpRequest): (origin: string) => boolean {
+/** Tells whether the hook may run for an origin, in a call whose own origin is `ownOrigin`. */
+function allowedOrigin(options: AuthOptions, ownOrigin: string): (origin: string) => boolean {
   const origins = options.authOrigins ?? NONE;
   if (!options.authOwnOrigin) return (origin) => origins.has(origin);
-  const ownOrigin = new URL(own.url).origin;
   return (origin) => origin === ownOrigin || origins.has(origin);
 }
 
-/** Applies the hook where it should authenticate and the origin is allowed; names the headers it added. */
-async function authenticate(
+/**
+ * Applies the hook where it should authenticate and the origin (`origin`,
+ * `request`'s, when known) is allowed; names the headers it added. Not a
+ * promise while the hook returns a request, not a promise.
+ */
+function authenticate(
   hook: AuthHookInterface,
   allowed: (origin: string) => boolean,
   request: HttpRequest,
   context: RequestContext,
-): Promise<Authenticated> {
-  if (!allowed(new URL(request.url).origin) || !hook.shouldAuthenticate(request)) {
-    return { request, added: NONE };
+  origin = originOf(request.url),
+): Authenticated | Promise<Authenticated> {
+  if (!allowed(origin) || !hook.shouldAuthenticate(request)) return { request, added: NONE };
+  const result = hook.beforeRequest(request, context);
+  if (result instanceof HttpRequest) {
+    return { request: result, added: addedHeaders(request, result) };
   }
-  const result = await hook.beforeRequest(request, context);
-  if (!(result instanceof HttpRequest)) {
-    throw new TypeError(
-      `Auth hook ${hook.constructor.name} returned ${
-        describeType(result)
-      }, expected an HttpRequest`,
-    );
-  }
-  return { request: result, added: addedHeaders(request, result) };
+  return Promise.resolve(result).then((hooked: unknown) => {
+    if (!(hooked instanceof HttpRequest)) {
+      throw new TypeError(
+        `Auth hook ${hook.constructor.name} returned ${
+          describeType(hooked)
+        }, expected an HttpRequest`,
+      );
+    }
+    return { request: hooked, added: addedHeaders(request, hooked) };
+  });
 }
 
 function addedHeaders(before: HttpRequest, after: HttpRequest): ReadonlySet<string> {

@@ -1,5 +1,5 @@
 import type { RequestHookInterface } from "./hook_interfaces.ts";
-import type { HttpRequest } from "../models/request.ts";
+import { type HttpRequest, withCheckedHeader } from "../models/request.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { validateHeader } from "../models/_validate.ts";
 
@@ -28,6 +28,7 @@ export interface CorrelationIdHookOptions {
 export class CorrelationIdHook implements RequestHookInterface {
   /** The header the ID is sent in. */
   readonly headerName: string;
+  readonly #checkedName: string;
 
   /**
    * Creates the hook.
@@ -37,6 +38,7 @@ export class CorrelationIdHook implements RequestHookInterface {
   constructor(options: CorrelationIdHookOptions = {}) {
     this.headerName = options.headerName ?? "X-Correlation-ID";
     validateHeader("headerName", this.headerName, "");
+    this.#checkedName = this.headerName;
   }
 
   /**
@@ -47,7 +49,15 @@ export class CorrelationIdHook implements RequestHookInterface {
    * @returns A copy of the request with the header.
    */
   beforeRequest(request: HttpRequest, context: RequestContext): HttpRequest {
-    const id = (context.metadata.correlationId ??= crypto.randomUUID()) as string;
-    return request.withHeaders({ [this.headerName]: id });
+    const given = context.metadata.correlationId;
+    if (given !== undefined && given !== null) {
+      return request.withHeaders({ [this.headerName]: given as string });
+    }
+    const id = crypto.randomUUID();
+    context.metadata.correlationId = id;
+    const name = this.headerName;
+    // A UUID is a valid value, and the name was checked when the hook was made (unless changed).
+    if (name !== this.#checkedName) return request.withHeaders({ [name]: id });
+    return withCheckedHeader(request, name, id);
   }
 }

@@ -143,6 +143,9 @@ function bodyOf(request: HttpRequest, sensitive: ReadonlySet<string>): string | 
  */
 export class LoggingRequestHook implements RequestHookInterface {
   readonly #settings: LoggingSettings;
+  /** The URL (without params) of the last line, and its masked path: calls repeat URLs. */
+  #lastUrl: string | undefined = undefined;
+  #lastPath = "";
 
   /**
    * Creates the hook.
@@ -165,7 +168,7 @@ export class LoggingRequestHook implements RequestHookInterface {
     const { logHeaders, logBody, sensitive, logger } = this.#settings;
     const id = (context.metadata.requestId ??= newRequestId()) as string;
     context.metadata.startTime = performance.now();
-    logger.info(`[${id}] HTTP ${request.method} ${pathOf(request, sensitive)}`);
+    logger.info(`[${id}] HTTP ${request.method} ${this.#pathOf(request, sensitive)}`);
     if (logHeaders) {
       logger.info(
         `[${id}] Headers: ${JSON.stringify(maskHeaders(request.headers ?? {}, sensitive))}`,
@@ -174,6 +177,16 @@ export class LoggingRequestHook implements RequestHookInterface {
     const body = logBody ? bodyOf(request, sensitive) : undefined;
     if (body !== undefined) logger.info(`[${id}] Body: ${body}`);
     return request;
+  }
+
+  /** {@linkcode pathOf}, kept for the last URL without params. */
+  #pathOf(request: HttpRequest, sensitive: ReadonlySet<string>): string {
+    if (request.params !== undefined) return pathOf(request, sensitive);
+    if (request.url !== this.#lastUrl) {
+      this.#lastPath = pathOf(request, sensitive);
+      this.#lastUrl = request.url;
+    }
+    return this.#lastPath;
   }
 }
 

@@ -35,22 +35,20 @@ import { serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { toCurl } from "../curl/to_curl.ts";
 
+/** A copy of a request with a header record checked and frozen already ({@linkcode withCheckedHeader}). */
+let copyWithHeaders: (from: HttpRequest, headers: Readonly<Record<string, string>>) => HttpRequest;
+
 /**
  * An immutable HTTP request. The instance and its `headers`, `params`,
  * `data`, `files` and `auth` are frozen; changed copies come from
  * {@linkcode HttpRequest.withHeaders} and {@linkcode HttpRequest.with}.
  *
  * Bad input throws a `TypeError` naming the field: an unknown method or init
- * key (`bdy`), a URL that is not a string or `URL`, or has a control
- * character or a space at either end, more than one of `body`, `data` and
- * `jsonData`, `files` without `data` beside another body, a timeout that is
- * neither `null` nor a finite number of seconds above 0, a JSON body with a
- * `BigInt`, a cycle or `NaN`, a header HTTP forbids, and a body on GET or
- * HEAD. `jsonData` is serialized once, here, and a `Uint8Array` or
- * `ArrayBuffer` body copied once, here (`body` is the copy, shared by the
- * copies of `with()`; do not change it): later changes to what was given are
- * not sent. A `Blob` is kept as it is (no copy); a `ReadableStream` is read
- * once, when sent.
+ * key, a bad URL, two bodies, a bad timeout, a JSON body with a `BigInt`, a
+ * cycle or `NaN`, a header HTTP forbids, a body on GET or HEAD. `jsonData` is
+ * serialized once and a `Uint8Array` or `ArrayBuffer` body copied once, here
+ * (later changes to what was given are not sent); a `Blob` is kept as it is,
+ * a `ReadableStream` read once, when sent.
  *
  * @example Build a request and a changed copy
  * ```ts
@@ -103,11 +101,13 @@ export class HttpRequest implements HttpRequestFields {
     const from = copy?.from;
     // `method` and `url` are let through (and the arguments win), so `toObject()` is an init.
     if (copy === undefined) checkKnownKeys("init", init, REQUEST_FIELD_KEYS);
-    this.method = parseMethod(method);
+    this.method = from !== undefined && method === from.method ? from.method : parseMethod(method);
     this.url = from !== undefined && url === from.url ? url : checkUrl(url);
     // Each field is read once, so a getter cannot change it after its check.
     const { headers, params, data, jsonData, files, body, timeout, auth } = init;
-    checkBody(this.method, { body, data, jsonData, files });
+    const sameBody = from !== undefined && this.method === from.method && body === from.body &&
+      data === from.data && jsonData === from.jsonData && files === from.files;
+    if (!sameBody) checkBody(this.method, { body, data, jsonData, files });
     if (headers !== undefined) {
       this.headers = headers === copy?.checkedHeaders || headers === from?.headers
         ? headers
@@ -164,6 +164,10 @@ export class HttpRequest implements HttpRequestFields {
     return this.#copy(changes, undefined);
   }
 
+  static {
+    copyWithHeaders = (request, headers) => request.#copy({ headers }, headers);
+  }
+
   /** A copy with `changes`; `headers`, when given, is a frozen record already checked. */
   #copy(
     changes: Partial<HttpRequestFields>,
@@ -186,13 +190,7 @@ export class HttpRequest implements HttpRequestFields {
     return body === undefined ? fields : { ...fields, body };
   }
 
-  /**
-   * Renders this request as a cURL command; the same string as
-   * {@linkcode toCurl}`(request)` from `utils.ts`, with its rules and
-   * limitations. The command holds the request's credentials, as asked.
-   *
-   * @returns The command.
-   */
+  /** This request as a cURL command, credentials included: {@linkcode toCurl}`(request)` of `utils.ts`. */
   toCurl(): string {
     return toCurl(this);
   }
@@ -209,14 +207,10 @@ export class HttpRequest implements HttpRequestFields {
   }
 
   /**
-   * The masked view `console.log()` shows, for `JSON.stringify()`: the fields
-   * of {@linkcode HttpRequest.toObject} with the URL masked as in
-   * {@linkcode HttpRequest.toString}, credential-like headers, params, form
-   * fields and JSON keys masked, the password of `auth` masked (its user name
-   * too when the password is empty), bytes or Blobs shown by their size, and
-   * a raw `body` by its kind and size only (`string(5)`, `Uint8Array(1024)`,
-   * `Blob(2048)`, `ReadableStream`): never its content, which may hold a
-   * secret.
+   * The masked view `console.log()` shows, for `JSON.stringify()`: the
+   * fields of {@linkcode HttpRequest.toObject}, the URL masked as in
+   * `toString()`, credential-like headers, params, form fields and JSON keys
+   * and `auth` masked, and a raw `body` by its kind and size only.
    *
    * @returns The view; no credential is in it.
    *
@@ -255,12 +249,20 @@ defineRedactedInspect(HttpRequest, (request) => ({
 }));
 
 /**
- * The init of a copy made by {@linkcode HttpRequest.with} or
- * {@linkcode HttpRequest.withHeaders}: the fields of `from` with `changes`
- * over them. The constructor takes the fields still identical to those of
- * `from`, and `checkedHeaders`, without checking, freezing or serializing
- * them again. The class is private to this module, so no caller outside it
- * can make the constructor skip a check.
+ * `request.withHeaders({ [name]: value })` for a header the caller has
+ * checked already (a hook's own name, and a value it made or checked when
+ * it was given): the same request, without checking the header again.
+ */
+export function withCheckedHeader(request: HttpRequest, name: string, value: string): HttpRequest {
+  const merged = Object.freeze(mergeHeaders(request.headers, { [name]: value }));
+  return copyWithHeaders(request, merged);
+}
+
+/**
+ * The init of a copy made by `with()` or `withHeaders()`: the fields of
+ * `from` with `changes` over them. The constructor takes those still
+ * identical to `from`'s, and `checkedHeaders`, without checking them again.
+ * Private to this module: no caller outside it can make a check skipped.
  */
 class RequestCopy implements HttpRequestInit {
   // Undefined only when `changes` gives them as undefined: the copy keeps them.

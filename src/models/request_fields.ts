@@ -139,6 +139,14 @@ export function checkUrl(url: unknown): string {
  */
 export function checkBody(method: HttpMethod, init: HttpRequestInit): void {
   const { body, data, jsonData, files } = init;
+  // Most requests carry one body field or none: nothing to report.
+  const count = Number(body !== undefined) + Number(data !== undefined) +
+    Number(jsonData !== undefined);
+  if (
+    files === undefined && (count === 0 || (count === 1 && method !== "GET" && method !== "HEAD"))
+  ) {
+    return;
+  }
   const given = [
     body !== undefined && "body",
     data !== undefined && "data",

@@ -37,19 +37,20 @@ export async function readBody(
     if (!response.drainTo(sink)) return new Uint8Array(0);
     return sink.result ?? await sink.settled();
   }
+  if (length !== undefined && length <= maxBytes && response.readAll !== undefined) {
+    // Within the limit by its Content-Length; a `withFetch` function's
+    // response may still bring more than it announced. `body` is not
+    // touched: on Deno that makes a stream (and a watched one) for nothing.
+    const bytes = await response.readAll();
+    if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
+    return bytes;
+  }
   const { body } = response;
   if (body === null) return new Uint8Array(0);
   if (length !== undefined && length > maxBytes) {
     const error = new BodyTooLarge(maxBytes);
     await body.cancel(error);
     throw error;
-  }
-  if (length !== undefined && response.readAll !== undefined) {
-    // Within the limit by its Content-Length; a `withFetch` function's
-    // response may still bring more than it announced.
-    const bytes = await response.readAll();
-    if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
-    return bytes;
   }
   let reader: ReadableStreamBYOBReader;
   try {
