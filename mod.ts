@@ -64,13 +64,16 @@ export {
   DecodingException,
   EventStreamException,
   HttpClientException,
+  ResponseException,
   ResponseNotReadException,
   ResponseParseException,
   TimeoutException,
 } from "./src/errors.ts";
+export { HttpStatusException } from "./src/http_status_exception.ts";
 export type { ServerSentEvent } from "./src/http/sse.ts";
 export type {
   EventStreamExceptionOptions,
   HttpClientExceptionOptions,
+  ResponseExceptionOptions,
   ResponseParseExceptionOptions,
 } from "./src/errors.ts";

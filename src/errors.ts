@@ -8,6 +8,7 @@
 
 import type { HttpRequest } from "./models/request.ts";
 import type { HttpResponse } from "./models/response.ts";
+import type { StandardSchemaIssue } from "./models/standard_schema.ts";
 import { redactText, redactUrl } from "./masking/url.ts";
 import { defineErrorInspect, errorView, maskCauseTexts } from "./masking/error_views.ts";
 
@@ -190,10 +191,58 @@ export class ResponseNotReadException extends HttpClientException {}
  */
 export class AuthenticationException extends HttpClientException {}
 
+/** Options of an exception that carries a response. */
+export interface ResponseExceptionOptions extends HttpClientExceptionOptions {
+  /** The response the exception is about. */
+  response: HttpResponse;
+}
+
+/**
+ * The shape every exception about a response shares: `response`, and the
+ * response's request as `request`. Its view (`console.log()`,
+ * `JSON.stringify()`) shows the response through the response's own masked
+ * view, as every field of an exception is shown.
+ *
+ * @example Catch any exception that carries a response
+ * ```ts
+ * import { HttpRequest, HttpResponse, ResponseException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new HttpRequest("GET", "http://127.0.0.1/");
+ * const response = new HttpResponse({
+ *   statusCode: 500, headers: {}, content: new Uint8Array(), elapsedMs: 1, url: request.url, request,
+ * });
+ * assert.throws(
+ *   () => response.raiseForStatus(),
+ *   (error: unknown) => error instanceof ResponseException && error.response === response,
+ * );
+ * ```
+ */
+export abstract class ResponseException extends HttpClientException {
+  /** The response the exception is about. */
+  readonly response: HttpResponse;
+
+  /**
+   * Creates an exception.
+   *
+   * @param message What went wrong, naming the method and URL.
+   * @param options The response, and the underlying error as `cause`.
+   */
+  constructor(message: string, options: ResponseExceptionOptions) {
+    super(message, { request: options.response.request, cause: options.cause });
+    this.response = options.response;
+  }
+}
+
 /** Options of a {@linkcode ResponseParseException}. */
-export interface ResponseParseExceptionOptions extends HttpClientExceptionOptions {
+export interface ResponseParseExceptionOptions extends ResponseExceptionOptions {
   /** The response whose body could not be parsed. */
   response: HttpResponse;
+  /**
+   * The issues a Standard Schema validator reported, when the body was JSON
+   * but did not match the schema given to {@linkcode HttpResponse.json}.
+   */
+  issues?: readonly StandardSchemaIssue[] | undefined;
 }
 
 /**
@@ -220,24 +269,34 @@ export interface ResponseParseExceptionOptions extends HttpClientExceptionOption
  * });
  * ```
  */
-export class ResponseParseException extends HttpClientException {
-  /** The response whose body could not be parsed. */
-  readonly response: HttpResponse;
+export class ResponseParseException extends ResponseException {
+  /**
+   * The issues a Standard Schema validator reported (each a `message` and
+   * maybe a `path`), or `undefined` when the body was not JSON. The
+   * exception's message names their paths; views (`console.log()`,
+   * `JSON.stringify()`) leave the issues out, as an issue's message may
+   * quote the body, which no view shows.
+   */
+  readonly issues?: readonly StandardSchemaIssue[];
 
   /**
    * Creates an exception.
    *
    * @param message What went wrong.
-   * @param options The response, and the parser's error as `cause`.
+   * @param options The response, the parser's error as `cause`, the validator's `issues`.
    */
   constructor(message: string, options: ResponseParseExceptionOptions) {
-    super(message, { request: options.response.request, cause: options.cause });
-    this.response = options.response;
+    super(message, options);
+    // Not enumerable: views show the fields of an exception, and an issue's
+    // message may quote the body, which no view shows.
+    if (options.issues !== undefined) {
+      Object.defineProperty(this, "issues", { value: options.issues, enumerable: false });
+    }
   }
 }
 
 /** Options of an {@linkcode EventStreamException}. */
-export interface EventStreamExceptionOptions extends HttpClientExceptionOptions {
+export interface EventStreamExceptionOptions extends ResponseExceptionOptions {
   /** The response the event stream was refused with, its body not read. */
   response: HttpResponse;
 }
@@ -271,18 +330,7 @@ export interface EventStreamExceptionOptions extends HttpClientExceptionOptions 
  * assert.equal(error.response.statusCode, 401);
  * ```
  */
-export class EventStreamException extends HttpClientException {
+export class EventStreamException extends ResponseException {
   /** The response the event stream was refused with, its body not read. */
-  readonly response: HttpResponse;
-
-  /**
-   * Creates an exception.
-   *
-   * @param message What was refused: the status or the Content-Type.
-   * @param options The response.
-   */
-  constructor(message: string, options: EventStreamExceptionOptions) {
-    super(message, { request: options.response.request, cause: options.cause });
-    this.response = options.response;
-  }
+  declare readonly response: HttpResponse;
 }

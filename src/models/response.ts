@@ -1,4 +1,7 @@
-import { describeCall, ResponseParseException } from "../errors.ts";
+import { describeCall } from "../errors.ts";
+import { httpStatusError } from "../http_status_exception.ts";
+import { parseJson, validateJson } from "./response_json.ts";
+import type { StandardSchemaV1 } from "./standard_schema.ts";
 import type { HttpRequest } from "./request.ts";
 import { lines } from "../http/lines.ts";
 import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
@@ -158,18 +161,71 @@ export class HttpResponse {
    * @throws {ResponseParseException} When the body is not valid JSON; the
    * exception carries this response.
    */
-  json<T = unknown>(): T {
-    const text = this.text;
-    try {
-      return JSON.parse(text) as T;
-    } catch (cause) {
-      throw new ResponseParseException(
-        `Response body is not valid JSON: ${
-          describeCall(this.request, this.url)
-        } (status ${this.statusCode})`,
-        { response: this, cause },
-      );
-    }
+  json<T = unknown>(): T;
+  /**
+   * Parses the body as JSON and validates it with a Standard Schema
+   * validator (zod, valibot, arktype…): returns the validator's output,
+   * typed from the schema. Validation is synchronous (the body is in
+   * memory): a validator that returns a promise is a `TypeError` naming
+   * its library, never a promise left unawaited.
+   *
+   * @typeParam S The validator's type.
+   * @param schema A Standard Schema validator.
+   * @returns The validator's output.
+   * @throws {ResponseParseException} When the body is not valid JSON, or
+   * does not match the schema (`issues` then holds the validator's issues,
+   * and the message their paths); the exception carries this response.
+   *
+   * @example Validate a body with zod
+   * ```ts
+   * import { HttpRequest, HttpResponse } from "@fetchline/fetchline";
+   * import { z } from "zod";
+   * import assert from "node:assert/strict";
+   *
+   * const User = z.object({ id: z.number(), name: z.string() });
+   * const request = new HttpRequest("GET", "http://127.0.0.1/users/1");
+   * const response = new HttpResponse({
+   *   statusCode: 200, headers: {}, content: new TextEncoder().encode('{"id": 1, "name": "Ada"}'),
+   *   elapsedMs: 1, url: request.url, request,
+   * });
+   * const user = response.json(User); // typed { id: number; name: string }
+   * assert.equal(user.name, "Ada");
+   * ```
+   */
+  json<S extends StandardSchemaV1>(schema: S): NonNullable<S["~standard"]["types"]>["output"];
+  json(schema?: StandardSchemaV1): unknown {
+    // An explicit `undefined` is a schema that is missing, not "no schema".
+    return arguments.length === 0 ? parseJson(this) : validateJson(this, schema);
+  }
+
+  /**
+   * Returns this response when its status is 1xx, 2xx or 3xx, and throws
+   * {@linkcode HttpStatusException} (carrying it) for 4xx and 5xx, so one
+   * line both checks and reads. The body is left as it is: a streamed one
+   * stays unread on `error.response`, to read or cancel.
+   *
+   * @returns This response.
+   * @throws {HttpStatusException} For a status from 400 to 599.
+   *
+   * @example Throw on a failed status
+   * ```ts
+   * import { HttpRequest, HttpResponse, HttpStatusException } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const request = new HttpRequest("GET", "http://127.0.0.1/users/9?token=t0ken");
+   * const response = new HttpResponse({
+   *   statusCode: 404, headers: {}, content: new Uint8Array(), elapsedMs: 1, url: request.url, request,
+   * });
+   * assert.throws(() => response.raiseForStatus().json(), (error: unknown) => {
+   *   assert.ok(error instanceof HttpStatusException);
+   *   assert.equal(error.message, "Client error (status 404): GET http://127.0.0.1/users/9?token=***");
+   *   return error.response === response;
+   * });
+   * ```
+   */
+  raiseForStatus(): this {
+    if (this.statusCode >= 400 && this.statusCode <= 599) throw httpStatusError(this);
+    return this;
   }
 
   /** Parses the body as JSON (type `T`, not checked), or returns `undefined` when it is not JSON. */
