@@ -3,11 +3,13 @@ import type {
   Logger,
   RequestHookInterface,
   ResponseHookInterface,
+  RetryInfo,
 } from "./hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
-import { maskFormForLog, maskHeaders, redactQuery, redactText } from "../masking/views.ts";
+import { maskFormForLog, maskHeaders, redactQuery } from "../masking/views.ts";
+import { describeError, newRequestId, requestIdOf, retryLine, sensitiveOf } from "./_log_lines.ts";
 import { encodeForm } from "../http/form.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
@@ -52,25 +54,6 @@ export interface LoggingErrorHookOptions {
   logger?: Logger | undefined;
 }
 
-/** Random 32-bit words for request IDs, drawn a batch at a time: far cheaper than a UUID each. */
-const RANDOM_WORDS = new Uint32Array(256);
-let nextWord = RANDOM_WORDS.length;
-
-/** A new request ID: 8 lower-case hex characters from `crypto.getRandomValues()`. */
-function newRequestId(): string {
-  if (nextWord === RANDOM_WORDS.length) {
-    crypto.getRandomValues(RANDOM_WORDS);
-    nextWord = 0;
-  }
-  return RANDOM_WORDS[nextWord++]!.toString(16).padStart(8, "0");
-}
-
-/** The request ID of a call, or `unknown` when no logging request hook gave one. */
-function requestIdOf(context: RequestContext): string {
-  const id = context.metadata.requestId;
-  return typeof id === "string" ? id : "unknown";
-}
-
 /** The settings the request and response hooks share, with defaults applied. */
 interface LoggingSettings {
   readonly logHeaders: boolean;
@@ -86,10 +69,6 @@ function settingsOf(options: LoggingRequestHookOptions): LoggingSettings {
     sensitive: sensitiveOf(options),
     logger: options.logger ?? console,
   };
-}
-
-function sensitiveOf(options: { sensitiveKeys?: Iterable<string> | undefined }): Set<string> {
-  return new Set([...(options.sensitiveKeys ?? [])].map((name) => name.toLowerCase()));
 }
 
 /** The URL's path and query, params included, credential-like query values masked. */
@@ -179,7 +158,9 @@ export class LoggingRequestHook implements RequestHookInterface {
  * Logs each response as `[<requestId>] Response: <status> (<ms>ms)` (`info`,
  * or `warn` for 4xx and 5xx), then, when asked, `[<requestId>] Response
  * Headers: <JSON>` and, for a failed response only, `[<requestId>] Response
- * Body: <text>`.
+ * Body: <text>`. When the client retries a response, it logs
+ * `[<requestId>] Retrying in <s> s (attempt <n>/<m>): status <code>` at
+ * `warn` before the wait (n is the attempt about to be made).
  *
  * @example Log a response without the request hook
  * ```ts
@@ -235,6 +216,18 @@ export class LoggingResponseHook implements ResponseHookInterface {
     }
     return response;
   }
+
+  /**
+   * Logs `[<requestId>] Retrying in <s> s (attempt <n>/<m>): status <code>`
+   * at `warn`: the client retries the response after that wait, as attempt
+   * n of m.
+   *
+   * @param context The call's context.
+   * @param info The wait and the response retried.
+   */
+  onRetry(context: RequestContext, info: RetryInfo): void {
+    this.#settings.logger.warn(retryLine(context, info, this.#settings.sensitive));
+  }
 }
 
 /**
@@ -242,7 +235,9 @@ export class LoggingResponseHook implements ResponseHookInterface {
  * <Type>: <message>` at `error`, where n is `attempt + 1` and m is
  * `maxRetries + 1`. The library's messages name the method and URL and
  * never a credential; in any other error's message, the user-info and
- * credential-like query values of a URL are masked as well.
+ * credential-like query values of a URL are masked as well. When the
+ * client retries after the exception, it logs `[<requestId>] Retrying in
+ * <s> s (attempt <n+1>/<m>): <Type>: <message>` at `warn` before the wait.
  *
  * @example Log a failure
  * ```ts
@@ -260,6 +255,23 @@ export class LoggingResponseHook implements ResponseHookInterface {
  * assert.deepEqual(lines, [
  *   "[0badcafe] Request failed (attempt 1/3): TimeoutException: Request timed out after 1 s: GET /",
  * ]);
+ * ```
+ *
+ * @example Log the retries of a call
+ * ```ts
+ * import { ConnectionException, HttpClientConfigBuilder, HttpClient } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const log = (line: string) => void lines.push(line);
+ * const config = new HttpClientConfigBuilder()
+ *   .withFetch(() => Promise.reject(new TypeError("connection refused")))
+ *   .withRetry({ maxRetries: 1, sleep: () => Promise.resolve(), random: () => 0.5 })
+ *   .withLogging({ logger: { debug: log, info: log, warn: log, error: log } })
+ *   .build();
+ * await using client = new HttpClient(config);
+ * await assert.rejects(client.get("http://127.0.0.1/items"), ConnectionException);
+ * assert.match(lines[2]!, /^\[[0-9a-f]{8}\] Retrying in 0\.25 s \(attempt 2\/2\): ConnectionException: /);
  * ```
  */
 export class LoggingErrorHook implements ErrorHookInterface {
@@ -283,13 +295,22 @@ export class LoggingErrorHook implements ErrorHookInterface {
    * @param context The call's context.
    */
   onError(error: unknown, context: RequestContext): void {
-    const described = error instanceof Error
-      ? `${error.name}: ${error.message}`
-      : `Error: ${String(error)}`;
     this.#logger.error(
       `[${requestIdOf(context)}] Request failed (attempt ${context.attempt + 1}/${
         context.maxRetries + 1
-      }): ${redactText(described, this.#sensitive)}`,
+      }): ${describeError(error, this.#sensitive)}`,
     );
+  }
+
+  /**
+   * Logs `[<requestId>] Retrying in <s> s (attempt <n>/<m>): <Type>:
+   * <message>` at `warn`: the client retries after that wait, as attempt n
+   * of m.
+   *
+   * @param context The call's context.
+   * @param info The wait and the exception retried.
+   */
+  onRetry(context: RequestContext, info: RetryInfo): void {
+    this.#logger.warn(retryLine(context, info, this.#sensitive));
   }
 }
