@@ -26,7 +26,7 @@ function client(t, server, configure = (builder) => builder) {
 
 test("raiseForStatus() passes a 200 through and throws HttpStatusException on a 404, no secret shown", async (t) => {
   const server = await fixture(t);
-  server.route("/missing", (req, res) => json(res, 404, { error: "s3cret-body" }));
+  server.route("/missing", (_req, res) => json(res, 404, { error: "s3cret-body" }));
   const http = client(t, server, (b) => b.withRetry({ maxRetries: 0 }));
   assert.equal((await http.get("/ok")).raiseForStatus().json().path, "/ok");
   const response = await http.get("/missing", {
@@ -65,8 +65,8 @@ for (
 ) {
   test(`json(schema) validates a body with ${vendor} on Node`, async (t) => {
     const server = await fixture(t);
-    server.route("/user", (req, res) => json(res, 200, User));
-    server.route("/bad", (req, res) => json(res, 200, { ...User, name: 7 }));
+    server.route("/user", (_req, res) => json(res, 200, User));
+    server.route("/bad", (_req, res) => json(res, 200, { ...User, name: 7 }));
     const http = client(t, server);
     const user = (await http.get("/user")).json(schema);
     assert.equal(user.name, "Ada");
@@ -88,7 +88,9 @@ for (
 test("json(schema) refuses an async validator with a TypeError on Node", async (t) => {
   const server = await fixture(t);
   const response = await client(t, server).get("/any");
-  const slow = v.objectAsync({ path: v.pipeAsync(v.string(), v.checkAsync(async () => false)) });
+  const slow = v.objectAsync({
+    path: v.pipeAsync(v.string(), v.checkAsync(() => Promise.resolve(false))),
+  });
   assert.throws(() => response.json(slow), {
     name: "TypeError",
     message: /^Invalid schema: the valibot validator is asynchronous/,
@@ -98,7 +100,7 @@ test("json(schema) refuses an async validator with a TypeError on Node", async (
 test("withLogging() logs the retry line before the wait on Node", async (t) => {
   const server = await fixture(t);
   let calls = 0;
-  server.route("/flaky", (req, res) => json(res, ++calls === 1 ? 503 : 200, {}));
+  server.route("/flaky", (_req, res) => json(res, ++calls === 1 ? 503 : 200, {}));
   const lines = [];
   const at = (level) => (message) => void lines.push(`${level} ${message}`);
   const logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
