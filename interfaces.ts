@@ -25,6 +25,7 @@ export type {
   Logger,
   RequestHookInterface,
   ResponseHookInterface,
+  RetryInfo,
 } from "./src/hooks/hook_interfaces.ts";
 export type {
   AuthHookInterface,

@@ -63,15 +63,20 @@ export {
   AuthenticationException,
   ConnectionException,
   DecodingException,
-  EventStreamException,
   HttpClientException,
   ResponseNotReadException,
-  ResponseParseException,
   TimeoutException,
 } from "./src/errors.ts";
+export {
+  EventStreamException,
+  ResponseException,
+  ResponseParseException,
+} from "./src/response_exceptions.ts";
+export { HttpStatusException } from "./src/http_status_exception.ts";
 export type { ServerSentEvent } from "./src/http/sse.ts";
+export type { HttpClientExceptionOptions } from "./src/errors.ts";
 export type {
   EventStreamExceptionOptions,
-  HttpClientExceptionOptions,
+  ResponseExceptionOptions,
   ResponseParseExceptionOptions,
-} from "./src/errors.ts";
+} from "./src/response_exceptions.ts";

@@ -28,6 +28,11 @@ export type {
 } from "./src/models/request_fields.ts";
 export { HttpResponse } from "./src/models/response.ts";
 export type { HttpResponseInit } from "./src/models/response.ts";
+export type {
+  StandardSchemaIssue,
+  StandardSchemaResult,
+  StandardSchemaV1,
+} from "./src/models/standard_schema.ts";
 export { RequestContext } from "./src/models/request_context.ts";
 export type { RequestContextOptions } from "./src/models/request_context.ts";
 export { FetchContext } from "./src/models/fetch_context.ts";

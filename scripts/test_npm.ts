@@ -85,6 +85,21 @@ async function installTracing(work: string): Promise<void> {
   }
 }
 
+/**
+ * The validators some Node tests use beside the package (Standard Schema
+ * libraries), at the versions deno.json's imports name: `zod@^4`.
+ */
+async function testDependencies(): Promise<string[]> {
+  const { imports } = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
+  return ["zod", "valibot"].map((name) => {
+    const specifier = imports[name];
+    if (typeof specifier !== "string" || !specifier.startsWith("npm:")) {
+      throw new Error(`deno.json imports no npm: specifier for ${name}`);
+    }
+    return specifier.slice("npm:".length);
+  });
+}
+
 async function install(work: string): Promise<void> {
   const packed = await run("npm", ["pack", "--silent", "--pack-destination", work], `${root}npm`);
   const tarball = `${work}/${packed.trim().split("\n").pop()}`;
@@ -92,7 +107,11 @@ async function install(work: string): Promise<void> {
     `${work}/package.json`,
     JSON.stringify({ name: "fetchline-node-suite", private: true, type: "module" }),
   );
-  await run("npm", ["install", "--silent", "--no-audit", "--no-fund", tarball], work);
+  await run(
+    "npm",
+    ["install", "--silent", "--no-audit", "--no-fund", tarball, ...await testDependencies()],
+    work,
+  );
   await installTracing(work);
   for await (const entry of Deno.readDir(`${root}tests/node`)) {
     if (entry.isFile) {

@@ -7,7 +7,6 @@
  */
 
 import type { HttpRequest } from "./models/request.ts";
-import type { HttpResponse } from "./models/response.ts";
 import { redactText, redactUrl } from "./masking/url.ts";
 import { defineErrorInspect, errorView, maskCauseTexts } from "./masking/error_views.ts";
 
@@ -189,100 +188,3 @@ export class ResponseNotReadException extends HttpClientException {}
  * ```
  */
 export class AuthenticationException extends HttpClientException {}
-
-/** Options of a {@linkcode ResponseParseException}. */
-export interface ResponseParseExceptionOptions extends HttpClientExceptionOptions {
-  /** The response whose body could not be parsed. */
-  response: HttpResponse;
-}
-
-/**
- * {@linkcode HttpResponse.json} was called and the body is not valid JSON.
- * The response is kept on the exception, so nothing is lost.
- *
- * @example Read the body that failed to parse
- * ```ts
- * import { HttpRequest, HttpResponse, ResponseParseException } from "@fetchline/fetchline";
- * import assert from "node:assert/strict";
- *
- * const response = new HttpResponse({
- *   statusCode: 200,
- *   headers: {},
- *   content: new TextEncoder().encode("not json"),
- *   elapsedMs: 1,
- *   url: "http://127.0.0.1/",
- *   request: new HttpRequest("GET", "http://127.0.0.1/"),
- * });
- * assert.throws(() => response.json(), (error: unknown) => {
- *   assert.ok(error instanceof ResponseParseException);
- *   assert.equal(error.response.text, "not json");
- *   return true;
- * });
- * ```
- */
-export class ResponseParseException extends HttpClientException {
-  /** The response whose body could not be parsed. */
-  readonly response: HttpResponse;
-
-  /**
-   * Creates an exception.
-   *
-   * @param message What went wrong.
-   * @param options The response, and the parser's error as `cause`.
-   */
-  constructor(message: string, options: ResponseParseExceptionOptions) {
-    super(message, { request: options.response.request, cause: options.cause });
-    this.response = options.response;
-  }
-}
-
-/** Options of an {@linkcode EventStreamException}. */
-export interface EventStreamExceptionOptions extends HttpClientExceptionOptions {
-  /** The response the event stream was refused with, its body not read. */
-  response: HttpResponse;
-}
-
-/**
- * An event stream of `client.events()` was refused by the server's answer,
- * as EventSource fails the connection, and is not reconnected: a status
- * other than 2xx (204 ends the stream without an error), or a Content-Type
- * other than `text/event-stream`. The message names the status or the type,
- * the method and the URL (masked); `response` is the answer, its body
- * cancelled unread.
- *
- * @example Tell a refused event stream from other failures
- * ```ts
- * import { EventStreamException, HttpClientException, HttpRequest, HttpResponse } from "@fetchline/fetchline";
- * import assert from "node:assert/strict";
- *
- * const request = new HttpRequest("GET", "http://127.0.0.1/events");
- * const response = new HttpResponse({
- *   statusCode: 401,
- *   headers: {},
- *   content: new Uint8Array(0),
- *   elapsedMs: 1,
- *   url: request.url,
- *   request,
- * });
- * const error = new EventStreamException("Event stream refused (status 401): GET http://127.0.0.1/events", {
- *   response,
- * });
- * assert.ok(error instanceof HttpClientException);
- * assert.equal(error.response.statusCode, 401);
- * ```
- */
-export class EventStreamException extends HttpClientException {
-  /** The response the event stream was refused with, its body not read. */
-  readonly response: HttpResponse;
-
-  /**
-   * Creates an exception.
-   *
-   * @param message What was refused: the status or the Content-Type.
-   * @param options The response.
-   */
-  constructor(message: string, options: EventStreamExceptionOptions) {
-    super(message, { request: options.response.request, cause: options.cause });
-    this.response = options.response;
-  }
-}

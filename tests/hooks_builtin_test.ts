@@ -151,7 +151,8 @@ Deno.test("One request ID and one correlation ID serve every retry of a call", a
   await client.get("/flaky");
   const ids = new Set(lines.map(([, message]) => message.slice(1, 9)));
   assert.equal(ids.size, 1);
-  assert.equal(lines.length, 6);
+  assert.equal(lines.length, 8, "3 request lines, 3 response lines, 2 retry lines");
+  assert.equal(lines.filter(([, message]) => message.includes("] Retrying in ")).length, 2);
   const correlation = server.requests.map((r) => r.headers["x-correlation-id"]);
   assert.equal(new Set(correlation).size, 1);
   assert.equal(correlation[0], contexts[0]!.metadata.correlationId);

@@ -2,7 +2,8 @@
 // connection sends, the head it refuses as EventSource fails a connection,
 // and the wait before the next one.
 
-import { describeCall, EventStreamException } from "../errors.ts";
+import { describeCall } from "../errors.ts";
+import { EventStreamException } from "../response_exceptions.ts";
 import type { HttpResponse } from "../models/response.ts";
 
 /**

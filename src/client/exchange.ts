@@ -11,7 +11,7 @@ import {
   TimeoutException,
 } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
-import { receivedResponse } from "../models/response.ts";
+import { receivedResponse } from "../models/received_response.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { type AbortSources, type Step, untilAborted } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";

@@ -6,7 +6,8 @@ import type {
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { RequestContext } from "../models/request_context.ts";
-import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
+import { runErrorHooks, runRequestHooks, runResponseHooks, runRetryHooks } from "./pipeline.ts";
+import type { RetryInfo } from "../hooks/hook_interfaces.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
 import { abortedCallError, endedByTotalTimeout, retryPastDeadlineError } from "./exchange.ts";
@@ -87,6 +88,8 @@ export async function executeCall(
     for (;;) {
       let delay: number | undefined;
       let received: HttpResponse | undefined;
+      // What is retried: told to the response hooks or the error hooks.
+      let retried: { response: HttpResponse } | { error: unknown };
       try {
         context.request = prepared;
         // Hooks that return values (not promises) cost no await: each is a
@@ -113,6 +116,7 @@ export async function executeCall(
         }
         // Retried on the head: a streamed body is given back unread.
         if (options.stream) await Promise.all([received.cancel(), response.cancel()]);
+        retried = { response };
       } catch (error) {
         if (options.stream) await received?.cancel();
         await runErrorHooks(options.errorHooks, error, context);
@@ -121,9 +125,12 @@ export async function executeCall(
           ? retryDelayForError(retry, error, context.request, context.attempt)
           : undefined;
         if (delay === undefined) throw error;
+        retried = { error };
       }
       try {
-        await wait(delay, context.request, options);
+        const info: RetryInfo = { delayMs: delay, ...retried };
+        const hooks = "response" in retried ? options.responseHooks : options.errorHooks;
+        await wait(delay, context.request, options, () => runRetryHooks(hooks, context, info));
       } catch (error) {
         await runErrorHooks(options.errorHooks, error, context);
         throw error;
@@ -135,8 +142,15 @@ export async function executeCall(
   }
 }
 
-async function wait(ms: number, request: HttpRequest, options: LifecycleOptions): Promise<void> {
+/** Waits `ms` before a retry, once `announce` has told the hooks; a wait past the deadline fails at once, untold. */
+async function wait(
+  ms: number,
+  request: HttpRequest,
+  options: LifecycleOptions,
+  announce: () => Promise<void>,
+): Promise<void> {
   if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
+  await announce();
   const step = new Step(options);
   try {
     await options.retry.sleep(ms, step.signal());

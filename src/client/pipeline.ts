@@ -5,6 +5,7 @@ import type {
   ErrorHookInterface,
   RequestHookInterface,
   ResponseHookInterface,
+  RetryInfo,
 } from "../hooks/hook_interfaces.ts";
 import { HttpRequest } from "../models/request.ts";
 import { HttpResponse } from "../models/response.ts";
@@ -102,6 +103,25 @@ export async function runErrorHooks(
   for (const hook of hooks) {
     try {
       await hook.onError(error, context);
+    } catch {
+      // Deliberately ignored: see above.
+    }
+  }
+}
+
+/**
+ * Tells the hooks that have an `onRetry` that a retry is coming, in order.
+ * As with error hooks, one that throws does not stop the retry.
+ */
+export async function runRetryHooks(
+  hooks: readonly (ResponseHookInterface | ErrorHookInterface)[],
+  context: RequestContext,
+  info: RetryInfo,
+): Promise<void> {
+  for (const hook of hooks) {
+    if (typeof hook.onRetry !== "function") continue;
+    try {
+      await hook.onRetry(context, info);
     } catch {
       // Deliberately ignored: see above.
     }

@@ -5,7 +5,7 @@
 // cancelled or fails. Its failures become the library's exceptions, as the
 // exchange's do.
 
-import { streamedResponse } from "../models/response.ts";
+import { streamedResponse } from "../models/received_response.ts";
 import type { HttpResponse, HttpResponseInit } from "../models/response.ts";
 import type { ProgressCallback } from "../transport/progress.ts";
 import type { WireResponse } from "../transport/types.ts";

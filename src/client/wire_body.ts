@@ -2,7 +2,7 @@
 // what a streamed call's body guarantees).
 
 import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
-import { receivedResponse } from "../models/response.ts";
+import { receivedResponse } from "../models/received_response.ts";
 import type { HttpResponse, HttpResponseInit } from "../models/response.ts";
 import type { StreamedBody } from "../models/streamed_body.ts";
 import { decodedLength, readBody } from "../transport/read_body.ts";

@@ -63,6 +63,13 @@ export function checkHook<T extends object>(kind: string, hook: T, method: strin
       `Invalid ${kind} hook: expected an object with ${method}(), got ${describeType(hook)}`,
     );
   }
+  // Optional, so a misspelt value would otherwise never run, silently.
+  const onRetry = (hook as { onRetry?: unknown }).onRetry;
+  if (onRetry !== undefined && typeof onRetry !== "function") {
+    throw new TypeError(
+      `Invalid ${kind} hook: onRetry must be a function, got ${describeType(onRetry)}`,
+    );
+  }
   return hook;
 }
 

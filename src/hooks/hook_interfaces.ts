@@ -65,6 +65,17 @@ export interface ResponseHookInterface {
     response: HttpResponse,
     context: RequestContext,
   ): HttpResponse | Promise<HttpResponse>;
+  /**
+   * Told that a response is retried, before the client waits `info.delayMs`
+   * (`context.attempt` is still the attempt that got it). The response
+   * hooks are told of retries after a response, the error hooks of retries
+   * after an exception. It may be async; what it throws is ignored, as a
+   * hook that observes must not stop the retry.
+   *
+   * @param context The call's shared context.
+   * @param info The wait and the response retried.
+   */
+  onRetry?(context: RequestContext, info: RetryInfo): void | Promise<void>;
 }
 
 /**
@@ -91,6 +102,42 @@ export interface ErrorHookInterface {
    * @param context The call's shared context.
    */
   onError(error: unknown, context: RequestContext): void | Promise<void>;
+  /**
+   * Told that the call is retried after an exception, before the client
+   * waits `info.delayMs` (`context.attempt` is still the attempt that
+   * failed). It may be async; what it throws is ignored.
+   *
+   * @param context The call's shared context.
+   * @param info The wait and the exception retried.
+   */
+  onRetry?(context: RequestContext, info: RetryInfo): void | Promise<void>;
+}
+
+/**
+ * What the `onRetry` method of a response or error hook is told: how long
+ * the client waits before the next attempt, and what is retried, a
+ * response (for a response hook) or an exception (for an error hook).
+ *
+ * @example Count the waits of a call's retries
+ * ```ts
+ * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import type { ErrorHookInterface, RetryInfo } from "@fetchline/fetchline/interfaces";
+ *
+ * const waits: number[] = [];
+ * const observer: ErrorHookInterface = {
+ *   onError() {},
+ *   onRetry: (_context, info: RetryInfo) => void waits.push(info.delayMs),
+ * };
+ * const config = new HttpClientConfigBuilder().withErrorHook(observer).build();
+ * ```
+ */
+export interface RetryInfo {
+  /** How long the client waits before the next attempt, in milliseconds. */
+  readonly delayMs: number;
+  /** The response retried, for a response hook; otherwise `undefined`. */
+  readonly response?: HttpResponse | undefined;
+  /** The exception retried, for an error hook; otherwise `undefined`. */
+  readonly error?: unknown;
 }
 
 /**

@@ -3,14 +3,15 @@ import type {
   Logger,
   RequestHookInterface,
   ResponseHookInterface,
+  RetryInfo,
 } from "./hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
-import { maskFormForLog, maskHeaders, redactQuery, redactText } from "../masking/views.ts";
-import { encodeForm } from "../http/form.ts";
-import { appendParams, pathAndQuery } from "../http/url.ts";
-import { describeRawBody } from "../http/raw_body.ts";
+import { maskHeaders } from "../masking/views.ts";
+import { bodyOf, describeError, newRequestId, pathOf, requestIdOf } from "./_log_lines.ts";
+import { retryLine, sensitiveOf, settingsOf } from "./_log_lines.ts";
+import type { LoggingSettings } from "./_log_lines.ts";
 import { tokenLoggers } from "./_token_loggers.ts";
 
 /** Options of {@linkcode LoggingRequestHook}. */
@@ -51,66 +52,6 @@ export interface LoggingErrorHookOptions {
   sensitiveKeys?: Iterable<string> | undefined;
   /** Where to write. Default `console`. */
   logger?: Logger | undefined;
-}
-
-/** Random 32-bit words for request IDs, drawn a batch at a time: far cheaper than a UUID each. */
-const RANDOM_WORDS = new Uint32Array(256);
-let nextWord = RANDOM_WORDS.length;
-
-/** A new request ID: 8 lower-case hex characters from `crypto.getRandomValues()`. */
-function newRequestId(): string {
-  if (nextWord === RANDOM_WORDS.length) {
-    crypto.getRandomValues(RANDOM_WORDS);
-    nextWord = 0;
-  }
-  return RANDOM_WORDS[nextWord++]!.toString(16).padStart(8, "0");
-}
-
-/** The request ID of a call, or `unknown` when no logging request hook gave one. */
-function requestIdOf(context: RequestContext): string {
-  const id = context.metadata.requestId;
-  return typeof id === "string" ? id : "unknown";
-}
-
-/** The settings the request and response hooks share, with defaults applied. */
-interface LoggingSettings {
-  readonly logHeaders: boolean;
-  readonly logBody: boolean;
-  readonly sensitive: ReadonlySet<string>;
-  readonly logger: Logger;
-}
-
-function settingsOf(options: LoggingRequestHookOptions): LoggingSettings {
-  return {
-    logHeaders: options.logHeaders ?? false,
-    logBody: options.logBody ?? false,
-    sensitive: sensitiveOf(options),
-    logger: options.logger ?? console,
-  };
-}
-
-function sensitiveOf(options: { sensitiveKeys?: Iterable<string> | undefined }): Set<string> {
-  return new Set([...(options.sensitiveKeys ?? [])].map((name) => name.toLowerCase()));
-}
-
-/** The URL's path and query, params included, credential-like query values masked. */
-function pathOf(request: HttpRequest, sensitive: ReadonlySet<string>): string {
-  return redactQuery(pathAndQuery(appendParams(request.url, request.params)), sensitive);
-}
-
-function bodyOf(request: HttpRequest, sensitive: ReadonlySet<string>): string | undefined {
-  if (request.jsonText !== undefined) return request.jsonText;
-  // A string body is text like JSON; bytes, Blobs and streams are shown by kind and size.
-  const { body } = request;
-  if (body !== undefined) return typeof body === "string" ? body : describeRawBody(body);
-  if (request.files !== undefined) {
-    return `multipart/form-data (${
-      [...Object.keys(request.data ?? {}), ...Object.keys(request.files)].join(", ")
-    })`;
-  }
-  return request.data === undefined
-    ? undefined
-    : encodeForm(maskFormForLog(request.data, sensitive));
 }
 
 /**
@@ -194,7 +135,9 @@ export class LoggingRequestHook implements RequestHookInterface {
  * Logs each response as `[<requestId>] Response: <status> (<ms>ms)` (`info`,
  * or `warn` for 4xx and 5xx), then, when asked, `[<requestId>] Response
  * Headers: <JSON>` and, for a failed response only, `[<requestId>] Response
- * Body: <text>`.
+ * Body: <text>`. When the client retries a response, it logs
+ * `[<requestId>] Retrying in <s> s (attempt <n>/<m>): status <code>` at
+ * `warn` before the wait (n is the attempt about to be made).
  *
  * @example Log a response without the request hook
  * ```ts
@@ -251,6 +194,18 @@ export class LoggingResponseHook implements ResponseHookInterface {
     }
     return response;
   }
+
+  /**
+   * Logs `[<requestId>] Retrying in <s> s (attempt <n>/<m>): status <code>`
+   * at `warn`: the client retries the response after that wait, as attempt
+   * n of m.
+   *
+   * @param context The call's context.
+   * @param info The wait and the response retried.
+   */
+  onRetry(context: RequestContext, info: RetryInfo): void {
+    this.#settings.logger.warn(retryLine(context, info, this.#settings.sensitive));
+  }
 }
 
 /**
@@ -258,7 +213,9 @@ export class LoggingResponseHook implements ResponseHookInterface {
  * <Type>: <message>` at `error`, where n is `attempt + 1` and m is
  * `maxRetries + 1`. The library's messages name the method and URL and
  * never a credential; in any other error's message, the user-info and
- * credential-like query values of a URL are masked as well.
+ * credential-like query values of a URL are masked as well. When the
+ * client retries after the exception, it logs `[<requestId>] Retrying in
+ * <s> s (attempt <n+1>/<m>): <Type>: <message>` at `warn` before the wait.
  *
  * @example Log a failure
  * ```ts
@@ -276,6 +233,23 @@ export class LoggingResponseHook implements ResponseHookInterface {
  * assert.deepEqual(lines, [
  *   "[0badcafe] Request failed (attempt 1/3): TimeoutException: Request timed out after 1 s: GET /",
  * ]);
+ * ```
+ *
+ * @example Log the retries of a call
+ * ```ts
+ * import { ConnectionException, HttpClientConfigBuilder, HttpClient } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const log = (line: string) => void lines.push(line);
+ * const config = new HttpClientConfigBuilder()
+ *   .withFetch(() => Promise.reject(new TypeError("connection refused")))
+ *   .withRetry({ maxRetries: 1, sleep: () => Promise.resolve(), random: () => 0.5 })
+ *   .withLogging({ logger: { debug: log, info: log, warn: log, error: log } })
+ *   .build();
+ * await using client = new HttpClient(config);
+ * await assert.rejects(client.get("http://127.0.0.1/items"), ConnectionException);
+ * assert.match(lines[2]!, /^\[[0-9a-f]{8}\] Retrying in 0\.25 s \(attempt 2\/2\): ConnectionException: /);
  * ```
  */
 export class LoggingErrorHook implements ErrorHookInterface {
@@ -300,13 +274,22 @@ export class LoggingErrorHook implements ErrorHookInterface {
    * @param context The call's context.
    */
   onError(error: unknown, context: RequestContext): void {
-    const described = error instanceof Error
-      ? `${error.name}: ${error.message}`
-      : `Error: ${String(error)}`;
     this.#logger.error(
       `[${requestIdOf(context)}] Request failed (attempt ${context.attempt + 1}/${
         context.maxRetries + 1
-      }): ${redactText(described, this.#sensitive)}`,
+      }): ${describeError(error, this.#sensitive)}`,
     );
+  }
+
+  /**
+   * Logs `[<requestId>] Retrying in <s> s (attempt <n>/<m>): <Type>:
+   * <message>` at `warn`: the client retries after that wait, as attempt n
+   * of m.
+   *
+   * @param context The call's context.
+   * @param info The wait and the exception retried.
+   */
+  onRetry(context: RequestContext, info: RetryInfo): void {
+    this.#logger.warn(retryLine(context, info, this.#sensitive));
   }
 }

@@ -1,10 +1,13 @@
-import { describeCall, ResponseParseException } from "../errors.ts";
+import { describeCall } from "../errors.ts";
+import { httpStatusError } from "../http_status_exception.ts";
+import { parseJson, parseJsonOrUndefined, validateJson } from "./response_json.ts";
+import type { StandardSchemaV1 } from "./standard_schema.ts";
 import type { HttpRequest } from "./request.ts";
 import { lines } from "../http/lines.ts";
 import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import { events, type ServerSentEvent } from "../http/sse.ts";
 import { charsetOf, contentStream, decoderFor, lowerCaseHeaders } from "./streamed_body.ts";
-import { NO_CONTENT, notRead, STREAMED, type StreamedBody } from "./streamed_body.ts";
+import { notRead, RECEIVED, STREAMED, type StreamedBody } from "./streamed_body.ts";
 import {
   defineRedactedInspect,
   jsonView,
@@ -40,14 +43,10 @@ export interface HttpResponseInit {
  * import { HttpRequest, HttpResponse } from "@fetchline/fetchline";
  * import assert from "node:assert/strict";
  *
- * const response = new HttpResponse({
- *   statusCode: 404,
- *   headers: { "Content-Type": "application/json" },
- *   content: new TextEncoder().encode('{"error": "not found"}'),
- *   elapsedMs: 3.2,
- *   url: "http://127.0.0.1/users/9",
- *   request: new HttpRequest("GET", "http://127.0.0.1/users/9"),
- * });
+ * const request = new HttpRequest("GET", "http://127.0.0.1/users/9");
+ * const headers = { "Content-Type": "application/json" };
+ * const content = new TextEncoder().encode('{"error": "not found"}');
+ * const response = new HttpResponse({ statusCode: 404, headers, content, elapsedMs: 3.2, url: request.url, request });
  * assert.ok(response.isClientError);
  * assert.equal(response.header("content-type"), "application/json");
  * assert.deepEqual(response.json(), { error: "not found" });
@@ -150,36 +149,75 @@ export class HttpResponse {
     return headerValuesOf(this.#headers ?? this.#received!, name.toLowerCase());
   }
 
+  /** Parses the body as JSON (type `T`, not checked); `ResponseParseException`, carrying this response, when it is not JSON. */
+  json<T = unknown>(): T;
   /**
-   * Parses the body as JSON.
+   * Parses the body as JSON and validates it with a Standard Schema
+   * validator (zod, valibot, arktype…): returns the validator's output,
+   * typed from the schema. Validation is synchronous (the body is in
+   * memory): a validator that returns a promise is a `TypeError` naming
+   * its library, never a promise left unawaited.
    *
-   * @typeParam T The type the caller expects (not checked).
-   * @returns The parsed value.
-   * @throws {ResponseParseException} When the body is not valid JSON; the
-   * exception carries this response.
+   * @typeParam S The validator's type.
+   * @param schema A Standard Schema validator.
+   * @returns The validator's output.
+   * @throws {ResponseParseException} When the body is not valid JSON, or
+   * does not match the schema (`issues` then holds the validator's issues,
+   * and the message their paths); the exception carries this response.
+   *
+   * @example Validate a body with zod
+   * ```ts
+   * import { HttpRequest, HttpResponse } from "@fetchline/fetchline";
+   * import { z } from "zod";
+   * import assert from "node:assert/strict";
+   *
+   * const User = z.object({ id: z.number(), name: z.string() });
+   * const request = new HttpRequest("GET", "http://127.0.0.1/users/1");
+   * const content = new TextEncoder().encode('{"id": 1, "name": "Ada"}');
+   * const response = new HttpResponse({ statusCode: 200, headers: {}, content, elapsedMs: 1, url: request.url, request });
+   * const user = response.json(User); // typed { id: number; name: string }
+   * assert.equal(user.name, "Ada");
+   * ```
    */
-  json<T = unknown>(): T {
-    const text = this.text;
-    try {
-      return JSON.parse(text) as T;
-    } catch (cause) {
-      throw new ResponseParseException(
-        `Response body is not valid JSON: ${
-          describeCall(this.request, this.url)
-        } (status ${this.statusCode})`,
-        { response: this, cause },
-      );
-    }
+  json<S extends StandardSchemaV1>(schema: S): NonNullable<S["~standard"]["types"]>["output"];
+  json(schema?: StandardSchemaV1): unknown {
+    // An explicit `undefined` is a schema that is missing, not "no schema".
+    return arguments.length === 0 ? parseJson(this) : validateJson(this, schema);
+  }
+
+  /**
+   * Returns this response when its status is 1xx, 2xx or 3xx, and throws
+   * {@linkcode HttpStatusException} (carrying it) for 4xx and 5xx, so one
+   * line both checks and reads. The body is left as it is: a streamed one
+   * stays unread on `error.response`, to read or cancel.
+   *
+   * @returns This response.
+   * @throws {HttpStatusException} For a status from 400 to 599.
+   *
+   * @example Throw on a failed status
+   * ```ts
+   * import { HttpRequest, HttpResponse, HttpStatusException } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const request = new HttpRequest("GET", "http://127.0.0.1/users/9?token=t0ken");
+   * const response = new HttpResponse({
+   *   statusCode: 404, headers: {}, content: new Uint8Array(), elapsedMs: 1, url: request.url, request,
+   * });
+   * assert.throws(() => response.raiseForStatus().json(), (error: unknown) => {
+   *   assert.ok(error instanceof HttpStatusException);
+   *   assert.equal(error.message, "Client error (status 404): GET http://127.0.0.1/users/9?token=***");
+   *   return error.response === response;
+   * });
+   * ```
+   */
+  raiseForStatus(): this {
+    if (this.statusCode >= 400 && this.statusCode <= 599) throw httpStatusError(this);
+    return this;
   }
 
   /** Parses the body as JSON (type `T`, not checked), or returns `undefined` when it is not JSON. */
   jsonOrUndefined<T = unknown>(): T | undefined {
-    const text = this.text;
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      return undefined;
-    }
+    return parseJsonOrUndefined(this.text) as T | undefined;
   }
 
   /** True for a response of `client.stream()`: its body is read by `read()`, `body`, `lines()` or `events()`. */
@@ -235,14 +273,10 @@ export class HttpResponse {
    * import { HttpRequest, HttpResponse } from "@fetchline/fetchline";
    * import assert from "node:assert/strict";
    *
-   * const response = new HttpResponse({
-   *   statusCode: 200,
-   *   headers: { "Set-Cookie": "sid=s3ss", "Content-Type": "text/plain" },
-   *   content: new TextEncoder().encode("ok"),
-   *   elapsedMs: 1.5,
-   *   url: "http://127.0.0.1/",
-   *   request: new HttpRequest("GET", "http://127.0.0.1/"),
-   * });
+   * const request = new HttpRequest("GET", "http://127.0.0.1/");
+   * const headers = { "Set-Cookie": "sid=s3ss", "Content-Type": "text/plain" };
+   * const content = new TextEncoder().encode("ok");
+   * const response = new HttpResponse({ statusCode: 200, headers, content, elapsedMs: 1.5, url: request.url, request });
    * const shown = JSON.parse(JSON.stringify(response));
    * assert.deepEqual(shown.headers, { "set-cookie": "***", "content-type": "text/plain" });
    * assert.equal(shown.content, "Uint8Array(2)");
@@ -263,36 +297,3 @@ defineRedactedInspect(HttpResponse, (response) => ({
   request: response.request,
   encoding: response.encoding,
 }));
-
-/**
- * The second constructor argument that marks a response the transport
- * received. Private to this module, so only {@linkcode receivedResponse}
- * can pass it.
- */
-const RECEIVED: unique symbol = Symbol("received");
-
-/** The constructor with the parameter its public signature does not show. */
-const HttpResponseWithOrigin = HttpResponse as new (
-  init: HttpResponseInit,
-  origin: typeof RECEIVED,
-  streamed?: StreamedBody,
-) => HttpResponse;
-
-/** A received {@linkcode HttpResponse} whose body is unread: `content` throws until `read()`. */
-export function streamedResponse(
-  init: Omit<HttpResponseInit, "content">,
-  body: StreamedBody,
-): HttpResponse {
-  return new HttpResponseWithOrigin({ ...init, content: NO_CONTENT }, RECEIVED, body);
-}
-
-/**
- * An {@linkcode HttpResponse} for a response the transport received: its
- * headers are not copied until read (most calls never read them).
- *
- * @param init The fields; `headers` as a transport gives them ({@linkcode WireHeaders}).
- * @returns The response.
- */
-export function receivedResponse(init: HttpResponseInit): HttpResponse {
-  return new HttpResponseWithOrigin(init, RECEIVED);
-}

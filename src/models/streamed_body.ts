@@ -31,6 +31,13 @@ export function notRead(this: HttpResponse): never {
 /** The content a streamed response is made with (never seen: its getter throws). */
 export const NO_CONTENT: Uint8Array = new Uint8Array(0);
 
+/**
+ * The second constructor argument of HttpResponse that marks a response the
+ * transport received (its headers need no copy until read). Internal to the
+ * models: only received_response.ts passes it; no entry point exports it.
+ */
+export const RECEIVED: unique symbol = Symbol("received");
+
 /** The body of a buffered response as a stream: each call a new one. */
 export function contentStream(content: Uint8Array): ReadableStream<Uint8Array> {
   return new ReadableStream({
