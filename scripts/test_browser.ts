@@ -7,7 +7,8 @@
  * package's files, with an import map for `@fetchline/fetchline`; the
  * fixture the checks call listens on another port, so each call is
  * cross-origin and the fixture answers CORS and its preflights as a real
- * API must.
+ * API must. The page then runs the shared suite (tests/shared/, served under
+ * `/shared/`) against the shared fixture process, on a third and fourth port.
  *
  * @module
  */
@@ -44,7 +45,8 @@ function servePage(work: string): Deno.HttpServer<Deno.NetAddr> {
     if (pathname === "/") {
       return new Response(page, { headers: { "content-type": types[".html"]! } });
     }
-    const file = pathname === "/browser.mjs" || pathname === "/checks.mjs"
+    const file = pathname === "/browser.mjs" || pathname === "/checks.mjs" ||
+        (pathname.startsWith("/shared/") && !pathname.includes(".."))
       ? `${work}${pathname}`
       : pathname.startsWith("/pkg/") && !pathname.includes("..")
       ? `${pkg}${pathname.slice("/pkg/".length)}`
@@ -104,9 +106,16 @@ function serveCorsFixture(held: Promise<void>, origin: string): Deno.HttpServer<
 /**
  * Runs the checks in Chromium, from the package installed in `work` (where
  * browser.mjs, checks.mjs and chromium.mjs were copied); whether they all
- * passed. `refusedUrl` is a URL nothing listens on.
+ * passed. `refusedUrl` is a URL nothing listens on; `sharedFixture` the
+ * shared suite's fixture process's JSON line (`{ url, otherUrl, refusedUrl }`),
+ * and `areas` the shared areas to keep (all when empty).
  */
-export async function chromium(work: string, refusedUrl: string): Promise<boolean> {
+export async function chromium(
+  work: string,
+  refusedUrl: string,
+  sharedFixture: string,
+  areas = "",
+): Promise<boolean> {
   try {
     await Deno.stat(CHROMIUM);
   } catch {
@@ -127,6 +136,8 @@ export async function chromium(work: string, refusedUrl: string): Promise<boolea
     const query = new URLSearchParams({
       url: `http://127.0.0.1:${fixture.addr.port}`,
       refused: refusedUrl,
+      fixture: sharedFixture,
+      areas,
     });
     const { code } = await new Deno.Command("node", {
       args: ["chromium.mjs", `${pageUrl}/?${query}`],

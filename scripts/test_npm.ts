@@ -8,7 +8,8 @@
  * The lines are the machine's `node` (when it is Node 20 or later) and the
  * LTS lines, 22 and 24, from the npm registry (`npx -y node@22`, cached after
  * the first run); `FETCHLINE_NODE_LINES=22` (majors joined by commas) picks
- * others. Each run ends with one line,
+ * others; `FETCHLINE_NODE_FILES=shared_suite.test.mjs` (file names of
+ * `tests/node/` joined by commas) runs only those files. Each run ends with one line,
  * `npm build on Node 22 (v22.x.y): 127 passed, 0 failed in 20 s`, which CI
  * sums; the script fails when any run does.
  *
@@ -64,6 +65,16 @@ async function install(work: string): Promise<void> {
   for (const shared of ["bad_headers.json", "bad_urls.json"]) {
     await Deno.copyFile(`${root}tests/${shared}`, `${work}/${shared}`);
   }
+  await copyFolder(`${root}tests/shared`, `${work}/shared`);
+}
+
+/** Copies the shared suite (tests/shared/ and its routes/) where the Node suite imports it. */
+async function copyFolder(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyFolder(`${from}/${entry.name}`, `${to}/${entry.name}`);
+    else if (entry.isFile) await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
+  }
 }
 
 /** A run's closing line, and whether every test passed. */
@@ -98,6 +109,7 @@ async function runSuite(
       "--test",
       ...["--test-reporter=tap", "--test-reporter-destination=stdout"],
       ...["--test-reporter=tap", `--test-reporter-destination=${tapFile}`],
+      ...files,
     ],
     cwd: work,
     // The suite checks that it runs on the line it was started for.
@@ -120,6 +132,7 @@ async function runSuite(
   };
 }
 
+const files = (Deno.env.get("FETCHLINE_NODE_FILES") ?? "").split(",").filter((name) => name !== "");
 const lines = nodeLines(Deno.env.get("FETCHLINE_NODE_LINES"), await machineMajor());
 const versions: string[] = [];
 for (const line of lines) versions.push(await lineVersion(line));

@@ -10,17 +10,29 @@
  * workerd come from the npm registry, pinned, as Deno does. Then a headless
  * Chromium runs them from a page (scripts/test_browser.ts).
  *
+ * The shared behavioural suite (tests/shared/) runs on Bun
+ * (tests/runtimes/shared_suite.mjs), in workerd and in the page too, after
+ * each one's checks, against one fixture process (Node) started here; each
+ * run ends with `shared suite on <runtime>: N passed, M failed, K skipped`.
+ * (Deno runs it from the source in `deno task test:deno`, Node from the
+ * packed package in `deno task test:npm`.) `FETCHLINE_SHARED_ONLY=1` runs
+ * only the shared suite; `FETCHLINE_SHARED_AREAS=client,redirects` keeps
+ * only those areas.
+ *
  * Run with `deno task test:runtimes`; it exits 1 if any runtime fails.
  *
  * @module
  */
 
+import { copyFolder, sharedModules, startSharedFixture } from "./shared_suite.ts";
 import { chromium } from "./test_browser.ts";
 
 const root = decodeURIComponent(new URL("../", import.meta.url).pathname);
 const work = await Deno.makeTempDir({ prefix: "fetchline-runtimes-test-" });
 const BUN = "bun@1.4.5";
 const WORKERD = "workerd@1.20261117.1";
+const SHARED_ONLY = Deno.env.get("FETCHLINE_SHARED_ONLY") === "1";
+const AREAS = Deno.env.get("FETCHLINE_SHARED_AREAS") ?? "";
 
 /** Each runtime's command line for a script, with its arguments. */
 const runtimes: Record<string, (script: string, args: string[]) => [string, string[]]> = {
@@ -55,6 +67,19 @@ async function smoke(args: string[]): Promise<string[]> {
   return failed;
 }
 
+/** Runs the shared suite on Bun against the fixture whose JSON line is `line`; whether it passed. */
+async function bunSharedSuite(line: string): Promise<boolean> {
+  const [command, args] = runtimes.Bun!("shared_suite.mjs", [line]);
+  const { code } = await new Deno.Command(command, {
+    args,
+    cwd: work,
+    stdout: "inherit",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  }).output();
+  return code === 0;
+}
+
 /** A port free now: the system gave it to a listener closed again. */
 function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -87,11 +112,15 @@ function serveFixture(held: Promise<void>): Deno.HttpServer<Deno.NetAddr> {
   });
 }
 
-/** workerd's config: the worker, its modules (the Web build's files) and its network. */
-function workerdConfig(webFiles: string[]): string {
+/**
+ * workerd's config: the worker, its modules (the Web build's files and the
+ * shared suite's) and its network.
+ */
+function workerdConfig(webFiles: string[], sharedFiles: string[]): string {
   const modules = [
     `(name = "workerd.mjs", esModule = embed "workerd.mjs")`,
     `(name = "checks.mjs", esModule = embed "checks.mjs")`,
+    ...sharedFiles.map((file) => `(name = "shared/${file}", esModule = embed "shared/${file}")`),
     ...webFiles.map((file) =>
       `(name = "web/${file}", esModule = embed "node_modules/@fetchline/fetchline/web/${file}")`
     ),
@@ -119,8 +148,27 @@ async function* jsFiles(dir: string, prefix = ""): AsyncGenerator<string> {
   }
 }
 
-/** Runs the checks inside workerd; whether they all passed. */
-async function workerd(): Promise<boolean> {
+/** Asks workerd (listening on `port`) for `path`, printing the answer; whether it was a 2xx. */
+async function askWorkerd(port: number, path: string): Promise<boolean> {
+  // workerd listens within a few seconds: up to 30 s, then fail.
+  for (let attempt = 0; attempt < 300; attempt++) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`);
+      console.log((await response.text()).trimEnd());
+      return response.ok;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  console.error("workerd did not answer within 30 s");
+  return false;
+}
+
+/**
+ * Runs the checks inside workerd, then the shared suite against the fixture
+ * process whose JSON line is `sharedFixture`; the names of what failed.
+ */
+async function workerd(sharedFixture: string): Promise<string[]> {
   await run("npm", ["install", "--silent", "--no-audit", "--no-fund", WORKERD], work);
   const binary = (await run("node", [
     "--input-type=module",
@@ -131,7 +179,10 @@ async function workerd(): Promise<boolean> {
   for await (const file of jsFiles(`${work}/node_modules/@fetchline/fetchline/web`)) {
     webFiles.push(file);
   }
-  await Deno.writeTextFile(`${work}/workerd.capnp`, workerdConfig(webFiles));
+  await Deno.writeTextFile(
+    `${work}/workerd.capnp`,
+    workerdConfig(webFiles, await sharedModules(work)),
+  );
   const port = freePort();
   const { promise: held, resolve: release } = Promise.withResolvers<void>();
   await using fixture = serveFixture(held);
@@ -146,18 +197,11 @@ async function workerd(): Promise<boolean> {
       url: `http://127.0.0.1:${fixture.addr.port}`,
       refused: `http://127.0.0.1:${freePort()}`,
     });
-    // workerd listens within a few seconds: up to 30 s, then fail.
-    for (let attempt = 0; attempt < 300; attempt++) {
-      try {
-        const response = await fetch(`http://127.0.0.1:${port}/?${query}`);
-        console.log((await response.text()).trimEnd());
-        return response.ok;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-    console.error("workerd did not answer within 30 s");
-    return false;
+    const failed: string[] = [];
+    if (!SHARED_ONLY && !await askWorkerd(port, `/?${query}`)) failed.push("workerd");
+    const shared = new URLSearchParams({ fixture: sharedFixture, areas: AREAS });
+    if (!await askWorkerd(port, `/shared?${shared}`)) failed.push("workerd (shared suite)");
+    return failed;
   } finally {
     child.kill("SIGTERM");
     await child.status;
@@ -173,16 +217,28 @@ try {
     JSON.stringify({ name: "fetchline-runtimes-suite", private: true, type: "module" }),
   );
   await run("npm", ["install", "--silent", "--no-audit", "--no-fund", tarball], work);
-  for (const file of ["smoke.mjs", "checks.mjs", "workerd.mjs", "browser.mjs", "chromium.mjs"]) {
+  const files = ["smoke.mjs", "checks.mjs", "workerd.mjs", "browser.mjs", "chromium.mjs"];
+  for (const file of [...files, "shared_suite.mjs"]) {
     await Deno.copyFile(`${root}tests/runtimes/${file}`, `${work}/${file}`);
   }
-  const failed = await smoke([]);
-  await Deno.remove(`${work}/node_modules/tough-cookie`, { recursive: true });
-  failed.push(
-    ...(await smoke(["without-tough-cookie"])).map((name) => `${name} (no tough-cookie)`),
-  );
-  if (!await workerd()) failed.push("workerd");
-  if (!await chromium(work, `http://127.0.0.1:${freePort()}`)) failed.push("Chromium");
+  await copyFolder(`${root}tests/shared`, `${work}/shared`);
+  const fixture = await startSharedFixture(work);
+  const failed: string[] = [];
+  try {
+    if (!SHARED_ONLY) failed.push(...await smoke([]));
+    if (!await bunSharedSuite(fixture.line)) failed.push("Bun (shared suite)");
+    if (!SHARED_ONLY) {
+      await Deno.remove(`${work}/node_modules/tough-cookie`, { recursive: true });
+      failed.push(
+        ...(await smoke(["without-tough-cookie"])).map((name) => `${name} (no tough-cookie)`),
+      );
+    }
+    failed.push(...await workerd(fixture.line));
+    const refused = `http://127.0.0.1:${freePort()}`;
+    if (!await chromium(work, refused, fixture.line, AREAS)) failed.push("Chromium");
+  } finally {
+    await fixture.stop();
+  }
   if (failed.length > 0) {
     console.error(`The npm package failed on: ${failed.join(", ")}`);
     Deno.exitCode = 1;

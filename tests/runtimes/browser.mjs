@@ -4,11 +4,16 @@
 // its preflights) on another, so every call is cross-origin as a page's
 // would be. The checks of tests/runtimes/checks.mjs run, then those only a
 // browser has; the lines go to the console and to `globalThis.report`,
-// which tests/runtimes/chromium.mjs waits for.
+// which tests/runtimes/chromium.mjs waits for. Given `fixture` in the query
+// (the shared suite's fixture process, its JSON line), the shared suite
+// (tests/shared/) runs after them, its lines and failures joining the report
+// (`areas`, names joined by commas, keeps only those areas).
 
 import * as mod from "@fetchline/fetchline";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { checks, limits, run } from "./checks.mjs";
+import * as areas from "./shared/areas.mjs";
+import { runSuite } from "./shared/suite.mjs";
 
 function check(condition, message) {
   if (!condition) throw new Error(message);
@@ -67,5 +72,15 @@ const report = await run(all, "Chromium (web build)").catch((error) => ({
   lines: [`not ok Chromium (web build): ${error?.message ?? error}`],
   failed: 1,
 }));
+if (query.get("fixture") !== null) {
+  const only = query.get("areas")?.split(",").filter(Boolean);
+  const shared = await runSuite(
+    areas,
+    { lib, fixture: JSON.parse(query.get("fixture")), runtime: "chromium" },
+    { only },
+  ).catch((error) => ({ lines: [`not ok shared suite: ${error?.stack ?? error}`], failed: 1 }));
+  report.lines.push(...shared.lines);
+  report.failed += shared.failed;
+}
 for (const line of report.lines) console.log(line);
 globalThis.report = report;

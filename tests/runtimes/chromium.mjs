@@ -1,6 +1,7 @@
 // Drives a headless Chromium (the system's, /usr/bin/chromium) with
 // puppeteer-core: opens the page scripts/test_browser.ts serves (its URL
-// is the argument), waits up to 60 s for tests/runtimes/browser.mjs to set
+// is the argument), waits up to 15 minutes (the shared suite runs one test at a time, each
+// bounded) for tests/runtimes/browser.mjs to set
 // `globalThis.report`, prints its lines and exits 1 if a check failed or
 // none ran. The page's console and errors are printed as they come.
 
@@ -19,7 +20,10 @@ try {
     if (message.type() !== "log") console.error(`page ${message.type()}: ${message.text()}`);
   });
   await page.goto(process.argv[2]);
-  const handle = await page.waitForFunction(() => globalThis.report, { timeout: 60_000 });
+  const handle = await page.waitForFunction(() => globalThis.report, {
+    timeout: 15 * 60_000,
+    polling: 500,
+  });
   const report = await handle.jsonValue();
   console.log(report.lines.join("\n"));
   failed = report.failed;
