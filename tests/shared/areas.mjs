@@ -2,4 +2,8 @@
 // resolves modules only from a fixed list (workerd, a page) gets them here;
 // tests/shared_test.ts checks that every area file of this folder is listed.
 
+export { default as auth } from "./auth.mjs";
 export { default as client } from "./client.mjs";
+export { default as faults } from "./faults.mjs";
+export { default as secrets } from "./secrets.mjs";
+export { default as streams } from "./streams.mjs";

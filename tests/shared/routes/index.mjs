@@ -1,4 +1,8 @@
 // Every area's routes, one line per area (sorted), for the fixture process to
 // merge. Paths start with the area's name, so no two files collide.
 
+export { routes as auth } from "./auth.mjs";
 export { routes as client } from "./client.mjs";
+export { routes as faults } from "./faults.mjs";
+export { routes as secrets } from "./secrets.mjs";
+export { routes as streams } from "./streams.mjs";
