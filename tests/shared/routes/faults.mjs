@@ -71,7 +71,28 @@ function misbehaving(fault) {
   };
 }
 
+/** The text the `/faults/encoded` route sends, compressed. */
+const TEXT = JSON.stringify({ text: "héllo ".repeat(1000) });
+
+const ENCODERS = {
+  "gzip": (bytes) => zlib.gzipSync(bytes),
+  "deflate": (bytes) => zlib.deflateSync(bytes),
+  "deflate-raw": (bytes) => zlib.deflateRawSync(bytes),
+  "br": (bytes) => zlib.brotliCompressSync(bytes),
+};
+
 export const routes = {
+  /** A valid body in the `coding` asked for (raw deflate is sent as "deflate", as some servers do). */
+  "/faults/encoded": (req, res) => {
+    const coding = new URL(req.url, "http://fixture").searchParams.get("coding");
+    const body = ENCODERS[coding](Buffer.from(TEXT));
+    res.writeHead(200, {
+      "content-type": "application/json",
+      "content-encoding": coding === "deflate-raw" ? "deflate" : coding,
+      "content-length": String(body.length),
+    });
+    res.end(body);
+  },
   ...Object.fromEntries(
     Object.entries(FAULTS).map(([name, fault]) => [`/faults/${name}`, misbehaving(fault)]),
   ),
