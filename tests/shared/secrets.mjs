@@ -32,6 +32,9 @@ const SECRETS = [
   btoa(`ada:${PASSWORD}`),
 ];
 
+/** A browser's fetch never shows a response's Set-Cookie to the page. */
+const HIDES_SET_COOKIE = ["chromium", "firefox"];
+
 /** The runtime's console.log() view of a value, where the runtime has one to call. */
 async function inspector(runtime) {
   if (runtime === "deno") return (value) => globalThis.Deno.inspect(value, { depth: 10 });
@@ -158,7 +161,7 @@ export default function ({ lib, fixture, runtime, assert }) {
         for (
           const shown of [
             '"Authorization":"***"',
-            '"set-cookie":"***"',
+            ...(HIDES_SET_COOKIE.includes(runtime) ? [] : ['"set-cookie":"***"']),
             "Response: 401",
             "Response Body: token expired",
             "Request failed (attempt 2/2): TimeoutException",
@@ -199,27 +202,31 @@ export default function ({ lib, fixture, runtime, assert }) {
         await closeAll();
       }
     },
-    "a session cookie is masked in the log lines and every view of its response": async () => {
-      const run = newRun();
-      const { lines, client, closeAll } = observed();
-      try {
-        const api = client(
-          fixture.url,
-          new lib.TokenAuthHook(tokenManager(`${fixture.url}/secrets/token?run=${run}`)),
-        );
-        const response = await api.get(`/secrets/api?run=${run}`);
-        assert.equal(
-          response.header("set-cookie"),
-          `sid=${SESSION}; Path=/`,
-          "the caller reads it",
-        );
-        const view = JSON.parse(JSON.stringify(response));
-        assert.equal(view.headers["set-cookie"], "***");
-        assert.ok(lines.some(([, line]) => line.includes('"set-cookie":"***"')));
-        await assertNoSecret(lines, [response, response.request]);
-      } finally {
-        await closeAll();
-      }
+    "a session cookie is masked in the log lines and every view of its response": {
+      runtimes: ["deno", "node", "bun", "workerd"],
+      reason: "a browser's fetch hides Set-Cookie from the page",
+      run: async () => {
+        const run = newRun();
+        const { lines, client, closeAll } = observed();
+        try {
+          const api = client(
+            fixture.url,
+            new lib.TokenAuthHook(tokenManager(`${fixture.url}/secrets/token?run=${run}`)),
+          );
+          const response = await api.get(`/secrets/api?run=${run}`);
+          assert.equal(
+            response.header("set-cookie"),
+            `sid=${SESSION}; Path=/`,
+            "the caller reads it",
+          );
+          const view = JSON.parse(JSON.stringify(response));
+          assert.equal(view.headers["set-cookie"], "***");
+          assert.ok(lines.some(([, line]) => line.includes('"set-cookie":"***"')));
+          await assertNoSecret(lines, [response, response.request]);
+        } finally {
+          await closeAll();
+        }
+      },
     },
     "a credential in the query of a failed call is masked in its message": async () => {
       const http = new lib.HttpClient(
