@@ -7,7 +7,7 @@
 
 import * as mod from "../mod.ts";
 import { toCurl } from "../utils.ts";
-import { bounded, collect } from "./shared/suite.mjs";
+import { bounded, collect, summary } from "./shared/suite.mjs";
 import * as areas from "./shared/areas.mjs";
 
 const folder = new URL("./shared/", import.meta.url);
@@ -46,10 +46,25 @@ Deno.test("shared suite: every area file is listed in areas.mjs", async () => {
   }
 });
 
+const counts = { passed: 0, failed: 0, skipped: 0 };
 for (const test of collect(areas, env, Deno.args)) {
+  if (test.skip !== undefined) counts.skipped++;
   Deno.test({
     name: `shared ${test.name}`,
     ignore: test.skip !== undefined,
-    fn: () => bounded(test.run),
+    async fn() {
+      try {
+        await bounded(test.run);
+        counts.passed++;
+      } catch (error) {
+        counts.failed++;
+        throw error;
+      }
+    },
   });
 }
+
+// Deno runs a file's tests in the order they were registered: this one last.
+Deno.test("shared suite: the closing line", () => {
+  console.log(summary("deno", counts));
+});

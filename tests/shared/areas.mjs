@@ -5,5 +5,9 @@
 export { default as auth } from "./auth.mjs";
 export { default as client } from "./client.mjs";
 export { default as faults } from "./faults.mjs";
+export { default as limits } from "./limits.mjs";
+export { default as redirects } from "./redirects.mjs";
+export { default as retries } from "./retries.mjs";
 export { default as secrets } from "./secrets.mjs";
 export { default as streams } from "./streams.mjs";
+export { default as timeouts } from "./timeouts.mjs";
