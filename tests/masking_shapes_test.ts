@@ -115,3 +115,24 @@ Deno.test("console.log() of requests, responses and clients masks credential-lik
     "HttpRequest(GET http://u:***@127.0.0.1/)",
   );
 });
+
+Deno.test("A runtime error's string fields down the cause chain are masked in place, its other fields kept", () => {
+  // Bun's fetch names the URL, query included, in a `path` field of its error.
+  const url = `http://127.0.0.1:9/x?access_token=${SECRET}&page=2`;
+  const inner = Object.assign(new Error("connect failed"), { path: url, errno: 0 });
+  const runtime = Object.assign(new TypeError("fetch failed", { cause: inner }), {
+    path: url,
+    code: "ECONNREFUSED",
+  });
+  const error = new ConnectionException("Connection failed: GET /x", { cause: runtime });
+  assert.equal(error.cause, runtime, "the runtime's error stays the cause");
+  assert.equal(runtime.code, "ECONNREFUSED");
+  assert.equal(inner.errno, 0);
+  assert.equal(runtime.path, "http://127.0.0.1:9/x?access_token=***&page=2");
+  assertHidden([
+    JSON.stringify(runtime),
+    JSON.stringify(inner),
+    JSON.stringify(error),
+    Deno.inspect(runtime, { depth: 10 }),
+  ]);
+});

@@ -135,3 +135,20 @@ Deno.test("readBody() still refuses a Content-Length past the limit before readi
   const head: WireResponse = { ...over, body: null };
   assert.equal((await readBody(head, 5)).byteLength, 0);
 });
+
+Deno.test("a buffered body of unknown length comes as bytes of a fixed-length buffer, which Web APIs take", async () => {
+  // A spec-conforming TextDecoder, Blob or crypto (a browser's) refuses a view
+  // of a resizable ArrayBuffer, the one a body of unknown length grows in.
+  const pieces = ['{"a": ', "1}"].map((piece) => new TextEncoder().encode(piece));
+  const http = new HttpClient(
+    new HttpClientConfigBuilder().withFetch(() =>
+      Promise.resolve(new Response(ReadableStream.from(pieces)))
+    ).build(),
+  );
+  await using _ = http;
+  const { content } = await http.get("http://127.0.0.1:9/unsized");
+  const { buffer } = content as Uint8Array<ArrayBuffer> & { buffer: { resizable?: boolean } };
+  assert.equal(buffer.resizable, false);
+  assert.equal(buffer.byteLength, content.byteLength, "no reserved room past the body");
+  assert.equal(new TextDecoder().decode(content), '{"a": 1}');
+});

@@ -104,11 +104,12 @@ export function maskedCause(value: unknown, depth: number): unknown {
 }
 
 /**
- * Masks, in place, the message and stack of every runtime error down the
- * cause chain of `cause` (Deno's fetch names the URL, query included, in
- * one), so that what walks the chain itself (pino's error serializer, an
- * uncaught error's report) finds no secret either. The errors stay the
- * causes, with their class and fields; one that cannot be changed is left.
+ * Masks, in place, the message, stack and string fields of every runtime
+ * error down the cause chain of `cause` (Deno's fetch names the URL, query
+ * included, in its message; Bun's in a `path` field), so that what walks the
+ * chain itself (pino's error serializer, `JSON.stringify`, an uncaught
+ * error's report) finds no secret either. The errors stay the causes, with
+ * their class and fields; one that cannot be changed is left.
  */
 export function maskCauseTexts(cause: unknown): void {
   for (let error = cause, depth = 0; error instanceof Error && depth < MAX_CAUSES; depth++) {
@@ -120,11 +121,27 @@ export function maskCauseTexts(cause: unknown): void {
         if (typeof stack === "string" && redactText(stack) !== stack) {
           error.stack = redactText(stack);
         }
+        maskStringFields(error);
       } catch {
         // A frozen error, or one whose message is a getter: its view is masked still.
       }
     }
     error = error.cause;
+  }
+}
+
+/** Masks the URLs in `error`'s own enumerable string fields, each that can be changed. */
+function maskStringFields(error: Error): void {
+  const fields = error as unknown as Record<string, unknown>;
+  for (const [key, value] of Object.entries(error)) {
+    if (typeof value !== "string") continue;
+    const masked = redactText(value);
+    if (masked === value) continue;
+    try {
+      fields[key] = masked;
+    } catch {
+      // A read-only field: the error's view is masked still.
+    }
   }
 }
 

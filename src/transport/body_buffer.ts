@@ -4,8 +4,8 @@
 // length grows one resizable ArrayBuffer in place (the engine reserves
 // address space up to `maxByteLength` and commits pages only as they are
 // written), so there is no moment holding the chunks and their join, nor an
-// old and a new array while growing. The result is a view of that buffer:
-// no copy at the end either.
+// old and a new array while growing. The result is that memory, moved to a
+// fixed-length buffer where the runtime can: no copy at the end either.
 
 /** Thrown when a body exceeds its limit; reading stops at once. */
 export class BodyTooLarge extends Error {
@@ -29,6 +29,17 @@ const FIRST_GROWTH = 64 * 1024;
 interface ResizableBuffer extends ArrayBuffer {
   readonly maxByteLength: number;
   resize(byteLength: number): void;
+}
+
+/**
+ * The memory of `buffer` as a fixed-length buffer: a spec-conforming Web API
+ * (a browser's TextDecoder, Blob, crypto) refuses a view of a resizable one.
+ * V8 moves the memory without a copy; Node 20 has no `transferToFixedLength`
+ * and its APIs take a resizable buffer, which is kept there.
+ */
+function fixedLength(buffer: ResizableBuffer): ArrayBuffer {
+  const { transferToFixedLength } = buffer as { transferToFixedLength?: () => ArrayBuffer };
+  return typeof transferToFixedLength === "function" ? transferToFixedLength.call(buffer) : buffer;
 }
 const Resizable = ArrayBuffer as unknown as new (
   byteLength: number,
@@ -110,10 +121,13 @@ export class BodyBuffer {
         ? first
         : new Uint8Array(first);
     }
-    if (this.#growable !== undefined) {
+    const growable = this.#growable;
+    if (growable !== undefined) {
       // Gives back the pages reserved past the end of the body.
-      this.#growable.resize(this.size);
-      return new Uint8Array(this.#growable, 0, this.size);
+      growable.resize(this.size);
+      this.#growable = undefined;
+      this.#bytes = new Uint8Array(fixedLength(growable));
+      return this.#bytes;
     }
     return this.size === this.#bytes.byteLength ? this.#bytes : this.#bytes.subarray(0, this.size);
   }

@@ -47,7 +47,12 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
     if (network.proxy !== undefined && network.proxy !== null) {
       throw new TypeError(`Invalid proxy: ${runtimeName()} has no pool to send through a proxy`);
     }
-    return { transport: fetchTransport((input, init) => fetch(input, init)), close() {} };
+    // workerd's fetch, like Deno's, decodes gzip and br but leaves a deflate body encoded.
+    const inflate = runtimeName() === "workerd";
+    return {
+      transport: fetchTransport((input, init) => fetch(input, init), { inflate }),
+      close() {},
+    };
   }
   const pooled = { ...options, ...network.tls };
   if (network.proxy !== undefined) return denoProxyTransport(deno, pooled, network.proxy);

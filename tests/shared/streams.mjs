@@ -1,0 +1,275 @@
+// Streamed responses through the transport: stream() resolves at the head
+// and hands each chunk over as the server writes it; lines() and events()
+// (Server-Sent Events) parse as the bytes arrive; read(), cancel(), close(),
+// the caller's signal and readTimeout end a body mid-way, and the server
+// sees it given up; download progress is told as bytes move. The server's
+// body is written piece by piece by the test itself (routes/streams.mjs).
+
+const SIZE = 200_000;
+
+export default function ({ lib, fixture, assert }) {
+  const decoder = new TextDecoder();
+  const newRun = () => `r${Math.random().toString(36).slice(2)}${Date.now()}`;
+
+  async function call(path) {
+    const response = await fetch(`${fixture.url}${path}`);
+    return response.status === 204 ? undefined : await response.json();
+  }
+
+  /** A body the test writes: `write(text)` sends a piece now, `end()` ends it. */
+  function held(type = "text/plain") {
+    const run = newRun();
+    return {
+      path: `/streams/held?run=${run}&type=${encodeURIComponent(type)}`,
+      write: (text) => call(`/streams/write?run=${run}&text=${encodeURIComponent(text)}`),
+      end: () => call(`/streams/end?run=${run}`),
+      /** Resolves once the server saw the client give the body up; fails after 5 s. */
+      cancelled: () => until(run),
+    };
+  }
+
+  async function until(run) {
+    for (const started = Date.now(); Date.now() - started < 5000;) {
+      if ((await call(`/streams/status?run=${run}`)).cancelled) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error("The server did not see the body given up within 5 s");
+  }
+
+  /** Resolves with `promise`, or fails after `ms` (a wait that must end). */
+  function within(promise, ms, what) {
+    let timer;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Still waiting after ${ms} ms: ${what}`)), ms);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  }
+
+  function client(configure = (b) => b) {
+    const builder = new lib.HttpClientConfigBuilder().withBaseUrl(fixture.url).withTimeout(5)
+      .withRetry({ maxRetries: 0 });
+    return new lib.HttpClient(configure(builder).build());
+  }
+
+  /** Runs `body` with a client configured by `configure`, closed at its end. */
+  async function withClient(configure, body) {
+    const http = client(configure);
+    try {
+      return await body(http);
+    } finally {
+      await http.close();
+    }
+  }
+
+  /** Checks progress calls: 0 first, `total` last with percent 1, monotonic, `known` totals before. */
+  function assertProgress(calls, total, known) {
+    assert.ok(calls.length >= 2, `expected at least a start and an end, got ${calls.length}`);
+    assert.deepEqual(
+      calls[0],
+      known === undefined
+        ? { transferredBytes: 0 }
+        : { transferredBytes: 0, totalBytes: known, percent: 0 },
+    );
+    assert.deepEqual(calls.at(-1), { transferredBytes: total, totalBytes: total, percent: 1 });
+    for (let i = 1; i < calls.length; i++) {
+      assert.ok(calls[i].transferredBytes >= calls[i - 1].transferredBytes, "monotonic");
+      if (i < calls.length - 1) assert.equal(calls[i].totalBytes, known);
+    }
+  }
+
+  /** Every item of `iterable` (Array.fromAsync is missing on Node 20). */
+  async function collect(iterable) {
+    const items = [];
+    for await (const item of iterable) items.push(item);
+    return items;
+  }
+
+  const expected = Uint8Array.from({ length: SIZE }, (_, i) => i % 251);
+
+  return {
+    "stream() resolves at the head and each chunk arrives before the server writes the next": () =>
+      withClient(undefined, async (http) => {
+        const body = held();
+        const response = await http.stream("GET", body.path);
+        assert.equal(response.statusCode, 200);
+        assert.equal(response.isStreamed, true);
+        const reader = response.body.getReader();
+        await body.write("first");
+        assert.equal(decoder.decode((await within(reader.read(), 5000, "first")).value), "first");
+        await body.write("second");
+        assert.equal(decoder.decode((await within(reader.read(), 5000, "second")).value), "second");
+        await body.end();
+        assert.equal((await within(reader.read(), 5000, "the end")).done, true);
+      }),
+    "request(request, { stream: true }) streams; the body is readable once": () =>
+      withClient(undefined, async (http) => {
+        const request = new lib.HttpRequest("GET", `${fixture.url}/streams/bytes?size=1000`);
+        const response = await http.request(request, { stream: true });
+        assert.equal(response.isStreamed, true);
+        const got = new Uint8Array(await new Response(response.body).arrayBuffer());
+        assert.deepEqual(got, expected.subarray(0, 1000));
+        assert.throws(() => response.body, lib.HttpClientException, /already read/);
+      }),
+    "lines() gives NDJSON lines as they are written, a line cut between writes kept whole": () =>
+      withClient(undefined, async (http) => {
+        const body = held("application/x-ndjson");
+        const response = await http.stream("GET", body.path);
+        const lines = response.lines();
+        await body.write('{"n": 1}\n{"n"');
+        assert.deepEqual(JSON.parse((await within(lines.next(), 5000, "line 1")).value), { n: 1 });
+        await body.write(": 2}\r\nlast");
+        assert.deepEqual(JSON.parse((await within(lines.next(), 5000, "line 2")).value), { n: 2 });
+        await body.end();
+        assert.equal((await within(lines.next(), 5000, "the last line")).value, "last");
+        assert.equal((await lines.next()).done, true);
+      }),
+    "events() gives Server-Sent Events as they are written, the last ID carried over": () =>
+      withClient(undefined, async (http) => {
+        const body = held("text/event-stream");
+        const response = await http.stream("GET", body.path);
+        assert.equal(response.header("content-type"), "text/event-stream");
+        const events = response.events();
+        await body.write("event: tick\ndata: 1\nid: a\n\n");
+        assert.deepEqual((await within(events.next(), 5000, "event 1")).value, {
+          event: "tick",
+          data: "1",
+          id: "a",
+          retry: undefined,
+        });
+        await body.write("data: 2\n\n");
+        assert.deepEqual((await within(events.next(), 5000, "event 2")).value, {
+          event: "message",
+          data: "2",
+          id: "a",
+          retry: undefined,
+        });
+        await body.end();
+        assert.equal((await events.next()).done, true);
+      }),
+    "events() reads a BOM, comments, CR, LF and CRLF, multi-line data and retry over the wire":
+      () =>
+        withClient(undefined, async (http) => {
+          const body = held("text/event-stream");
+          const response = await http.stream("GET", body.path);
+          const reading = collect(response.events());
+          await body.write("\uFEFF: a comment\r\nevent: tick\r\ndata: a\r\ndata:  b\r");
+          await body.write("\nid: 7\r\nretry: 1500\r\n\r\n");
+          await body.write("data: c\rdata: d\r\rdata: cut off");
+          await body.end();
+          assert.deepEqual(await within(reading, 5000, "the events"), [
+            { event: "tick", data: "a\n b", id: "7", retry: 1500 },
+            { event: "message", data: "c\nd", id: "7", retry: undefined },
+          ]);
+        }),
+    "content, text and json() of a streamed response throw until read(), which buffers once": () =>
+      withClient(undefined, async (http) => {
+        const body = held("application/json");
+        const response = await http.stream("GET", body.path);
+        assert.throws(() => response.content, lib.ResponseNotReadException, /read\(\)/);
+        assert.throws(() => response.text, lib.ResponseNotReadException, /read\(\)/);
+        assert.throws(() => response.json(), lib.ResponseNotReadException, /read\(\)/);
+        const reading = response.read();
+        await body.write('{"ok": ');
+        await body.write("true}");
+        await body.end();
+        const buffered = await within(reading, 5000, "read()");
+        assert.equal(await response.read(), buffered);
+        assert.equal(buffered.isStreamed, false);
+        assert.deepEqual(buffered.json(), { ok: true });
+      }),
+    "read() of a streamed response holds maxResponseBytes": () =>
+      withClient((b) => b.withMaxResponseBytes(10), async (http) => {
+        const response = await http.stream("GET", "/streams/bytes?size=100");
+        await assert.rejects(response.read(), lib.HttpClientException, /maxResponseBytes \(10\)/);
+      }),
+    "cancel() gives the body up: the server sees the connection closed": () =>
+      withClient(undefined, async (http) => {
+        const body = held();
+        const response = await http.stream("GET", body.path);
+        await body.write("some");
+        await response.cancel();
+        await body.cancelled();
+      }),
+    "readTimeout fails a body that stalls mid-way with TimeoutException naming it": () =>
+      withClient((b) => b.withReadTimeout(0.2), async (http) => {
+        const body = held();
+        const response = await http.stream("GET", body.path);
+        const reader = response.body.getReader();
+        await body.write("one");
+        assert.equal(decoder.decode((await within(reader.read(), 5000, "one")).value), "one");
+        await assert.rejects(
+          within(reader.read(), 5000, "the read to time out"),
+          lib.TimeoutException,
+          /readTimeout/,
+        );
+        await body.cancelled();
+      }),
+    "close() fails the waiting reader of a streamed body with HttpClientException": async () => {
+      const http = client();
+      const body = held();
+      const response = await http.stream("GET", body.path);
+      const reading = response.body.getReader().read();
+      const closing = http.close();
+      await assert.rejects(
+        within(reading, 5000, "the read to fail"),
+        lib.HttpClientException,
+        /Client was closed/,
+      );
+      await closing;
+      await body.cancelled();
+    },
+    "the caller's signal aborts a streamed body after its head": () =>
+      withClient(undefined, async (http) => {
+        const body = held();
+        const controller = new AbortController();
+        const response = await http.stream("GET", body.path, { signal: controller.signal });
+        const reading = response.body.getReader().read();
+        controller.abort();
+        await assert.rejects(
+          within(reading, 5000, "the read to fail"),
+          lib.HttpClientException,
+          /aborted/,
+        );
+        await body.cancelled();
+      }),
+    "stream() retries a 503 on its head and gives the 503's body up": () =>
+      withClient((b) => b.withRetry({ maxRetries: 2, backoff: 0.001 }), async (http) => {
+        const run = newRun();
+        const response = await http.stream("GET", `/streams/flaky?run=${run}`);
+        assert.equal(response.statusCode, 200);
+        assert.equal((await response.read()).text, "fine");
+        await until(run);
+      }),
+    "onDownloadProgress reports a buffered body from 0 to its total, with and without a length":
+      () =>
+        withClient(undefined, async (http) => {
+          for (
+            const [query, known] of [["sized=1", SIZE], ["sized=0", undefined], [
+              "gzip=1",
+              undefined,
+            ]]
+          ) {
+            const calls = [];
+            const response = await http.get(`/streams/bytes?size=${SIZE}&${query}`, {
+              onDownloadProgress: (progress) => void calls.push(progress),
+            });
+            assert.deepEqual(response.content, expected, query);
+            assertProgress(calls, SIZE, known);
+          }
+        }),
+    "onDownloadProgress reports a streamed body as the reader pulls it": () =>
+      withClient(undefined, async (http) => {
+        const calls = [];
+        const response = await http.stream("GET", `/streams/bytes?size=${SIZE}`, {
+          onDownloadProgress: (progress) => void calls.push(progress),
+        });
+        assert.equal(calls.length, 0, "nothing before the first read");
+        let read = 0;
+        for await (const chunk of response.body) {
+          read += chunk.byteLength;
+          assert.equal(calls.at(-1).transferredBytes, read, "told as each chunk is pulled");
+        }
+        assertProgress(calls, SIZE, undefined);
+      }),
+  };
+}
