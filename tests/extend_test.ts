@@ -148,7 +148,10 @@ Deno.test("closing the parent closes its derived clients: calls in flight fail, 
   const own = parent.extend((builder) => builder.withPool({ poolMaxIdlePerHost: 2 }));
   const grandchild = shared.extend((builder) => builder.withPool({ poolMaxIdlePerHost: 3 }));
   const pending = [shared, own, grandchild].map((client) => client.get("/delay/3000"));
-  while (server.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+  for (let i = 0; i < 1000 && server.requests.length < 3; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.equal(server.requests.length, 3, "the three calls reached the server");
   assert.equal(pools.made, 3);
   parent.close();
   for (const call of pending) {

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
 import { startTick } from "../src/client/deadline/tick_timer.ts";
+import { cancelTimeout, startTimeout } from "../src/client/deadline/timeouts.ts";
+import type { Deadline } from "../src/client/deadline/timeouts.ts";
+import { link, unlink } from "../src/client/deadline/in_flight.ts";
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -51,4 +55,47 @@ Deno.test("startTick(): an unref'd tick does not hold the process open", async (
   const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
   assert.ok(ended, `the process was held open by an unref'd tick: ${text}`);
   assert.equal(text.trim(), "done");
+});
+
+/** A deadline in the in-flight list, as a step is, that counts its expiries in `fired`. */
+function deadline(fired: number[]): Deadline {
+  const entry: Deadline = {
+    at: Infinity,
+    timer: undefined,
+    prevInFlight: undefined,
+    nextInFlight: undefined,
+    expire() {
+      unlink(entry);
+      fired[0]!++;
+    },
+  };
+  link(entry);
+  return entry;
+}
+
+Deno.test("a fake clock installed after the shared tick ran on Deno's own timers drives the next shared timeout", async () => {
+  // The tick must have started on Deno's own timers (AbortSignal.timeout), not on setTimeout.
+  const own = Object.getOwnPropertyDescriptor(globalThis, "setTimeout");
+  assert.ok(own?.get !== undefined, "Deno's setTimeout is still its own");
+  for (const lapse of [0, 200]) {
+    const real = deadline([0]);
+    startTimeout(real, 1000);
+    cancelTimeout(real);
+    unlink(real);
+    // Let go, the tick does not run; past its 100 ms, its time passed unseen.
+    await wait(lapse);
+    const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "performance"] });
+    const fired = [0];
+    const faked = deadline(fired);
+    try {
+      startTimeout(faked, 1000);
+      clock.tick(1100);
+      assert.equal(fired[0], 1, `the timeout fired on the fake clock (${lapse} ms after the tick)`);
+    } finally {
+      cancelTimeout(faked);
+      unlink(faked);
+      clock.uninstall();
+      Object.defineProperty(globalThis, "setTimeout", own);
+    }
+  }
 });

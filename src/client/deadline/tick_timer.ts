@@ -31,6 +31,19 @@ export function startTick(run: () => void, ms: number): Ref {
   return denoOwnTimers() ? new SignalTimer(run, ms) : setTimeout(run, ms) as Ref;
 }
 
+/**
+ * Holds `tick` (made by {@linkcode startTick} for `run` and `ms`) open again,
+ * or a new tick in its place when it runs on Deno's own timers and either
+ * its time passed while it was let go (it never ran, so it is still there)
+ * or setTimeout has been replaced since: a fake clock installed between two
+ * calls must drive the next timeout, as it does where setTimeout serves.
+ */
+export function holdTick(tick: Ref, run: () => void, ms: number): Ref {
+  if (tick instanceof SignalTimer && (tick.lapsed || !denoOwnTimers())) return startTick(run, ms);
+  tick.ref?.();
+  return tick;
+}
+
 class SignalTimer implements Ref {
   readonly #run: () => void;
   readonly #ms: number;
@@ -42,6 +55,11 @@ class SignalTimer implements Ref {
     this.#ms = ms;
     this.#signal = AbortSignal.timeout(ms);
     this.#signal.addEventListener("abort", run, { once: true });
+  }
+
+  /** True when its time passed while it was let go: it did not run. */
+  get lapsed(): boolean {
+    return !this.#held && this.#signal.aborted;
   }
 
   ref(): void {

@@ -12,7 +12,7 @@
 
 import { forEachInFlight } from "./in_flight.ts";
 import type { InFlight } from "./in_flight.ts";
-import { startTick } from "./tick_timer.ts";
+import { holdTick, startTick } from "./tick_timer.ts";
 import type { Ref } from "./tick_timer.ts";
 
 /** Timeouts from this length on share the tick. */
@@ -62,7 +62,7 @@ export function startTimeout(deadline: Deadline, ms: number, now = performance.n
     return;
   }
   deadline.at = now + ms;
-  if (++shared === 1 && tick !== undefined) tick.ref?.();
+  if (++shared === 1 && tick !== undefined) tick = holdTick(tick, check, TICK_MS);
   tick ??= startTick(check, TICK_MS);
 }
 
