@@ -7,7 +7,9 @@
 // are released. A derived client's close never closes the pool it shares.
 //
 // The parent holds no strong reference to a derived client (a client
-// derived for one call and never closed costs nothing once dropped): the
+// derived for one call, sharing the pool, and never closed costs nothing
+// once dropped; one with a pool of its own keeps that pool open until it or
+// the parent closes, as any unclosed client keeps its pool): the
 // derived client's `closed` signal follows the parent's through
 // `AbortSignal.any()`, a step knows its client's scope and its parents, and
 // only a pool, once made, listens for its owner's close.
