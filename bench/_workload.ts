@@ -34,9 +34,12 @@ export function checkAnswer(workload: Workload, body: unknown): void {
   }
 }
 
+/** Where a measurement ran: Deno, or a line of Node such as `node22`. */
+export type Runtime = "deno" | `node${number}`;
+
 /** One measurement: one client, one workload, one concurrency, in its own process. */
 export interface Measurement {
-  readonly runtime: "deno" | "node";
+  readonly runtime: Runtime;
   readonly client: string;
   readonly workload: Workload;
   readonly concurrency: number;

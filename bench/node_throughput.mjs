@@ -1,6 +1,7 @@
 // The Node side of the throughput benchmark: one measurement in a process of
 // its own, the counterpart of bench/measure.ts, printing the same JSON line
-// (runtime "node") so bench/throughput.ts merges both runtimes' results.
+// (runtime "node<major>", such as "node22", so the lines of Node measured
+// side by side keep apart) for bench/throughput.ts to merge.
 //
 // The libraries are not in the repository: bench/run.ts installs them with npm
 // into a folder outside it (never commit node_modules) and passes it as --deps:
@@ -24,6 +25,9 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { load, packageJson } from "./_node_load.mjs";
 import { ECHO_BODY, EXPECTED_ID, JSON_HEADERS, NO_OP_LOGGER, PATHS } from "./_workload.mjs";
+
+/** This Node's line, as the measurements name their runtime. */
+const RUNTIME = `node${process.versions.node.split(".")[0]}`;
 
 /** The pool settings given to both undici's Agent and fetchline's `withPool`: undici's defaults. */
 const AGENT_OPTIONS = {};
@@ -163,7 +167,7 @@ function available(deps) {
       clients.push({ name, description, version: `${pkg ?? "node"}@${found.version}` });
     }
   }
-  return { node: process.version, clients, notices };
+  return { runtime: RUNTIME, node: process.version, clients, notices };
 }
 
 function percentile(sorted, p) {
@@ -203,7 +207,7 @@ async function measure(name, client, url, workload, concurrency, requests, warmu
   const { user, system } = process.cpuUsage(cpu);
   latencies.sort();
   return {
-    runtime: "node",
+    runtime: RUNTIME,
     client: name,
     workload,
     concurrency,
