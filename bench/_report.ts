@@ -31,7 +31,7 @@ export function runtimesOf(summaries: readonly Pick<Summary, "runtime">[]): Runt
 }
 
 /** A runtime's name in a heading: "Deno", "Node 22". */
-export function runtimeTitle(runtime: Runtime): string {
+function runtimeTitle(runtime: Runtime): string {
   return runtime === "deno" ? "Deno" : `Node ${runtime.slice(4)}`;
 }
 
