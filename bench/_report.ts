@@ -1,11 +1,11 @@
 // Medians of the throughput rounds and their Markdown tables.
 
 import { median } from "./_stats.ts";
-import type { Measurement, Workload } from "./_workload.ts";
+import type { Measurement, Runtime, Workload } from "./_workload.ts";
 
 /** The medians of one client's rounds at one workload and concurrency. */
 export interface Summary {
-  readonly runtime: "deno" | "node";
+  readonly runtime: Runtime;
   readonly client: string;
   readonly workload: Workload;
   readonly concurrency: number;
@@ -18,11 +18,22 @@ export interface Summary {
   readonly cpuUsPerRequest: number;
 }
 
-/** The reference clients each runtime's ratios are taken against. */
-export const REFERENCES: Readonly<Record<"deno" | "node", readonly string[]>> = {
-  deno: ["fetch"],
-  node: ["fetch", "undici"],
-};
+/** The reference clients a runtime's ratios are taken against: the same on every line of Node. */
+export function referencesOf(runtime: Runtime): readonly string[] {
+  return runtime === "deno" ? ["fetch"] : ["fetch", "undici"];
+}
+
+/** The runtimes measured: Deno first, then the lines of Node, oldest first. */
+export function runtimesOf(summaries: readonly Pick<Summary, "runtime">[]): Runtime[] {
+  const nodes = new Set(summaries.map((s) => s.runtime).filter((r) => r !== "deno"));
+  const lines = [...nodes].sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+  return [...(summaries.some((s) => s.runtime === "deno") ? ["deno" as const] : []), ...lines];
+}
+
+/** A runtime's name in a heading: "Deno", "Node 22". */
+function runtimeTitle(runtime: Runtime): string {
+  return runtime === "deno" ? "Deno" : `Node ${runtime.slice(4)}`;
+}
 
 /** Groups measurements by runtime, client, workload and concurrency, and takes medians. */
 export function summarize(measurements: readonly Measurement[]): Summary[] {
@@ -74,8 +85,8 @@ function fixed(value: number, digits: number): string {
  */
 export function throughputTables(summaries: readonly Summary[]): string {
   const sections: string[] = [];
-  for (const runtime of ["deno", "node"] as const) {
-    const references = REFERENCES[runtime];
+  for (const runtime of runtimesOf(summaries)) {
+    const references = referencesOf(runtime);
     const rows = summaries.filter((s) => s.runtime === runtime);
     const levels = [...new Set(rows.map((s) => s.concurrency))].sort((a, b) => a - b);
     for (const concurrency of levels) {
@@ -90,7 +101,7 @@ export function throughputTables(summaries: readonly Summary[]): string {
         "client CPU µs/req",
       ];
       const lines = [
-        `### ${runtime === "deno" ? "Deno" : "Node"}, concurrency ${concurrency}`,
+        `### ${runtimeTitle(runtime)}, concurrency ${concurrency}`,
         "",
         `| ${head.join(" | ")} |`,
         `| ${head.map((_, i) => (i < 2 ? "---" : "---:")).join(" | ")} |`,

@@ -1,6 +1,6 @@
 // bench/RESULTS.md: the machine, the targets, and the tables of every benchmark.
 
-import { REFERENCES, rpsOf, throughputTables } from "./_report.ts";
+import { referencesOf, rpsOf, runtimesOf, throughputTables } from "./_report.ts";
 import type { Summary } from "./_report.ts";
 import type { Contender } from "./throughput.ts";
 import { ECHO_BODY, ITEM } from "./_workload.ts";
@@ -81,7 +81,8 @@ const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)
 function targets(results: Results): string {
   const summaries = results.throughput?.summaries ?? [];
   const rows: string[][] = [];
-  for (const runtime of ["deno", "node"] as const) {
+  // Every line of Node has the same targets.
+  for (const runtime of runtimesOf(summaries)) {
     const reference = runtime === "deno" ? "fetch" : "undici";
     const goals: [string, number][] = runtime === "deno"
       ? [["fetchline", 0.95], ["fetchline+hooks", 0.90]]
@@ -196,7 +197,7 @@ function memoryTable(memory: readonly MemoryResult[]): string {
 function clientTable(results: Results): string {
   const rows = (results.throughput?.contenders ?? []).map((c) => {
     const npm = results.denoVersions[c.name];
-    const version = c.runtime === "node"
+    const version = c.runtime !== "deno"
       ? c.version
       : npm !== undefined
       ? `${c.name}@${npm}`
@@ -251,9 +252,10 @@ ${bytes(ITEM)}-byte JSON object, POST echoes a ${bytes(ECHO_BODY)}-byte JSON bod
 measurement runs in a fresh client process, which warms up and then reads and parses every body:
 ${throughput?.description ?? "not run"}. Each round runs every client in turn (A B C … A B C …);
 the tables quote the medians of the rounds. Ratios are to ${
-    Object.entries(REFERENCES).map(([runtime, refs]) => `${refs.join(" and ")} (${runtime})`)
-      .join(", ")
-  } at the same workload and concurrency. Client CPU is the client process's user + system time
+    referencesOf("deno").join(" and ")
+  } (Deno) and to ${
+    referencesOf("node20").join(" and ")
+  } (each line of Node, on its own line) at the same workload and concurrency. Client CPU is the client process's user + system time
 (all its threads) per request.
 
 ${throughput === undefined ? "Not run." : throughputTables(throughput.summaries)}

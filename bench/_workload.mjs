@@ -1,19 +1,82 @@
-// The workload of bench/_workload.ts for the Node benchmarks
-// (bench/node_throughput.mjs, bench/ab_network.mjs), which cannot import
-// TypeScript: keep the two in step.
+// What every request benchmark sends and expects, on Deno and Node alike
+// (plain ESM: Node 20 imports no TypeScript; bench/_workload.ts adds the
+// types), and the five hooks of "fetchline+hooks".
 
-/** The body each POST sends, which bench/server.ts echoes. */
-export const ECHO_BODY = {
+/** The small JSON answer of `GET /items/1`. */
+export const ITEM = Object.freeze({
+  id: 1,
+  name: "Ada Lovelace",
+  roles: Object.freeze(["admin", "editor"]),
+  active: true,
+  score: 98.5,
+});
+
+/** The body each POST sends to `/echo`, which bench/server.ts echoes. */
+export const ECHO_BODY = Object.freeze({
   id: 42,
   name: "Grace Hopper",
-  tags: ["a", "b", "c"],
+  tags: Object.freeze(["a", "b", "c"]),
   note: "a small JSON body",
-};
-/** The path of each workload. */
-export const PATHS = { get: "/items/1", post: "/echo" };
-/** The `id` each workload's answer carries. */
-export const EXPECTED_ID = { get: 1, post: 42 };
+});
+
+/** The path of each workload: `get` → `GET /items/1`, `post` → `POST /echo`. */
+export const PATHS = Object.freeze({ get: "/items/1", post: "/echo" });
 /** The JSON content type, as a headers record. */
-export const JSON_HEADERS = { "content-type": "application/json" };
-/** A logger that discards every line, for the logging hooks of "fetchline+hooks". */
-export const NO_OP_LOGGER = { debug() {}, info() {}, warn() {}, error() {} };
+export const JSON_HEADERS = Object.freeze({ "content-type": "application/json" });
+/** A logger that discards every line (the hooks still build them). */
+export const NO_OP_LOGGER = Object.freeze({ debug() {}, info() {}, warn() {}, error() {} });
+
+/**
+ * Throws unless `body` is the parsed answer `workload` expects (the client
+ * really parsed it).
+ *
+ * @param {"get" | "post"} workload
+ * @param {unknown} body
+ * @returns {void}
+ */
+export function checkAnswer(workload, body) {
+  const id = /** @type {{ id?: unknown } | null | undefined} */ (body)?.id;
+  if (id !== (workload === "get" ? ITEM.id : ECHO_BODY.id)) {
+    throw new Error(`Unexpected ${workload} answer: ${JSON.stringify(body)?.slice(0, 200)}`);
+  }
+}
+
+/**
+ * The five hooks of "fetchline+hooks" on `builder`, from fetchline's module
+ * `lib` (a source tree's or an npm build's): `withLogging` (request,
+ * response and error hooks, to a no-op logger), CorrelationIdHook, and
+ * TokenAuthHook over a token fetched once and then served from its cache.
+ *
+ * @template {{ withLogging: Function }} B
+ * @param {any} lib
+ * @param {B} builder
+ * @returns {B}
+ */
+export function withFiveHooks(lib, builder) {
+  const tokenManager = new lib.TokenManager([{
+    name: "static",
+    fetch: () =>
+      Promise.resolve(
+        new lib.TokenData({ accessToken: "bench-token-0123456789", expiresIn: 3600 }),
+      ),
+  }]);
+  return /** @type {any} */ (builder).withLogging({ logger: NO_OP_LOGGER })
+    .withRequestHook(new lib.CorrelationIdHook())
+    .withTokenAuth({ tokenManager });
+}
+
+const ITEM_TEXT = JSON.stringify(ITEM);
+
+/**
+ * A `fetch` that answers as bench/server.ts does, in this process (for a
+ * client's `withFetch`): a block then measures the library's own CPU time,
+ * without the network's.
+ *
+ * @param {unknown} _input
+ * @param {RequestInit} [init]
+ * @returns {Promise<Response>}
+ */
+export async function cannedFetch(_input, init) {
+  if (init?.method === "POST") return new Response(init.body, { headers: JSON_HEADERS });
+  return await Promise.resolve(new Response(ITEM_TEXT, { headers: JSON_HEADERS }));
+}

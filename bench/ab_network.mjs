@@ -24,59 +24,30 @@
 // cheaper) and of AFTER's requests per second ÷ BEFORE's; --json prints one
 // JSON line each instead; --canned sends nothing (each client's withFetch
 // transport answers as the server would, in this process: the library's own
-// CPU time, through fetch's path rather than the undici pool's). Plain ESM: Node 20 cannot import TypeScript, so
-// the payloads repeat bench/_workload.ts.
+// CPU time, through fetch's path rather than the undici pool's). Plain ESM:
+// Node 20 cannot import TypeScript; the workload and the loop are
+// bench/_workload.mjs's and bench/_loop.mjs's, which the Deno benchmarks share.
 
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
-import process from "node:process";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { ECHO_BODY, EXPECTED_ID, JSON_HEADERS, NO_OP_LOGGER, PATHS } from "./_workload.mjs";
+import { AB_HEAD, abLine, interleave } from "./_loop.mjs";
+import { cannedFetch, checkAnswer, ECHO_BODY, PATHS, withFiveHooks } from "./_workload.mjs";
 
-const ITEM_TEXT = JSON.stringify({
-  id: 1,
-  name: "Ada Lovelace",
-  roles: ["admin", "editor"],
-  active: true,
-  score: 98.5,
-});
-
-/**
- * The transport of --canned: bench/server.ts's answers made in this process
- * (through fetch's path, withFetch, not the undici pool's), so a block
- * measures the library's own CPU time without the network's.
- */
-async function cannedFetch(_input, init) {
-  if (init?.method === "POST") return new Response(init.body, { headers: JSON_HEADERS });
-  return await Promise.resolve(new Response(ITEM_TEXT, { headers: JSON_HEADERS }));
-}
-
-/** A client of `lib`, the default one or with the five hooks of bench/clients.ts. */
+/** A client of `lib`, the default one or with the five hooks of "fetchline+hooks". */
 function clientOf(lib, hooks, canned) {
   let builder = new lib.HttpClientConfigBuilder();
   builder = canned ? builder.withFetch(cannedFetch) : builder.withPool({});
-  if (hooks) {
-    const tokenManager = new lib.TokenManager([{
-      name: "static",
-      fetch: () =>
-        Promise.resolve(
-          new lib.TokenData({ accessToken: "bench-token-0123456789", expiresIn: 3600 }),
-        ),
-    }]);
-    builder = builder.withLogging({ logger: NO_OP_LOGGER })
-      .withRequestHook(new lib.CorrelationIdHook())
-      .withTokenAuth({ tokenManager });
-  }
-  return new lib.HttpClient(builder.build());
+  return new lib.HttpClient((hooks ? withFiveHooks(lib, builder) : builder).build());
 }
 
-function side(name, lib, hooks, url, workload, canned) {
+/** The call of one side: a request of `workload`, its answer read and parsed. */
+function side(lib, hooks, url, workload, canned) {
   const client = clientOf(lib, hooks, canned);
   const target = url + PATHS[workload];
   return {
-    name,
     call: workload === "get"
       ? async () => (await client.get(target)).json()
       : async () => (await client.post(target, { jsonData: ECHO_BODY })).json(),
@@ -84,78 +55,14 @@ function side(name, lib, hooks, url, workload, canned) {
   };
 }
 
-async function drive(call, workload, concurrency, requests) {
-  let next = 0;
-  const lane = async () => {
-    while (next < requests) {
-      next++;
-      const body = await call();
-      if (body?.id !== EXPECTED_ID[workload]) {
-        throw new Error(`Unexpected ${workload} answer: ${JSON.stringify(body)?.slice(0, 200)}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, requests) }, lane));
-}
-
-/** One block's cost: CPU time per request (µs) and requests per second. */
-async function block(current, workload, concurrency, requests) {
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  await drive(current.call, workload, concurrency, requests);
-  const seconds = (performance.now() - start) / 1000;
-  const { user, system } = process.cpuUsage(cpu);
-  return { cpuUs: (user + system) / requests, rps: requests / seconds };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-
-/** Runs `blocks` pairs of blocks of one case and workload; returns the summary. */
+/** Runs the interleaved blocks of one case and workload; returns the summary. */
 async function compare(libs, hooks, workload, url, options) {
-  const { blocks, requests, concurrency, warmup, canned } = options;
-  const before = side("before", libs.before, hooks, url, workload, canned);
-  const after = side("after", libs.after, hooks, url, workload, canned);
+  const before = side(libs.before, hooks, url, workload, options.canned);
+  const after = side(libs.after, hooks, url, workload, options.canned);
   try {
-    for (const warm of [before, after, before, after]) {
-      await block(warm, workload, concurrency, warmup);
-    }
-    const cpuRatios = [];
-    const rpsRatios = [];
-    const costs = { before: [], after: [] };
-    const rates = { before: [], after: [] };
-    for (let i = 0; i < blocks; i++) {
-      const order = i % 2 === 0 ? [before, after] : [after, before];
-      const got = {};
-      for (const current of order) {
-        got[current.name] = await block(current, workload, concurrency, requests);
-      }
-      cpuRatios.push(got.before.cpuUs / got.after.cpuUs);
-      rpsRatios.push(got.after.rps / got.before.rps);
-      costs.before.push(got.before.cpuUs);
-      costs.after.push(got.after.cpuUs);
-      rates.before.push(got.before.rps);
-      rates.after.push(got.after.rps);
-    }
-    const sorted = [...cpuRatios].sort((x, y) => x - y);
-    return {
-      case: hooks ? "hooks" : "default",
-      workload,
-      blocks,
-      requests,
-      concurrency,
-      cpuRatio: median(cpuRatios),
-      cpuRatioQ1: sorted[Math.floor(blocks / 4)],
-      cpuRatioQ3: sorted[Math.floor((3 * blocks) / 4)],
-      rpsRatio: median(rpsRatios),
-      beforeCpuUs: median(costs.before),
-      afterCpuUs: median(costs.after),
-      beforeRps: median(rates.before),
-      afterRps: median(rates.after),
-    };
+    const check = (body) => checkAnswer(workload, body);
+    const summary = await interleave(before.call, after.call, check, options);
+    return { case: hooks ? "hooks" : "default", workload, ...summary };
   } finally {
     await before.close();
     await after.close();
@@ -219,24 +126,11 @@ const server = values.url === undefined && !values.canned
   : undefined;
 const url = values.url ?? server?.url ?? "http://127.0.0.1:9";
 try {
-  if (!values.json) {
-    console.log(
-      "case     workload  CPU/req before÷after (IQR)   rps after÷before  µs/req B→A   rps B→A",
-    );
-  }
+  if (!values.json) console.log(AB_HEAD);
   for (const name of values.cases.split(",")) {
     for (const workload of values.workloads.split(",")) {
       const r = await compare(libs, name === "hooks", workload, url, options);
-      if (values.json) console.log(JSON.stringify(r));
-      else {
-        console.log(
-          `${r.case.padEnd(8)} ${r.workload.padEnd(9)} ${r.cpuRatio.toFixed(3)} (${
-            r.cpuRatioQ1.toFixed(3)
-          }–${r.cpuRatioQ3.toFixed(3)})      ${r.rpsRatio.toFixed(3)}             ${
-            r.beforeCpuUs.toFixed(1)
-          }→${r.afterCpuUs.toFixed(1)}   ${r.beforeRps.toFixed(0)}→${r.afterRps.toFixed(0)}`,
-        );
-      }
+      console.log(values.json ? JSON.stringify(r) : abLine(r.case, r.workload, r));
     }
   }
 } finally {

@@ -7,15 +7,15 @@
  * @module
  */
 
+import * as fetchlineModule from "../mod.ts";
 import {
   ApiKeyAuthHook,
   CorrelationIdHook,
   HttpClient,
   HttpClientConfigBuilder,
   RateLimitResponseHook,
-  TokenData,
-  TokenManager,
 } from "../mod.ts";
+import { JSON_HEADERS, NO_OP_LOGGER, withFiveHooks as fiveHooksOf } from "./_workload.ts";
 
 /** One client under test. */
 export interface BenchClient {
@@ -41,34 +41,13 @@ export interface ClientSpec {
   create(): BenchClient;
 }
 
-const JSON_HEADERS = { "content-type": "application/json" };
-
-/** A logger that drops every line: the hooks still build them. */
-const NO_OP_LOGGER = { debug() {}, info() {}, warn() {}, error() {} };
-
-/**
- * A token manager whose one step returns a token valid for an hour, fetched
- * once and then served from its cache: the hook's cost per request without a
- * network round trip per request.
- */
-function cachedTokenManager(): TokenManager {
-  return new TokenManager([{
-    name: "static",
-    fetch: () =>
-      Promise.resolve(new TokenData({ accessToken: "bench-token-0123456789", expiresIn: 3600 })),
-  }]);
-}
-
 /**
  * The five hooks of "fetchline+hooks": `withLogging` (LoggingRequestHook,
  * LoggingResponseHook, LoggingErrorHook, to a no-op logger),
  * CorrelationIdHook, and TokenAuthHook over a cached token.
  */
 export function withFiveHooks(builder: HttpClientConfigBuilder): HttpClientConfigBuilder {
-  return builder
-    .withLogging({ logger: NO_OP_LOGGER })
-    .withRequestHook(new CorrelationIdHook())
-    .withTokenAuth({ tokenManager: cachedTokenManager() });
+  return fiveHooksOf(fetchlineModule, builder);
 }
 
 /** What a tree's `mod.ts` exports (bench/ab_network.ts loads two trees). */

@@ -13,34 +13,13 @@
  */
 
 import { parseArgs } from "node:util";
-import process from "node:process";
 import { DENO_CLIENTS } from "./clients.ts";
 import type { BenchClient } from "./clients.ts";
-import { percentile } from "./_stats.ts";
+import { measureCalls } from "./_loop.mjs";
 import { checkAnswer, ECHO_BODY, PATHS } from "./_workload.ts";
 import type { Measurement, Workload } from "./_workload.ts";
 
-/** Sends `requests` calls from `concurrency` lanes; returns each call's latency in ms. */
-export async function drive(
-  call: () => Promise<unknown>,
-  check: (body: unknown) => void,
-  concurrency: number,
-  requests: number,
-): Promise<Float64Array> {
-  const latencies = new Float64Array(requests);
-  let next = 0;
-  const lane = async () => {
-    while (next < requests) {
-      const index = next++;
-      const start = performance.now();
-      const body = await call();
-      latencies[index] = performance.now() - start;
-      check(body);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, requests) }, lane));
-  return latencies;
-}
+export { drive } from "./_loop.mjs";
 
 /** Runs one measurement of `client` against the server at `url`. */
 export async function measure(
@@ -55,25 +34,8 @@ export async function measure(
   const target = url + PATHS[workload];
   const call = workload === "get" ? () => client.get(target) : () => client.post(target, ECHO_BODY);
   const check = (body: unknown) => checkAnswer(workload, body);
-  await drive(call, check, concurrency, warmup);
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  const latencies = await drive(call, check, concurrency, requests);
-  const seconds = (performance.now() - start) / 1000;
-  const { user, system } = process.cpuUsage(cpu);
-  latencies.sort();
-  return {
-    runtime: "deno",
-    client: name,
-    workload,
-    concurrency,
-    requests,
-    seconds,
-    rps: requests / seconds,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    cpuUsPerRequest: (user + system) / requests,
-  };
+  const run = await measureCalls(call, check, { concurrency, requests, warmup });
+  return { runtime: "deno", client: name, workload, ...run };
 }
 
 if (import.meta.main) {

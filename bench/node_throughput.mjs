@@ -1,6 +1,7 @@
 // The Node side of the throughput benchmark: one measurement in a process of
 // its own, the counterpart of bench/measure.ts, printing the same JSON line
-// (runtime "node") so bench/throughput.ts merges both runtimes' results.
+// (runtime "node<major>", such as "node22", so the lines of Node measured
+// side by side keep apart) for bench/throughput.ts to merge.
 //
 // The libraries are not in the repository: bench/run.ts installs them with npm
 // into a folder outside it (never commit node_modules) and passes it as --deps:
@@ -17,13 +18,17 @@
 // and fetchline and fetchline+hooks from the npm build when it is installed
 // (left out with a notice otherwise). undici and fetchline get the same Agent
 // settings (AGENT_OPTIONS). Plain ESM with no build step: Node 20 cannot
-// import TypeScript, so the payloads come from bench/_workload.mjs, kept in
-// step with bench/_workload.ts.
+// import TypeScript, so the payloads come from bench/_workload.mjs and the
+// loop from bench/_loop.mjs, which bench/measure.ts shares on Deno.
 
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { load, packageJson } from "./_node_load.mjs";
-import { ECHO_BODY, EXPECTED_ID, JSON_HEADERS, NO_OP_LOGGER, PATHS } from "./_workload.mjs";
+import { measureCalls } from "./_loop.mjs";
+import { checkAnswer, ECHO_BODY, JSON_HEADERS, PATHS, withFiveHooks } from "./_workload.mjs";
+
+/** This Node's line, as the measurements name their runtime. */
+const RUNTIME = `node${process.versions.node.split(".")[0]}`;
 
 /** The pool settings given to both undici's Agent and fetchline's `withPool`: undici's defaults. */
 const AGENT_OPTIONS = {};
@@ -107,18 +112,8 @@ function fetchline(deps, hooks) {
   return {
     async setup() {
       const fl = await load(deps, "@fetchline/fetchline");
-      let builder = new fl.HttpClientConfigBuilder().withPool(AGENT_OPTIONS);
-      if (hooks) {
-        const token = () =>
-          Promise.resolve(
-            new fl.TokenData({ accessToken: "bench-token-0123456789", expiresIn: 3600 }),
-          );
-        builder = builder
-          .withLogging({ logger: NO_OP_LOGGER })
-          .withRequestHook(new fl.CorrelationIdHook())
-          .withTokenAuth({ tokenManager: new fl.TokenManager([{ name: "static", fetch: token }]) });
-      }
-      client = new fl.HttpClient(builder.build());
+      const builder = new fl.HttpClientConfigBuilder().withPool(AGENT_OPTIONS);
+      client = new fl.HttpClient((hooks ? withFiveHooks(fl, builder) : builder).build());
     },
     async get(url) {
       return (await client.get(url)).json();
@@ -163,57 +158,15 @@ function available(deps) {
       clients.push({ name, description, version: `${pkg ?? "node"}@${found.version}` });
     }
   }
-  return { node: process.version, clients, notices };
-}
-
-function percentile(sorted, p) {
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
-}
-
-async function drive(call, check, concurrency, requests) {
-  const latencies = new Float64Array(requests);
-  let next = 0;
-  const lane = async () => {
-    while (next < requests) {
-      const index = next++;
-      const start = performance.now();
-      const body = await call();
-      latencies[index] = performance.now() - start;
-      check(body);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, requests) }, lane));
-  return latencies;
+  return { runtime: RUNTIME, node: process.version, clients, notices };
 }
 
 async function measure(name, client, url, workload, concurrency, requests, warmup) {
   const target = url + PATHS[workload];
   const call = workload === "get" ? () => client.get(target) : () => client.post(target, ECHO_BODY);
-  const check = (body) => {
-    if (body?.id !== EXPECTED_ID[workload]) {
-      throw new Error(`Unexpected ${workload} answer: ${JSON.stringify(body)?.slice(0, 200)}`);
-    }
-  };
-  await drive(call, check, concurrency, warmup);
-  const cpu = process.cpuUsage();
-  const start = performance.now();
-  const latencies = await drive(call, check, concurrency, requests);
-  const seconds = (performance.now() - start) / 1000;
-  const { user, system } = process.cpuUsage(cpu);
-  latencies.sort();
-  return {
-    runtime: "node",
-    client: name,
-    workload,
-    concurrency,
-    requests,
-    seconds,
-    rps: requests / seconds,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    cpuUsPerRequest: (user + system) / requests,
-  };
+  const check = (body) => checkAnswer(workload, body);
+  const run = await measureCalls(call, check, { concurrency, requests, warmup });
+  return { runtime: RUNTIME, client: name, workload, ...run };
 }
 
 const { values } = parseArgs({

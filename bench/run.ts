@@ -2,9 +2,13 @@
  * `deno task bench`: runs every benchmark and writes bench/RESULTS.md.
  *
  * 1. Throughput (bench/throughput.ts): the Deno clients, and the Node ones
- *    when `node` and `npm` are there (their packages are installed with npm
- *    into `--node-deps`, outside the repository; fetchline's npm build in
- *    `--fetchline-npm` is packed and installed beside them when it exists).
+ *    when `node` and `npm` are there, on each line of Node the npm build's
+ *    suite runs on (scripts/node_lines.ts: the machine's, and 22 and 24 with
+ *    `npx -y node@<major>`; `FETCHLINE_NODE_LINES=20,22` chooses), each
+ *    labelled `node<major>`: their packages, the newest each line supports,
+ *    are installed with npm into `--node-deps`/node<major>, outside the
+ *    repository; fetchline's npm build in `--fetchline-npm` is packed and
+ *    installed beside them when it exists.
  * 2. Micro-benchmarks: `deno bench --json` of the pipeline, JSON and toCurl.
  * 3. Memory: bench/memory.ts under `deno test` (sanitizers on).
  * 4. One-shot scripts: bench/one_shot.ts, whole `deno run` processes that
@@ -33,6 +37,8 @@ import { resultsMarkdown } from "./_results.ts";
 import { markedSection } from "./_ab_results.ts";
 import type { Machine, MemoryResult, Micro, Results } from "./_results.ts";
 import { runThroughput, THROUGHPUT_FLAGS, throughputOptions } from "./throughput.ts";
+import type { NodeTarget } from "./throughput.ts";
+import { type NodeLine, nodeLines } from "../scripts/node_lines.ts";
 import { runOneShot } from "./one_shot.ts";
 
 const OUT = "bench/RESULTS.md";
@@ -61,11 +67,11 @@ function loadAverage(): string {
   return Deno.loadavg().map((load) => load.toFixed(2)).join(" ");
 }
 
-async function machine(loadBefore: string): Promise<Machine> {
+async function machine(loadBefore: string, nodes: readonly string[]): Promise<Machine> {
   // node:os, as Deno's permissions refuse /proc/cpuinfo short of --allow-all.
   const cpu = os.cpus()[0]?.model;
   const distro = (await readText("/etc/os-release")).match(/^PRETTY_NAME="?([^"\n]*)"?$/m)?.[1];
-  const node = await run("node", ["--version"]);
+  const node = nodes.length > 0 ? undefined : await nodeVersion(MACHINE_NODE);
   const { deno, v8, typescript } = Deno.version;
   return {
     cpu: cpu?.trim() ?? "unknown",
@@ -73,7 +79,7 @@ async function machine(loadBefore: string): Promise<Machine> {
     memory: `${(Deno.systemMemoryInfo().total / 1024 ** 3).toFixed(1)} GiB`,
     os: `${distro ?? Deno.build.os}, kernel ${Deno.osRelease()}, ${Deno.build.arch}`,
     deno: `Deno ${deno}, V8 ${v8}, TypeScript ${typescript}`,
-    node: node?.success ? `Node ${lastLine(node.stdout)}` : "not installed",
+    node: nodes.length > 0 ? nodes.join(", ") : node === undefined ? "not installed" : node,
     loadBefore,
     loadAfter: loadAverage(),
   };
@@ -92,11 +98,25 @@ async function denoVersions(): Promise<Record<string, string>> {
   return versions;
 }
 
-/** Installs the Node clients' packages into `deps`; returns notices. */
-export async function installNodeDeps(deps: string, fetchlineNpm: string): Promise<string[]> {
-  const version = await run("node", ["--version"]);
-  if (!version?.success) return ["Node left out: `node` is not installed"];
-  const [major = 0, minor = 0] = lastLine(version.stdout).slice(1).split(".").map(Number);
+/** The machine's `node`. */
+const MACHINE_NODE = { command: "node", args: [] } as const;
+
+/** The version `node --version` prints for a line, such as `v22.22.0`; `undefined` when it does not run. */
+async function nodeVersion(line: Pick<NodeLine, "command" | "args">): Promise<string | undefined> {
+  const version = await run(line.command, [...line.args, "--version"]);
+  return version?.success ? lastLine(version.stdout) : undefined;
+}
+
+/** Installs the Node clients' packages for the `node` of `line` into `deps`; returns notices. */
+export async function installNodeDeps(
+  deps: string,
+  fetchlineNpm: string,
+  line: Pick<NodeLine, "command" | "args"> = MACHINE_NODE,
+): Promise<string[]> {
+  const version = await nodeVersion(line);
+  const name = [line.command, ...line.args].join(" ");
+  if (version === undefined) return [`Node left out: \`${name}\` does not run`];
+  const [major = 0, minor = 0] = version.slice(1).split(".").map(Number);
   // The newest majors this Node supports (ky 2 needs Node 22, undici 8 Node 22.19).
   const packages = [
     major >= 22 ? "ky@^2" : "ky@^1",
@@ -109,7 +129,7 @@ export async function installNodeDeps(deps: string, fetchlineNpm: string): Promi
   const installed = await run("npm", [...args, ...packages]);
   if (!installed?.success) {
     const reason = installed ? decoder.decode(installed.stderr).trim().slice(-400) : "no npm";
-    return [`Node left out: npm install failed: ${reason}`];
+    return [`Node ${version} left out: npm install failed: ${reason}`];
   }
   // A bare name would make npm pack the registry's package of that name: pass a path.
   const folder = /^\.{0,2}\//.test(fetchlineNpm) ? fetchlineNpm : `./${fetchlineNpm}`;
@@ -121,6 +141,36 @@ export async function installNodeDeps(deps: string, fetchlineNpm: string): Promi
   return [
     `node fetchline: no npm build installed from ${folder} (run \`deno task build:npm\`, or pass --fetchline-npm=<folder>)`,
   ];
+}
+
+/**
+ * The lines of Node to measure, each with its packages installed in a
+ * folder of its own under `deps` (the packages differ by line), and notices.
+ */
+async function nodeTargets(
+  deps: string,
+  fetchlineNpm: string,
+): Promise<{ targets: NodeTarget[]; versions: string[]; notices: string[] }> {
+  const machine = await nodeVersion(MACHINE_NODE);
+  const major = machine === undefined ? undefined : Number(machine.slice(1).split(".")[0]);
+  const targets: NodeTarget[] = [];
+  const versions: string[] = [];
+  const notices: string[] = [];
+  for (const line of nodeLines(Deno.env.get("FETCHLINE_NODE_LINES"), major)) {
+    const folder = `${deps}/node${line.major}`;
+    const missing = await installNodeDeps(folder, fetchlineNpm, line);
+    notices.push(...missing);
+    // A line whose packages did not install is left out; one without fetchline still runs.
+    if (missing.some((notice) => notice.startsWith("Node"))) continue;
+    targets.push({ command: line.command, args: line.args, deps: folder });
+    const version = await nodeVersion(line);
+    versions.push(
+      `${version}${
+        line.machine ? " (the machine's)" : ` (${line.command} ${line.args.join(" ")})`
+      }`,
+    );
+  }
+  return { targets, versions, notices };
 }
 
 async function microBenches(): Promise<{ micro: Micro[]; notices: string[] }> {
@@ -179,15 +229,16 @@ async function main(): Promise<void> {
   const fraction = values.quick ? 0.1 : 1;
   const nodeDeps = values["node-deps"] === "off" ? undefined : values["node-deps"];
   const scale = String(Number(values.scale) * fraction);
-  const options = throughputOptions({ ...values, scale }, nodeDeps, log);
   const notices: string[] = [];
+  const node = only.has("throughput") && nodeDeps !== undefined
+    ? await nodeTargets(nodeDeps, values["fetchline-npm"])
+    : { targets: [], versions: [], notices: [] };
+  notices.push(...node.notices);
+  const options = throughputOptions({ ...values, scale }, node.targets, log);
 
   let throughput: Results["throughput"];
   if (only.has("throughput")) {
     await run("deno", ["cache", "bench/measure.ts"]);
-    if (nodeDeps !== undefined) {
-      notices.push(...(await installNodeDeps(nodeDeps, values["fetchline-npm"])));
-    }
     const result = await runThroughput(options);
     notices.push(...result.notices);
     const levels = options.levels.map((level) =>
@@ -218,7 +269,7 @@ async function main(): Promise<void> {
     quick: values.quick,
     command: `deno task bench${args && " " + args}`,
     expanded: `${task}${args && " " + args}`,
-    machine: await machine(loadBefore),
+    machine: await machine(loadBefore, node.versions),
     throughput,
     denoVersions: await denoVersions(),
     micro: micro.micro,

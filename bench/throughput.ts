@@ -19,7 +19,8 @@
  * concurrency (2000,20000), `--warmup` per concurrency (500,2000),
  * `--scale` (multiplies requests and warm-up), `--workloads` (get,post),
  * `--clients` (Deno clients, default all), `--node-deps` (a folder where
- * bench/node_throughput.mjs finds its npm packages; enables Node),
+ * bench/node_throughput.mjs finds its npm packages; enables the machine's
+ * Node: bench/run.ts measures each line of Node, each with a folder of its own),
  * `--node-clients` (default: all installed), `--json` (a file for the raw
  * measurements, one JSON line each), `--profile` (a folder: every
  * measurement process runs with `--cpu-prof` and writes its profile into
@@ -34,7 +35,7 @@ import { DENO_CLIENTS } from "./clients.ts";
 import { spawnServer } from "./server.ts";
 import { summarize, throughputTables } from "./_report.ts";
 import type { Summary } from "./_report.ts";
-import type { Measurement, Workload } from "./_workload.ts";
+import type { Measurement, Runtime, Workload } from "./_workload.ts";
 
 /** What to run. */
 export interface ThroughputOptions {
@@ -44,8 +45,8 @@ export interface ThroughputOptions {
   readonly workloads: readonly Workload[];
   /** Deno client names (from bench/clients.ts). */
   readonly denoClients: readonly string[];
-  /** The npm folder for bench/node_throughput.mjs; Node is left out without it. */
-  readonly nodeDeps?: string | undefined;
+  /** The lines of Node, each with its npm folder for bench/node_throughput.mjs; none: Node left out. */
+  readonly node: readonly NodeTarget[];
   /** Node client names; default: every one installed. */
   readonly nodeClients?: readonly string[] | undefined;
   /** A folder for CPU profiles of every measurement (`--cpu-prof`), one subfolder per client, workload and concurrency. */
@@ -54,9 +55,19 @@ export interface ThroughputOptions {
   readonly log: (line: string) => void;
 }
 
+/** One line of Node to measure: how to start its `node`, and its clients' npm folder. */
+export interface NodeTarget {
+  /** The command that starts this line's `node` (`node`, or `npx` for `npx -y node@22`). */
+  readonly command: string;
+  /** The arguments that come before `node`'s own. */
+  readonly args: readonly string[];
+  /** The folder its packages are installed in (bench/run.ts: one per line). */
+  readonly deps: string;
+}
+
 /** A client of either runtime, with the command that runs one measurement. */
 export interface Contender {
-  readonly runtime: "deno" | "node";
+  readonly runtime: Runtime;
   readonly name: string;
   readonly description: string;
   readonly version: string;
@@ -104,41 +115,46 @@ export function denoContenders(names: readonly string[]): Contender[] {
   }));
 }
 
-/** The Node contenders installed in `deps` (asks bench/node_throughput.mjs), and notices. */
+/** The Node contenders of one line installed in its folder (asks bench/node_throughput.mjs), and notices. */
 export async function nodeContenders(
-  deps: string,
+  target: NodeTarget,
   names?: readonly string[],
 ): Promise<{ contenders: Contender[]; notices: string[] }> {
+  const { command, args: prefix, deps } = target;
+  const line = [command, ...prefix].join(" ");
   let output: Deno.CommandOutput;
   try {
-    output = await new Deno.Command("node", { args: [NODE_MEASURE, "--deps", deps, "--list"] })
-      .output();
+    output = await new Deno.Command(command, {
+      args: [...prefix, NODE_MEASURE, "--deps", deps, "--list"],
+      stdin: "null",
+    }).output();
   } catch (error) {
-    return { contenders: [], notices: [`Node left out: cannot run node (${error})`] };
+    return { contenders: [], notices: [`Node left out: cannot run ${line} (${error})`] };
   }
   if (!output.success) {
     const reason = new TextDecoder().decode(output.stderr).trim().split("\n").at(-1);
-    return { contenders: [], notices: [`Node left out: ${reason}`] };
+    return { contenders: [], notices: [`Node left out (${line}): ${reason}`] };
   }
   const listed = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+    runtime: Runtime;
     clients: { name: string; description: string; version: string }[];
     notices: string[];
   };
   const contenders = listed.clients
     .filter((client) => names === undefined || names.includes(client.name))
     .map((client): Contender => ({
-      runtime: "node",
+      runtime: listed.runtime,
       ...client,
       command: (args, runtimeFlags = []) =>
-        new Deno.Command("node", {
-          args: [...runtimeFlags, NODE_MEASURE, "--deps", deps, ...args],
+        new Deno.Command(command, {
+          args: [...prefix, ...runtimeFlags, NODE_MEASURE, "--deps", deps, ...args],
           stdin: "null",
           stdout: "piped",
           stderr: "piped",
           signal: AbortSignal.timeout(MEASUREMENT_TIMEOUT_MS),
         }),
     }));
-  return { contenders, notices: listed.notices };
+  return { contenders, notices: listed.notices.map((notice) => `${listed.runtime}: ${notice}`) };
 }
 
 async function runOne(
@@ -167,8 +183,8 @@ function describe(m: Measurement): string {
 export async function runThroughput(options: ThroughputOptions): Promise<ThroughputResult> {
   const notices: string[] = [];
   const contenders = denoContenders(options.denoClients);
-  if (options.nodeDeps !== undefined) {
-    const node = await nodeContenders(options.nodeDeps, options.nodeClients);
+  for (const target of options.node) {
+    const node = await nodeContenders(target, options.nodeClients);
     contenders.push(...node.contenders);
     notices.push(...node.notices);
   }
@@ -262,7 +278,7 @@ export const THROUGHPUT_FLAGS = {
 /** Options from parsed {@linkcode THROUGHPUT_FLAGS}. */
 export function throughputOptions(
   values: { [K in keyof typeof THROUGHPUT_FLAGS]?: string | undefined },
-  nodeDeps: string | undefined,
+  node: readonly NodeTarget[],
   log: (line: string) => void,
 ): ThroughputOptions {
   const workloads = (values.workloads ?? "get,post").split(",");
@@ -282,7 +298,7 @@ export function throughputOptions(
     ),
     workloads: workloads as Workload[],
     denoClients: (values.clients ?? "").split(",").filter((name) => name !== ""),
-    nodeDeps,
+    node,
     nodeClients: values["node-clients"]?.split(","),
     log,
   };
@@ -299,7 +315,13 @@ if (import.meta.main) {
     },
   });
   const options = {
-    ...throughputOptions(values, values["node-deps"], (line) => console.error(line)),
+    ...throughputOptions(
+      values,
+      values["node-deps"] === undefined
+        ? []
+        : [{ command: "node", args: [], deps: values["node-deps"] }],
+      (line) => console.error(line),
+    ),
     profile: values.profile,
   };
   const result = await runThroughput(options);

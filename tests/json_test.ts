@@ -88,6 +88,26 @@ Deno.test("serializeJson() writes what the plain way writes, for any JSON value"
   );
 });
 
+Deno.test("serializeJson() writes what the plain way writes with long strings anywhere in the body", () => {
+  // Strings from 128 units on join the output as texts of their own: a body
+  // may be one run of bytes, start or end with such a text, or mix both.
+  const text = fc.oneof(
+    fc.string({ unit: trickyChar, maxLength: 8 }),
+    fc.string({ unit: trickyChar, minLength: 120, maxLength: 300 }),
+  );
+  const value = fc.oneof(
+    text,
+    fc.array(text, { maxLength: 4 }),
+    fc.dictionary(text, fc.oneof(text, fc.integer(), fc.array(text, { maxLength: 3 })), {
+      maxKeys: 4,
+    }),
+  );
+  fc.assert(
+    fc.property(value, (v) => assert.equal(serializeJson(v), pythonStyle(v))),
+    { numRuns: 1000 },
+  );
+});
+
 Deno.test("serializeJson() escapes every UTF-16 unit as JSON.stringify does", () => {
   const units = Array.from({ length: 0x10000 }, (_, unit) => String.fromCharCode(unit));
   for (const unit of units) assert.equal(serializeJson(unit), JSON.stringify(unit));

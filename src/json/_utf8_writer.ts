@@ -181,6 +181,10 @@ export class Utf8Writer {
 
   /** Returns the text written. */
   finish(): string {
+    // Most bodies are one run of bytes: decoded as the whole text, with no join.
+    if (this.#decoded.length === 0) {
+      return this.length === 0 ? "" : decoder.decode(this.bytes.subarray(0, this.length));
+    }
     this.#decode();
     return this.#decoded.join("");
   }

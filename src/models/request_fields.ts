@@ -139,26 +139,27 @@ export function checkUrl(url: unknown): string {
  */
 export function checkBody(method: HttpMethod, init: HttpRequestInit): void {
   const { body, data, jsonData, files } = init;
-  // Most requests carry one body field or none: nothing to report.
-  const count = Number(body !== undefined) + Number(data !== undefined) +
-    Number(jsonData !== undefined);
-  if (
-    files === undefined && (count === 0 || (count === 1 && method !== "GET" && method !== "HEAD"))
-  ) {
-    return;
+  // Every request passes here: the usual one body is told apart with no list built.
+  const kind = body !== undefined
+    ? "body"
+    : data !== undefined
+    ? "data"
+    : jsonData !== undefined
+    ? "jsonData"
+    : undefined;
+  if (kind === undefined && files === undefined) return;
+  const other = kind === "body" && data !== undefined
+    ? "data"
+    : kind !== "jsonData" && jsonData !== undefined
+    ? "jsonData"
+    : undefined;
+  if (other !== undefined) {
+    throw new TypeError(`Invalid body: give either ${kind} or ${other}, not both`);
   }
-  const given = [
-    body !== undefined && "body",
-    data !== undefined && "data",
-    jsonData !== undefined && "jsonData",
-  ].filter((name): name is string => name !== false);
-  if (given.length > 1) {
-    throw new TypeError(`Invalid body: give either ${given[0]} or ${given[1]}, not both`);
+  if (files !== undefined && kind !== undefined && kind !== "data") {
+    throw new TypeError(`Invalid body: files go with data only, not with ${kind}`);
   }
-  if (files !== undefined && given.length === 1 && given[0] !== "data") {
-    throw new TypeError(`Invalid body: files go with data only, not with ${given[0]}`);
-  }
-  if ((method === "GET" || method === "HEAD") && (given.length > 0 || files !== undefined)) {
+  if (method === "GET" || method === "HEAD") {
     throw new TypeError(
       `Invalid body: a ${method} request cannot have body, data, jsonData or files`,
     );
