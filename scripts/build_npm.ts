@@ -61,17 +61,12 @@ const nodeOptions: ts.CompilerOptions = {
 // No Node types: a Node API the Web build used by mistake fails to compile.
 const webOptions: ts.CompilerOptions = { ...nodeOptions, types: [], outDir: `${outDir}/${webDir}` };
 
-/**
- * `from "./x.ts"` and `import("./x.ts")` become `.js`; package imports stay.
- * The cookie jar's run-time specifier (src/cookies/memory_jar.ts, out of
- * reach of Deno's module graph) becomes the literal `"tough-cookie"`, which
- * Node resolves from the package's dependencies and bundlers can see.
- */
+/** `from "./x.ts"` and `import("./x.ts")` become `.js`; package imports stay. */
 export function rewriteImports(source: string): string {
   return source.replace(
     /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g,
     "$1$2$3.js$2",
-  ).replace(/\bimport\(TOUGH_COOKIE\)/g, 'import("tough-cookie")');
+  );
 }
 
 /** A host reading our sources with imports rewritten, `runtime.ts` read from `runtimeSource`. */

@@ -1,10 +1,6 @@
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
-import {
-  CookieLibraryError,
-  MemoryCookieJar,
-  TOUGH_COOKIE_RANGE,
-} from "../src/cookies/memory_jar.ts";
+import { CookieLibraryError, MemoryCookieJar } from "../src/cookies/memory_jar.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { rejectsWith } from "./helpers.ts";
 
@@ -41,12 +37,4 @@ Deno.test("a call whose cookies the default jar cannot store fails instead of dr
   );
   assert.doesNotMatch(error.message, new RegExp(SECRET));
   assert.equal(server.requests.length, 1);
-});
-
-Deno.test("the default jar loads the tough-cookie range the import map gives, and stores a cookie", async () => {
-  const denoJson = JSON.parse(await Deno.readTextFile(new URL("../deno.json", import.meta.url)));
-  assert.equal(denoJson.imports["tough-cookie"], `npm:tough-cookie@${TOUGH_COOKIE_RANGE}`);
-  const jar = new MemoryCookieJar();
-  await jar.setCookie("sid=1; Path=/", "http://127.0.0.1/");
-  assert.equal(await jar.getCookieString("http://127.0.0.1/a"), "sid=1");
 });

@@ -4,23 +4,9 @@
 // a client without cookies, or one whose servers never set any, neither
 // loads nor evaluates it. This file is the one place the Deno build imports
 // an npm package (scripts/check_layout.ts allows it here and nowhere else).
-//
-// Deno downloads every module a literal import() names when it loads the
-// module graph, before any code runs: with a literal here, every script
-// importing the library would fetch tough-cookie and tldts into a cold
-// cache. The specifier is therefore built at run time, a full npm: one that
-// needs no import map; the npm builds get the literal "tough-cookie"
-// instead (scripts/build_npm.ts rewrites TOUGH_COOKIE's import), which Node
-// resolves from the package's dependencies and bundlers can see.
 
 import type { CookieJarLike } from "./cookie_jar.ts";
 import { RuntimeLimitError, runtimeName } from "../transport/runtime_name.ts";
-
-/** The version range of tough-cookie the jar loads; deno.json's import map gives the same. */
-export const TOUGH_COOKIE_RANGE = "^6.1.0";
-
-/** tough-cookie's specifier, out of reach of Deno's module graph (see above). */
-const TOUGH_COOKIE = ["npm:tough-cookie", TOUGH_COOKIE_RANGE].join("@");
 
 /** Loads tough-cookie's module; a test gives one that fails. */
 export type CookieLibrary = () => Promise<{ CookieJar: new () => CookieJarLike }>;
@@ -43,7 +29,7 @@ export class MemoryCookieJar implements CookieJarLike {
   #jar: Promise<CookieJarLike> | undefined;
   readonly #load: CookieLibrary;
 
-  constructor(load: CookieLibrary = () => import(TOUGH_COOKIE)) {
+  constructor(load: CookieLibrary = () => import("tough-cookie")) {
     this.#load = load;
   }
 
