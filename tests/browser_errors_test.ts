@@ -4,7 +4,12 @@
 // throws each browser's error as it is.
 
 import assert from "node:assert/strict";
-import { ConnectionException, HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import {
+  ConnectionException,
+  DecodingException,
+  HttpClient,
+  HttpClientConfigBuilder,
+} from "../mod.ts";
 
 /** A client whose fetch fails every call with `message`, counting the calls. */
 function failingWith(message: string): { client: HttpClient; calls: () => number } {
@@ -51,4 +56,51 @@ Deno.test("a message that only contains a browser's words is not named as one", 
     client.get("/api"),
     /^ConnectionException: Connection failed \(Failed to fetch the token: quota exceeded\): GET /,
   );
+});
+
+/**
+ * A client whose fetch answers every call with a gzip-encoded 200 whose body
+ * read fails with a TypeError saying `message`, counting the calls.
+ */
+function bodyFailingWith(message: string): { client: HttpClient; calls: () => number } {
+  let calls = 0;
+  const config = new HttpClientConfigBuilder()
+    .withBaseUrl("http://127.0.0.1:9")
+    .withRetry({ backoff: 0 })
+    .withFetch(() => {
+      calls++;
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) => controller.error(new TypeError(message)),
+      });
+      return Promise.resolve(
+        new Response(body, { headers: { "content-encoding": "gzip" } }),
+      );
+    })
+    .build();
+  return { client: new HttpClient(config), calls: () => calls };
+}
+
+Deno.test('Firefox\'s decoder failure ("Decoding failed.") is a DecodingException, not retried', async () => {
+  const { client, calls } = bodyFailingWith("Decoding failed.");
+  await using _ = client;
+  await assert.rejects(client.get("/api"), (error: unknown) => {
+    assert.equal(error?.constructor, DecodingException, `expected DecodingException: ${error}`);
+    assert.equal(
+      (error as Error).message,
+      "Response body could not be decoded (gzip): GET http://127.0.0.1:9/api",
+    );
+    assert.ok((error as Error).cause instanceof TypeError, "the fetch's error is the cause");
+    return true;
+  });
+  assert.equal(calls(), 1, "the same bytes would come again");
+});
+
+Deno.test("Firefox's error for a body cut short stays a connection failure, retried", async () => {
+  const cut = "Content-Length header of network response exceeds response Body.";
+  for (const message of [cut, "Decoding failed for the token"]) {
+    const { client, calls } = bodyFailingWith(message);
+    await using _ = client;
+    await assert.rejects(client.get("/api"), ConnectionException);
+    assert.equal(calls(), 3, `1 attempt and 2 retries: ${message}`);
+  }
 });

@@ -57,12 +57,22 @@ export function headOverflow(error: unknown): MalformedResponse | undefined {
  */
 const DECODER_MESSAGE = /decompression|brotli|gzip|deflate|unexpected end of file|unexpected EOF/i;
 
+/**
+ * Firefox's fetch fails a body read with this TypeError, and nothing more,
+ * when its decoder rejects the bytes of any coding; a body cut by the
+ * connection fails with other words.
+ */
+const FIREFOX_DECODER_MESSAGE = /^Decoding failed\.?$/;
+
 /** True when `error` (or its cause) is a decoder's rejection of the body's bytes, not the connection's failure. */
 export function isDecoderError(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 3; depth++) {
     const { code } = e as { code?: unknown };
     if (typeof code === "string" && /^(Z_|ERR_BROTLI|ERR__ERROR)/.test(code)) return true;
-    if (depth === 0 && e instanceof TypeError && DECODER_MESSAGE.test(e.message)) return true;
+    if (
+      depth === 0 && e instanceof TypeError &&
+      (DECODER_MESSAGE.test(e.message) || FIREFOX_DECODER_MESSAGE.test(e.message))
+    ) return true;
     e = e.cause;
   }
   return false;

@@ -25,15 +25,18 @@ export default function ({ lib, fixture, assert }) {
       end: () => call(`/streams/end?run=${run}`),
       /** Resolves once the server saw the client give the body up; fails after 5 s. */
       cancelled: () => until(run),
+      /** Resolves once the server sent the head; fails after 5 s. */
+      headSent: () => until(run, "held"),
     };
   }
 
-  async function until(run) {
+  /** Resolves once the server's status of `run` says `what` ("cancelled" or "held"). */
+  async function until(run, what = "cancelled") {
     for (const started = Date.now(); Date.now() - started < 5000;) {
-      if ((await call(`/streams/status?run=${run}`)).cancelled) return;
+      if ((await call(`/streams/status?run=${run}`))[what]) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    throw new Error("The server did not see the body given up within 5 s");
+    throw new Error(`The server's status did not say ${what} within 5 s`);
   }
 
   /** Resolves with `promise`, or fails after `ms` (a wait that must end). */
@@ -84,23 +87,62 @@ export default function ({ lib, fixture, assert }) {
     return items;
   }
 
+  /**
+   * A test of a held body that waits for the head before the server writes:
+   * Firefox's fetch resolves only once the first byte of the body arrives
+   * (whatever the Content-Type, Content-Length or X-Content-Type-Options),
+   * so there it would wait for ever.
+   */
+  const headFirst = (run) => ({
+    runtimes: ["deno", "node", "bun", "workerd", "chromium"],
+    reason: "Firefox's fetch resolves at the first byte of the body, not at the head",
+    run,
+  });
+
   const expected = Uint8Array.from({ length: SIZE }, (_, i) => i % 251);
 
   return {
-    "stream() resolves at the head and each chunk arrives before the server writes the next": () =>
-      withClient(undefined, async (http) => {
-        const body = held();
-        const response = await http.stream("GET", body.path);
-        assert.equal(response.statusCode, 200);
-        assert.equal(response.isStreamed, true);
-        const reader = response.body.getReader();
-        await body.write("first");
-        assert.equal(decoder.decode((await within(reader.read(), 5000, "first")).value), "first");
-        await body.write("second");
-        assert.equal(decoder.decode((await within(reader.read(), 5000, "second")).value), "second");
-        await body.end();
-        assert.equal((await within(reader.read(), 5000, "the end")).done, true);
-      }),
+    "stream() resolves at the head and each chunk arrives before the server writes the next":
+      headFirst(() =>
+        withClient(undefined, async (http) => {
+          const body = held();
+          const response = await http.stream("GET", body.path);
+          assert.equal(response.statusCode, 200);
+          assert.equal(response.isStreamed, true);
+          const reader = response.body.getReader();
+          await body.write("first");
+          assert.equal(decoder.decode((await within(reader.read(), 5000, "first")).value), "first");
+          await body.write("second");
+          assert.equal(
+            decoder.decode((await within(reader.read(), 5000, "second")).value),
+            "second",
+          );
+          await body.end();
+          assert.equal((await within(reader.read(), 5000, "the end")).done, true);
+        })
+      ),
+    "stream() resolves at the first byte of the body, and each chunk arrives as it is written": {
+      runtimes: ["firefox"],
+      reason: "only Firefox's fetch waits for the body's first byte",
+      run: () =>
+        withClient(undefined, async (http) => {
+          const body = held();
+          const streaming = http.stream("GET", body.path);
+          // The piece is written after the head, as the other tests do.
+          await body.headSent();
+          await body.write("first");
+          const response = await within(streaming, 5000, "the head");
+          const reader = response.body.getReader();
+          assert.equal(decoder.decode((await within(reader.read(), 5000, "first")).value), "first");
+          await body.write("second");
+          assert.equal(
+            decoder.decode((await within(reader.read(), 5000, "second")).value),
+            "second",
+          );
+          await body.end();
+          assert.equal((await within(reader.read(), 5000, "the end")).done, true);
+        }),
+    },
     "request(request, { stream: true }) streams; the body is readable once": () =>
       withClient(undefined, async (http) => {
         const request = new lib.HttpRequest("GET", `${fixture.url}/streams/bytes?size=1000`);
@@ -110,44 +152,52 @@ export default function ({ lib, fixture, assert }) {
         assert.deepEqual(got, expected.subarray(0, 1000));
         assert.throws(() => response.body, lib.HttpClientException, /already read/);
       }),
-    "lines() gives NDJSON lines as they are written, a line cut between writes kept whole": () =>
-      withClient(undefined, async (http) => {
-        const body = held("application/x-ndjson");
-        const response = await http.stream("GET", body.path);
-        const lines = response.lines();
-        await body.write('{"n": 1}\n{"n"');
-        assert.deepEqual(JSON.parse((await within(lines.next(), 5000, "line 1")).value), { n: 1 });
-        await body.write(": 2}\r\nlast");
-        assert.deepEqual(JSON.parse((await within(lines.next(), 5000, "line 2")).value), { n: 2 });
-        await body.end();
-        assert.equal((await within(lines.next(), 5000, "the last line")).value, "last");
-        assert.equal((await lines.next()).done, true);
-      }),
-    "events() gives Server-Sent Events as they are written, the last ID carried over": () =>
-      withClient(undefined, async (http) => {
-        const body = held("text/event-stream");
-        const response = await http.stream("GET", body.path);
-        assert.equal(response.header("content-type"), "text/event-stream");
-        const events = response.events();
-        await body.write("event: tick\ndata: 1\nid: a\n\n");
-        assert.deepEqual((await within(events.next(), 5000, "event 1")).value, {
-          event: "tick",
-          data: "1",
-          id: "a",
-          retry: undefined,
-        });
-        await body.write("data: 2\n\n");
-        assert.deepEqual((await within(events.next(), 5000, "event 2")).value, {
-          event: "message",
-          data: "2",
-          id: "a",
-          retry: undefined,
-        });
-        await body.end();
-        assert.equal((await events.next()).done, true);
-      }),
-    "events() reads a BOM, comments, CR, LF and CRLF, multi-line data and retry over the wire":
+    "lines() gives NDJSON lines as they are written, a line cut between writes kept whole":
+      headFirst(() =>
+        withClient(undefined, async (http) => {
+          const body = held("application/x-ndjson");
+          const response = await http.stream("GET", body.path);
+          const lines = response.lines();
+          await body.write('{"n": 1}\n{"n"');
+          assert.deepEqual(JSON.parse((await within(lines.next(), 5000, "line 1")).value), {
+            n: 1,
+          });
+          await body.write(": 2}\r\nlast");
+          assert.deepEqual(JSON.parse((await within(lines.next(), 5000, "line 2")).value), {
+            n: 2,
+          });
+          await body.end();
+          assert.equal((await within(lines.next(), 5000, "the last line")).value, "last");
+          assert.equal((await lines.next()).done, true);
+        })
+      ),
+    "events() gives Server-Sent Events as they are written, the last ID carried over": headFirst(
       () =>
+        withClient(undefined, async (http) => {
+          const body = held("text/event-stream");
+          const response = await http.stream("GET", body.path);
+          assert.equal(response.header("content-type"), "text/event-stream");
+          const events = response.events();
+          await body.write("event: tick\ndata: 1\nid: a\n\n");
+          assert.deepEqual((await within(events.next(), 5000, "event 1")).value, {
+            event: "tick",
+            data: "1",
+            id: "a",
+            retry: undefined,
+          });
+          await body.write("data: 2\n\n");
+          assert.deepEqual((await within(events.next(), 5000, "event 2")).value, {
+            event: "message",
+            data: "2",
+            id: "a",
+            retry: undefined,
+          });
+          await body.end();
+          assert.equal((await events.next()).done, true);
+        }),
+    ),
+    "events() reads a BOM, comments, CR, LF and CRLF, multi-line data and retry over the wire":
+      headFirst(() =>
         withClient(undefined, async (http) => {
           const body = held("text/event-stream");
           const response = await http.stream("GET", body.path);
@@ -160,37 +210,41 @@ export default function ({ lib, fixture, assert }) {
             { event: "tick", data: "a\n b", id: "7", retry: 1500 },
             { event: "message", data: "c\nd", id: "7", retry: undefined },
           ]);
-        }),
-    "content, text and json() of a streamed response throw until read(), which buffers once": () =>
-      withClient(undefined, async (http) => {
-        const body = held("application/json");
-        const response = await http.stream("GET", body.path);
-        assert.throws(() => response.content, lib.ResponseNotReadException, /read\(\)/);
-        assert.throws(() => response.text, lib.ResponseNotReadException, /read\(\)/);
-        assert.throws(() => response.json(), lib.ResponseNotReadException, /read\(\)/);
-        const reading = response.read();
-        await body.write('{"ok": ');
-        await body.write("true}");
-        await body.end();
-        const buffered = await within(reading, 5000, "read()");
-        assert.equal(await response.read(), buffered);
-        assert.equal(buffered.isStreamed, false);
-        assert.deepEqual(buffered.json(), { ok: true });
-      }),
+        })
+      ),
+    "content, text and json() of a streamed response throw until read(), which buffers once":
+      headFirst(() =>
+        withClient(undefined, async (http) => {
+          const body = held("application/json");
+          const response = await http.stream("GET", body.path);
+          assert.throws(() => response.content, lib.ResponseNotReadException, /read\(\)/);
+          assert.throws(() => response.text, lib.ResponseNotReadException, /read\(\)/);
+          assert.throws(() => response.json(), lib.ResponseNotReadException, /read\(\)/);
+          const reading = response.read();
+          await body.write('{"ok": ');
+          await body.write("true}");
+          await body.end();
+          const buffered = await within(reading, 5000, "read()");
+          assert.equal(await response.read(), buffered);
+          assert.equal(buffered.isStreamed, false);
+          assert.deepEqual(buffered.json(), { ok: true });
+        })
+      ),
     "read() of a streamed response holds maxResponseBytes": () =>
       withClient((b) => b.withMaxResponseBytes(10), async (http) => {
         const response = await http.stream("GET", "/streams/bytes?size=100");
         await assert.rejects(response.read(), lib.HttpClientException, /maxResponseBytes \(10\)/);
       }),
-    "cancel() gives the body up: the server sees the connection closed": () =>
+    "cancel() gives the body up: the server sees the connection closed": headFirst(() =>
       withClient(undefined, async (http) => {
         const body = held();
         const response = await http.stream("GET", body.path);
         await body.write("some");
         await response.cancel();
         await body.cancelled();
-      }),
-    "readTimeout fails a body that stalls mid-way with TimeoutException naming it": () =>
+      })
+    ),
+    "readTimeout fails a body that stalls mid-way with TimeoutException naming it": headFirst(() =>
       withClient((b) => b.withReadTimeout(0.2), async (http) => {
         const body = held();
         const response = await http.stream("GET", body.path);
@@ -203,22 +257,25 @@ export default function ({ lib, fixture, assert }) {
           /readTimeout/,
         );
         await body.cancelled();
-      }),
-    "close() fails the waiting reader of a streamed body with HttpClientException": async () => {
-      const http = client();
-      const body = held();
-      const response = await http.stream("GET", body.path);
-      const reading = response.body.getReader().read();
-      const closing = http.close();
-      await assert.rejects(
-        within(reading, 5000, "the read to fail"),
-        lib.HttpClientException,
-        /Client was closed/,
-      );
-      await closing;
-      await body.cancelled();
-    },
-    "the caller's signal aborts a streamed body after its head": () =>
+      })
+    ),
+    "close() fails the waiting reader of a streamed body with HttpClientException": headFirst(
+      async () => {
+        const http = client();
+        const body = held();
+        const response = await http.stream("GET", body.path);
+        const reading = response.body.getReader().read();
+        const closing = http.close();
+        await assert.rejects(
+          within(reading, 5000, "the read to fail"),
+          lib.HttpClientException,
+          /Client was closed/,
+        );
+        await closing;
+        await body.cancelled();
+      },
+    ),
+    "the caller's signal aborts a streamed body after its head": headFirst(() =>
       withClient(undefined, async (http) => {
         const body = held();
         const controller = new AbortController();
@@ -231,7 +288,8 @@ export default function ({ lib, fixture, assert }) {
           /aborted/,
         );
         await body.cancelled();
-      }),
+      })
+    ),
     "stream() retries a 503 on its head and gives the 503's body up": () =>
       withClient((b) => b.withRetry({ maxRetries: 2, backoff: 0.001 }), async (http) => {
         const run = newRun();

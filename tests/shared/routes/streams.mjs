@@ -2,8 +2,8 @@
 // client reads it: `/streams/held?run=` sends the head (Content-Type from
 // `type`) and keeps the response open under `run`; `/streams/write?run=&text=`
 // writes a piece of it now, `/streams/end?run=` ends it, and
-// `/streams/status?run=` tells whether the client gave the body up (the
-// connection closed before the end). `/streams/bytes` sends `size` bytes
+// `/streams/status?run=` tells whether the head was sent (`held`) and whether
+// the client gave the body up (the connection closed before the end). `/streams/bytes` sends `size` bytes
 // (byte i is i % 251) in pieces, with a Content-Length when `sized=1`,
 // gzip-encoded when `gzip=1`. `/streams/flaky?run=` answers its first call
 // with a 503 whose body is held, and later ones with "fine".
@@ -56,9 +56,9 @@ export const routes = {
     done(res);
   },
   "/streams/status": (req, res, state) => {
-    const { cancelled, ended } = heldOf(req, state);
+    const { res: body, cancelled, ended } = heldOf(req, state);
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({ cancelled, ended }));
+    res.end(JSON.stringify({ held: body !== undefined, cancelled, ended }));
   },
   "/streams/bytes": (req, res) => {
     const params = paramsOf(req);
