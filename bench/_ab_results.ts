@@ -2,8 +2,12 @@
 // bench:ab` (bench/ab_network.ts) between two markers, and kept as it is when
 // `deno task bench` (bench/run.ts) rewrites the rest of the file.
 
-import { median } from "./_stats.ts";
-import type { Rounds } from "./ab_network.ts";
+import os from "node:os";
+import { compare, median } from "./_loop.mjs";
+import type { rounds } from "./_loop.mjs";
+
+/** Each side's CPU time per request (µs) and requests per second, round by round. */
+export type Rounds = Awaited<ReturnType<typeof rounds>>;
 
 /** The section `name` of `markdown` with its markers, or "" when it has none. */
 export function markedSection(markdown: string, name: string): string {
@@ -22,13 +26,9 @@ export function withMarkedSection(markdown: string, name: string, section: strin
 
 /** One run of bench:ab. */
 export interface AbRun {
-  readonly date: Date;
-  readonly minutes: number;
+  readonly started: Date;
   readonly command: string;
-  /** The CPU, cores, OS and Deno. */
-  readonly machine: string;
-  readonly loadBefore: string;
-  readonly loadAfter: string;
+  readonly loadBefore: readonly number[];
   readonly results: readonly {
     readonly workload: string;
     readonly concurrency: number;
@@ -78,9 +78,8 @@ const TARGETS: readonly Target[] = [
 
 /** The median over rounds of `reference`'s CPU per request ÷ `candidate`'s. */
 function ratio(rounds: Rounds, candidate: string, reference: string): number | undefined {
-  const ref = rounds.cpuUs[reference], cand = rounds.cpuUs[candidate];
-  if (ref === undefined || cand === undefined) return undefined;
-  return median(cand.map((cost, i) => ref[i]! / cost));
+  const known = rounds.cpuUs[reference] !== undefined && rounds.cpuUs[candidate] !== undefined;
+  return known ? compare(rounds, reference, candidate).cpuRatio : undefined;
 }
 
 function table(head: string[], rows: string[][]): string {
@@ -88,8 +87,22 @@ function table(head: string[], rows: string[][]): string {
   return [head, align, ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
 }
 
+/** Writes `run`'s section into bench/RESULTS.md (formatted, as `deno fmt --check` expects). */
+export async function writeAbSection(run: AbRun): Promise<void> {
+  const out = "bench/RESULTS.md";
+  const markdown = await Deno.readTextFile(out).catch(() => "# Benchmark results\n");
+  await Deno.writeTextFile(out, withMarkedSection(markdown, "ab", abSection(run)));
+  await new Deno.Command(Deno.execPath(), { args: ["fmt", "--quiet", out] }).output();
+  console.error(`wrote the In-process A/B section of ${out}`);
+}
+
 /** The section, with its markers. */
-export function abSection(run: AbRun): string {
+function abSection(run: AbRun): string {
+  const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(" ");
+  const minutes = (Date.now() - run.started.getTime()) / 60000;
+  const cpu = os.cpus()[0]?.model.trim() ?? "unknown CPU";
+  const machine =
+    `${cpu}, ${navigator.hardwareConcurrency} cores, ${Deno.build.os} ${Deno.build.arch}, Deno ${Deno.version.deno}`;
   const columns = run.results.map((r) => `${r.workload.toUpperCase()} c=${r.concurrency}`);
   const targets = TARGETS.map((target) => [
     target.label,
@@ -114,9 +127,9 @@ export function abSection(run: AbRun): string {
 
 Written by \`deno task bench:ab\` (bench/ab_network.ts); the figures that settle the Deno targets.
 
-- Date: ${run.date.toISOString()} (the run took ${run.minutes.toFixed(1)} min); load average
-  before / after: ${run.loadBefore} / ${run.loadAfter}
-- Machine: ${run.machine}
+- Date: ${run.started.toISOString()} (the run took ${minutes.toFixed(1)} min); load average
+  before / after: ${load(run.loadBefore)} / ${load(Deno.loadavg())}
+- Machine: ${machine}
 - Command: \`${run.command}\`
 
 One Deno process keeps every client and sends to bench/server.ts in another process: each round

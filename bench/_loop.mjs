@@ -1,7 +1,7 @@
 // The measurement loop of the request benchmarks, one module for both
 // runtimes: bench/measure.ts (Deno) and bench/node_throughput.mjs (Node) time
-// one client in a process of its own, bench/ab_network.mjs interleaves two
-// in one process. Plain ESM with JSDoc types, as Node 20 imports no
+// one client in a process of its own, bench/ab_network.ts and .mjs
+// interleave several in one process. Plain ESM with JSDoc types, as Node 20 imports no
 // TypeScript.
 
 import process from "node:process";
@@ -13,7 +13,7 @@ import process from "node:process";
  * @param {number} p
  * @returns {number}
  */
-export function percentile(sorted, p) {
+function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   const rank = Math.ceil((p / 100) * sorted.length);
   return /** @type {number} */ (sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]);
@@ -43,7 +43,7 @@ export function median(values) {
  * @param {number} requests
  * @returns {Promise<Float64Array>}
  */
-export async function drive(call, check, concurrency, requests) {
+async function drive(call, check, concurrency, requests) {
   const latencies = new Float64Array(requests);
   let next = 0;
   const lane = async () => {
@@ -69,7 +69,7 @@ export async function drive(call, check, concurrency, requests) {
  * @param {number} requests
  * @returns {Promise<{ seconds: number, rps: number, cpuUs: number, latencies: Float64Array }>}
  */
-export async function timed(call, check, concurrency, requests) {
+async function timed(call, check, concurrency, requests) {
   const cpu = process.cpuUsage();
   const start = performance.now();
   const latencies = await drive(call, check, concurrency, requests);
@@ -103,11 +103,76 @@ export async function measureCalls(call, check, { concurrency, requests, warmup 
 }
 
 /**
- * The in-process A/B: after a warm-up of each, `blocks` pairs of blocks of
- * `requests` calls, BEFORE and AFTER in alternating order (BA, AB, …) so a
- * drift in load favours neither. Returns the medians over pairs of BEFORE's
- * CPU time per request ÷ AFTER's (above 1: AFTER is cheaper, with its
- * quartiles) and of AFTER's requests per second ÷ BEFORE's.
+ * The in-process A/B of any number of sides: after a warm-up of each (twice
+ * over), `blocks` rounds of one block of `requests` calls of every side, the
+ * order rotating from round to round (for two: AB, BA, …) so a drift in load
+ * favours none. Returns each side's CPU time per request (µs) and requests
+ * per second, round by round.
+ *
+ * @param {Record<string, () => Promise<unknown>>} sides The calls, by name.
+ * @param {(body: unknown) => void} check
+ * @param {{ blocks: number, requests: number, concurrency: number, warmup: number }} options
+ * @returns {Promise<{ cpuUs: Record<string, number[]>, rps: Record<string, number[]> }>}
+ */
+export async function rounds(sides, check, options) {
+  const { blocks, requests, concurrency, warmup } = options;
+  const names = Object.keys(sides);
+  for (const name of [...names, ...names]) {
+    await drive(/** @type {() => Promise<unknown>} */ (sides[name]), check, concurrency, warmup);
+  }
+  /** @type {{ cpuUs: Record<string, number[]>, rps: Record<string, number[]> }} */
+  const result = { cpuUs: {}, rps: {} };
+  for (const name of names) [result.cpuUs[name], result.rps[name]] = [[], []];
+  for (let i = 0; i < blocks; i++) {
+    for (let j = 0; j < names.length; j++) {
+      const name = /** @type {string} */ (names[(i + j) % names.length]);
+      const run = await timed(
+        /** @type {() => Promise<unknown>} */ (sides[name]),
+        check,
+        concurrency,
+        requests,
+      );
+      result.cpuUs[name]?.push(run.cpuUs);
+      result.rps[name]?.push(run.rps);
+    }
+  }
+  return result;
+}
+
+/**
+ * Two sides of {@linkcode rounds}: the medians over rounds of `before`'s CPU
+ * time per request ÷ `after`'s (above 1: AFTER is cheaper, with its
+ * quartiles) and of `after`'s requests per second ÷ `before`'s, and each
+ * side's median CPU µs per request and requests per second.
+ *
+ * @param {{ cpuUs: Record<string, number[]>, rps: Record<string, number[]> }} result
+ * @param {string} before
+ * @param {string} after
+ */
+export function compare(result, before, after) {
+  const pick = (
+    /** @type {Record<string, number[]>} */ record,
+    /** @type {string} */ name,
+  ) => /** @type {number[]} */ (record[name]);
+  const [costB, costA] = [pick(result.cpuUs, before), pick(result.cpuUs, after)];
+  const [rateB, rateA] = [pick(result.rps, before), pick(result.rps, after)];
+  const cpuRatios = costA.map((cost, i) => /** @type {number} */ (costB[i]) / cost);
+  const sorted = [...cpuRatios].sort((x, y) => x - y);
+  return {
+    cpuRatio: median(cpuRatios),
+    cpuRatioQ1: /** @type {number} */ (sorted[Math.floor(sorted.length / 4)]),
+    cpuRatioQ3: /** @type {number} */ (sorted[Math.floor((3 * sorted.length) / 4)]),
+    rpsRatio: median(rateA.map((rate, i) => rate / /** @type {number} */ (rateB[i]))),
+    beforeCpuUs: median(costB),
+    afterCpuUs: median(costA),
+    beforeRps: median(rateB),
+    afterRps: median(rateA),
+  };
+}
+
+/**
+ * The in-process A/B of two: {@linkcode rounds} of BEFORE and AFTER,
+ * summed up by {@linkcode compare}.
  *
  * @param {() => Promise<unknown>} before
  * @param {() => Promise<unknown>} after
@@ -115,60 +180,26 @@ export async function measureCalls(call, check, { concurrency, requests, warmup 
  * @param {{ blocks: number, requests: number, concurrency: number, warmup: number }} options
  */
 export async function interleave(before, after, check, options) {
-  const { blocks, requests, concurrency, warmup } = options;
-  for (const warm of [before, after, before, after]) {
-    await drive(warm, check, concurrency, warmup);
-  }
-  /** @type {number[]} */
-  const cpuRatios = [];
-  /** @type {number[]} */
-  const rpsRatios = [];
-  /** @type {{ before: number[], after: number[] }} */
-  const costs = { before: [], after: [] };
-  /** @type {{ before: number[], after: number[] }} */
-  const rates = { before: [], after: [] };
-  for (let i = 0; i < blocks; i++) {
-    const first = i % 2 === 0 ? before : after;
-    const a = await timed(first, check, concurrency, requests);
-    const b = await timed(first === before ? after : before, check, concurrency, requests);
-    const [beforeRun, afterRun] = first === before ? [a, b] : [b, a];
-    cpuRatios.push(beforeRun.cpuUs / afterRun.cpuUs);
-    rpsRatios.push(afterRun.rps / beforeRun.rps);
-    costs.before.push(beforeRun.cpuUs);
-    costs.after.push(afterRun.cpuUs);
-    rates.before.push(beforeRun.rps);
-    rates.after.push(afterRun.rps);
-  }
-  const sorted = [...cpuRatios].sort((x, y) => x - y);
-  return {
-    blocks,
-    requests,
-    concurrency,
-    cpuRatio: median(cpuRatios),
-    cpuRatioQ1: /** @type {number} */ (sorted[Math.floor(blocks / 4)]),
-    cpuRatioQ3: /** @type {number} */ (sorted[Math.floor((3 * blocks) / 4)]),
-    rpsRatio: median(rpsRatios),
-    beforeCpuUs: median(costs.before),
-    afterCpuUs: median(costs.after),
-    beforeRps: median(rates.before),
-    afterRps: median(rates.after),
-  };
+  const { blocks, requests, concurrency } = options;
+  const result = await rounds({ before, after }, check, options);
+  return { blocks, requests, concurrency, ...compare(result, "before", "after") };
 }
 
 /** The head of the A/B table {@linkcode abLine} writes the rows of. */
-export const AB_HEAD =
-  "case     workload  CPU/req before÷after (IQR)   rps after÷before  µs/req B→A   rps B→A";
+export const AB_HEAD = `${"case".padEnd(24)} ${
+  "workload".padEnd(9)
+} CPU/req before÷after (IQR)   rps after÷before  µs/req B→A   rps B→A`;
 
 /**
  * One row of the A/B table.
  *
  * @param {string} name The case, such as `default` or `hooks`.
  * @param {string} workload
- * @param {Awaited<ReturnType<typeof interleave>>} r
+ * @param {ReturnType<typeof compare>} r
  * @returns {string}
  */
 export function abLine(name, workload, r) {
-  return `${name.padEnd(8)} ${workload.padEnd(9)} ${r.cpuRatio.toFixed(3)} (${
+  return `${name.padEnd(24)} ${workload.padEnd(9)} ${r.cpuRatio.toFixed(3)} (${
     r.cpuRatioQ1.toFixed(3)
   }–${r.cpuRatioQ3.toFixed(3)})      ${r.rpsRatio.toFixed(3)}             ${
     r.beforeCpuUs.toFixed(1)

@@ -1,6 +1,6 @@
 // Medians of the throughput rounds and their Markdown tables.
 
-import { median } from "./_stats.ts";
+import { median } from "./_loop.mjs";
 import type { Measurement, Runtime, Workload } from "./_workload.ts";
 
 /** The medians of one client's rounds at one workload and concurrency. */

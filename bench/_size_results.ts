@@ -2,22 +2,6 @@
 // (bench/size.ts) between two markers, and kept as it is when `deno task
 // bench` (bench/run.ts) rewrites the rest of the file.
 
-import { markedSection, withMarkedSection } from "./_ab_results.ts";
-
-/** The markers around the section. */
-export const SIZE_START = "<!-- size:start -->";
-export const SIZE_END = "<!-- size:end -->";
-
-/** The section of `markdown` with its markers, or "" when it has none. */
-export function sizeSection(markdown: string): string {
-  return markedSection(markdown, "size");
-}
-
-/** `markdown` with its section replaced by `section` (added at the end when it has none). */
-export function withSizeSection(markdown: string, section: string): string {
-  return withMarkedSection(markdown, "size", section);
-}
-
 /** Bytes of code, minified and minified then gzipped. */
 export interface Bytes {
   readonly min: number;
@@ -61,7 +45,7 @@ export function sizeMarkdown(run: SizeRun): string {
     return `| ${bundle.name} | ${bundle.description} | ${cell(bundle.initial)} | ${lazy} |`;
   });
   const keeps = run.basicKeeps.map(({ folder, bytes }) => `${folder} ${kb(bytes)}`).join(", ");
-  return `${SIZE_START}
+  return `<!-- size:start -->
 
 ## Size
 
@@ -84,5 +68,5 @@ platform's \`CompressionStream\`.
 ${rows.join("\n")}
 
 What the \`createClient\` + \`get\` bundle keeps of the package, minified, by folder: ${keeps}.
-${SIZE_END}`;
+<!-- size:end -->`;
 }

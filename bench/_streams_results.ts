@@ -2,18 +2,7 @@
 // bench:streams` (bench/streams.ts) between two markers, and kept as it is
 // when `deno task bench` (bench/run.ts) rewrites the rest of the file.
 
-import { median } from "./_stats.ts";
-import { markedSection, withMarkedSection } from "./_ab_results.ts";
-
-/** The section of `markdown` with its markers, or "" when it has none. */
-export function streamsSection(markdown: string): string {
-  return markedSection(markdown, "streams");
-}
-
-/** `markdown` with its section replaced by `section` (added at the end when it has none). */
-export function withStreamsSection(markdown: string, section: string): string {
-  return withMarkedSection(markdown, "streams", section);
-}
+import { median } from "./_loop.mjs";
 
 /** One line a measurement process printed. */
 export interface Measured {

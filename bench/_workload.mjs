@@ -1,6 +1,7 @@
 // What every request benchmark sends and expects, on Deno and Node alike
 // (plain ESM: Node 20 imports no TypeScript; bench/_workload.ts adds the
-// types), and the five hooks of "fetchline+hooks".
+// types), the hooks of "fetchline+hooks" and the in-process transport of
+// `--canned`.
 
 /** The small JSON answer of `GET /items/1`. */
 export const ITEM = Object.freeze({
@@ -65,18 +66,40 @@ export function withFiveHooks(lib, builder) {
     .withTokenAuth({ tokenManager });
 }
 
+/**
+ * The six hooks the Deno targets name, on `builder`, from fetchline's module
+ * `lib`: `withLogging` (request, response and error hooks, to a no-op
+ * logger), CorrelationIdHook, RateLimitResponseHook and an ApiKeyAuthHook.
+ *
+ * @template {{ withLogging: Function }} B
+ * @param {any} lib
+ * @param {B} builder
+ * @returns {B}
+ */
+export function withSixHooks(lib, builder) {
+  return /** @type {any} */ (builder).withLogging({ logger: NO_OP_LOGGER })
+    .withRequestHook(new lib.CorrelationIdHook())
+    .withResponseHook(new lib.RateLimitResponseHook())
+    .withAuthHook(new lib.ApiKeyAuthHook("bench-api-key-0123456789"));
+}
+
 const ITEM_TEXT = JSON.stringify(ITEM);
 
 /**
  * A `fetch` that answers as bench/server.ts does, in this process (for a
  * client's `withFetch`): a block then measures the library's own CPU time,
- * without the network's.
+ * without the network's. A text answer carries its Content-Length, as the
+ * server's do (a body of known length is read in one go; the bodies are
+ * ASCII, so their length is their size).
  *
  * @param {unknown} _input
  * @param {RequestInit} [init]
  * @returns {Promise<Response>}
  */
 export async function cannedFetch(_input, init) {
-  if (init?.method === "POST") return new Response(init.body, { headers: JSON_HEADERS });
-  return await Promise.resolve(new Response(ITEM_TEXT, { headers: JSON_HEADERS }));
+  const body = init?.method === "POST" ? init.body : ITEM_TEXT;
+  const headers = typeof body === "string"
+    ? { ...JSON_HEADERS, "content-length": String(body.length) }
+    : JSON_HEADERS;
+  return await Promise.resolve(new Response(body, { headers }));
 }

@@ -11,6 +11,7 @@ export {
   NO_OP_LOGGER,
   PATHS,
   withFiveHooks,
+  withSixHooks,
 } from "./_workload.mjs";
 
 /** What one measurement sends: `get` → `GET /items/1`, `post` → `POST /echo`. */

@@ -8,14 +8,8 @@
  */
 
 import * as fetchlineModule from "../mod.ts";
-import {
-  ApiKeyAuthHook,
-  CorrelationIdHook,
-  HttpClient,
-  HttpClientConfigBuilder,
-  RateLimitResponseHook,
-} from "../mod.ts";
-import { JSON_HEADERS, NO_OP_LOGGER, withFiveHooks as fiveHooksOf } from "./_workload.ts";
+import type { HttpClientConfigBuilder } from "../mod.ts";
+import { JSON_HEADERS, withFiveHooks as fiveHooksOf } from "./_workload.ts";
 
 /** One client under test. */
 export interface BenchClient {
@@ -52,33 +46,19 @@ export function withFiveHooks(builder: HttpClientConfigBuilder): HttpClientConfi
 
 /** What a tree's `mod.ts` exports (bench/ab_network.ts loads two trees). */
 export type Library = typeof import("../mod.ts");
+/** A config builder of any tree. */
+export type Builder = InstanceType<Library["HttpClientConfigBuilder"]>;
 
-/**
- * The six hooks the Deno targets name: `withLogging` (request, response and
- * error hooks, to a no-op logger), CorrelationIdHook, RateLimitResponseHook
- * and an ApiKeyAuthHook, of `lib` (this tree's by default).
- */
-export function withSixHooks(
-  builder: HttpClientConfigBuilder,
-  lib: Pick<Library, "CorrelationIdHook" | "RateLimitResponseHook" | "ApiKeyAuthHook"> = {
-    CorrelationIdHook,
-    RateLimitResponseHook,
-    ApiKeyAuthHook,
-  },
-): HttpClientConfigBuilder {
-  return builder
-    .withLogging({ logger: NO_OP_LOGGER })
-    .withRequestHook(new lib.CorrelationIdHook())
-    .withResponseHook(new lib.RateLimitResponseHook())
-    .withAuthHook(new lib.ApiKeyAuthHook("bench-api-key-0123456789"));
-}
-
-function fetchline(configure: (builder: HttpClientConfigBuilder) => HttpClientConfigBuilder) {
+/** A fetchline client of `lib` (this tree's by default), its config made by `configure`. */
+export function fetchline(
+  configure: (builder: Builder) => Builder,
+  lib: Pick<Library, "HttpClient" | "HttpClientConfigBuilder"> = fetchlineModule,
+) {
   return (): BenchClient => {
-    let client: HttpClient | undefined;
+    let client: InstanceType<Library["HttpClient"]> | undefined;
     return {
       setup() {
-        client = new HttpClient(configure(new HttpClientConfigBuilder()).build());
+        client = new lib.HttpClient(configure(new lib.HttpClientConfigBuilder()).build());
         return Promise.resolve();
       },
       async get(url) {

@@ -19,8 +19,6 @@ import { measureCalls } from "./_loop.mjs";
 import { checkAnswer, ECHO_BODY, PATHS } from "./_workload.ts";
 import type { Measurement, Workload } from "./_workload.ts";
 
-export { drive } from "./_loop.mjs";
-
 /** Runs one measurement of `client` against the server at `url`. */
 export async function measure(
   name: string,

@@ -15,7 +15,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { median } from "./_stats.ts";
+import { median } from "./_loop.mjs";
 import { spawnServer } from "./server.ts";
 
 /** What bench/run.ts puts in RESULTS.md. */

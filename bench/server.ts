@@ -12,10 +12,9 @@
  * @module
  */
 
-import { ITEM } from "./_workload.ts";
+import { ITEM, JSON_HEADERS } from "./_workload.ts";
 
 const ITEM_TEXT = JSON.stringify(ITEM);
-const JSON_HEADERS = { "content-type": "application/json" };
 
 async function answer(request: Request): Promise<Response> {
   if (request.method === "POST") {

@@ -16,7 +16,8 @@
  */
 
 import { parseArgs } from "node:util";
-import { sizeMarkdown, withSizeSection } from "./_size_results.ts";
+import { sizeMarkdown } from "./_size_results.ts";
+import { withMarkedSection } from "./_ab_results.ts";
 import type { Bundle, Bytes } from "./_size_results.ts";
 
 const OUT = "bench/RESULTS.md";
@@ -257,7 +258,7 @@ async function main(): Promise<void> {
       return;
     }
     const old = await Deno.readTextFile(OUT).catch(() => "");
-    await Deno.writeTextFile(OUT, withSizeSection(old, markdown));
+    await Deno.writeTextFile(OUT, withMarkedSection(old, "size", markdown));
     await run("deno", ["fmt", "--quiet", OUT], ".");
     console.error(`wrote ${OUT}`);
   } finally {

@@ -27,7 +27,8 @@
 import { parseArgs } from "node:util";
 import { installNodeDeps } from "./run.ts";
 import type { Measured } from "./_streams_results.ts";
-import { streamsMarkdown, withStreamsSection } from "./_streams_results.ts";
+import { streamsMarkdown } from "./_streams_results.ts";
+import { withMarkedSection } from "./_ab_results.ts";
 
 const OUT = "bench/RESULTS.md";
 const decoder = new TextDecoder();
@@ -253,7 +254,7 @@ async function main(): Promise<void> {
     notices,
   });
   const markdown = await Deno.readTextFile(OUT).catch(() => "# Benchmark results\n");
-  await Deno.writeTextFile(OUT, withStreamsSection(markdown, section));
+  await Deno.writeTextFile(OUT, withMarkedSection(markdown, "streams", section));
   await new Deno.Command(deno, { args: ["fmt", "--quiet", OUT] }).output();
   log(`wrote the Streams section of ${OUT}`);
 }
