@@ -99,6 +99,19 @@ Deno.test("HttpRequest.with() checks every field it copies from changes whose ke
   assert.throws(() => request.with(withUrl), /^TypeError: Invalid url/);
 });
 
+Deno.test("new HttpRequest() checks the header values it keeps, read once", () => {
+  let reads = 0;
+  const headers = {
+    get "X-Flip"() {
+      return reads++ === 0 ? "ok" : "a\r\nInjected: 1";
+    },
+  };
+  const request = new HttpRequest("GET", "http://127.0.0.1/x", { headers });
+  // The value kept is the one checked: the getter's first.
+  assert.deepEqual(request.headers, { "X-Flip": "ok" });
+  assert.equal(reads, 1);
+});
+
 Deno.test("new HttpRequest() checks and copies an init that holds another request's fields", () => {
   const request = fullRequest();
   const init: HttpRequestInit = request.toObject();

@@ -111,7 +111,10 @@ export class HttpRequest implements HttpRequestFields {
     if (headers !== undefined) {
       this.headers = headers === copy?.checkedHeaders || headers === from?.headers
         ? headers
-        : Object.freeze({ ...validateHeaders("headers", headers) });
+        // Copied before the check, so a getter cannot change a value after it.
+        : Object.freeze(
+          validateHeaders("headers", isPlainRecord(headers) ? { ...headers } : headers),
+        );
     }
     if (params !== undefined) {
       this.params = params === from?.params ? params : Object.freeze(checkParams(params));
