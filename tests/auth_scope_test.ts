@@ -140,3 +140,21 @@ Deno.test("A 401 from an origin that received the credentials after a redirect s
     "Bearer t-2",
   ]);
 });
+
+Deno.test("An absolute URL with an empty authority gets credentials by its own host, not by a URL seen before", async () => {
+  await using first = startFixtureServer();
+  await using second = startFixtureServer();
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder()
+      .withAuthHook(new ApiKeyAuthHook("k-1"))
+      .withAuthOrigins([first.url])
+      .build(),
+  );
+  // "http:///127.0.0.1:<port>/" is the URL "http://127.0.0.1:<port>/" once parsed.
+  const emptyAuthority = (server: FixtureServer) => server.url.replace("//", "///");
+  await client.get(`${emptyAuthority(first)}/named`);
+  assert.equal(first.last().headers["x-api-key"], "k-1", "named by withAuthOrigins");
+  await client.get(`${emptyAuthority(second)}/other`);
+  assert.equal(second.last().path, "/other");
+  assert.equal(second.last().headers["x-api-key"], undefined, "not sent to another origin");
+});

@@ -127,6 +127,23 @@ Deno.test("json(schema) throws ResponseParseException with the parser's cause fo
   assert.equal(error.issues, undefined);
 });
 
+Deno.test("json() of a body that is not JSON: no view of the exception quotes the body, which the parser's message does", () => {
+  const secret = "s3cr3tT0k3n";
+  for (const parse of [(r: HttpResponse) => r.json(), (r: HttpResponse) => r.json(ZodUser)]) {
+    const error = throwsAtOnce(
+      () => parse(responseOf(`token=${secret}`)),
+      ResponseParseException,
+      /^Response body is not valid JSON: /,
+    ) as ResponseParseException;
+    assert.ok(error.cause instanceof SyntaxError, "the parser's error stays the cause");
+    assert.ok(error.cause.message.includes(secret), "this runtime's parser quotes the body");
+    for (const shown of [String(error), JSON.stringify(error), Deno.inspect(error)]) {
+      assert.ok(!shown.includes(secret), shown);
+    }
+    assert.match(JSON.stringify(error), /"cause":\{"name":"SyntaxError","message":"\*\*\*"\}/);
+  }
+});
+
 Deno.test("json(schema) refuses an async validator with a TypeError naming it, never an unawaited promise", async () => {
   // zod runs an async refinement once more on its own: one that rejects would
   // leave zod's promise unhandled, so this one resolves false.

@@ -75,6 +75,43 @@ Deno.test("HttpRequest.with() checks and copies the fields it changes", () => {
   assert.throws(() => request.with({ method: "GET" }), /^TypeError: Invalid body/);
 });
 
+/** Changes whose keys, read a second time, are `second`'s: what a Proxy can do. */
+function keysChangingOnSecondRead(first: object, second: object): Record<string, unknown> {
+  let reads = 0;
+  const current = () => (reads <= 1 ? first : second);
+  return new Proxy({}, {
+    ownKeys: () => (reads++, Reflect.ownKeys(current())),
+    getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(current(), key),
+    get: (_, key) => Reflect.get(current(), key),
+  });
+}
+
+Deno.test("HttpRequest.with() checks every field it copies from changes whose keys change between reads", () => {
+  const request = new HttpRequest("GET", "http://127.0.0.1/x");
+  const bad = { "X-Bad": "a\r\nInjected: 1" };
+  const withHeaders = keysChangingOnSecondRead({ headers: bad }, {
+    headers: bad,
+    checkedHeaders: bad,
+  });
+  assert.throws(() => request.with(withHeaders), /^TypeError: Invalid value for header "X-Bad"/);
+  const url = "http://127.0.0.1/a\nb";
+  const withUrl = keysChangingOnSecondRead({ url }, { url, from: { url, method: "GET" } });
+  assert.throws(() => request.with(withUrl), /^TypeError: Invalid url/);
+});
+
+Deno.test("new HttpRequest() checks the header values it keeps, read once", () => {
+  let reads = 0;
+  const headers = {
+    get "X-Flip"() {
+      return reads++ === 0 ? "ok" : "a\r\nInjected: 1";
+    },
+  };
+  const request = new HttpRequest("GET", "http://127.0.0.1/x", { headers });
+  // The value kept is the one checked: the getter's first.
+  assert.deepEqual(request.headers, { "X-Flip": "ok" });
+  assert.equal(reads, 1);
+});
+
 Deno.test("new HttpRequest() checks and copies an init that holds another request's fields", () => {
   const request = fullRequest();
   const init: HttpRequestInit = request.toObject();

@@ -61,6 +61,11 @@ Deno.test("originOf() gives what URL parsing gives, for URLs seen before and new
     "HTTP://Example.COM/",
     "http:example.com/a//b",
     "http:/example.org/",
+    // An empty authority: the host is the one after the slashes, different each time.
+    "http:///a.example/x",
+    "http:///b.example/x",
+    "https://\\c.example/x",
+    "https://\\d.example/x",
   ];
   // Twice each, and past the number of origins kept, each in its turn.
   const many = Array.from({ length: 100 }, (_, i) => `http://h${i}.example:${1000 + i}/p`);

@@ -10,10 +10,15 @@ import { runErrorHooks, runRequestHooks, runResponseHooks, runRetryHooks } from 
 import type { RetryInfo } from "../hooks/hook_interfaces.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
-import { abortedCallError, endedByTotalTimeout, retryPastDeadlineError } from "./exchange.ts";
-import { callExpired, waitPassesDeadline, withCallDeadline } from "./deadline/call_deadline.ts";
+import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./exchange.ts";
+import {
+  callExpired,
+  startStepTimeout,
+  waitPassesDeadline,
+  withCallDeadline,
+} from "./deadline/call_deadline.ts";
 import { sendWithRedirects } from "./redirects.ts";
-import { Step } from "./deadline/abort.ts";
+import { Step, untilAborted } from "./deadline/abort.ts";
 import { sendAuthenticated } from "./auth_flow.ts";
 import type { AuthOptions } from "./auth_flow.ts";
 import type { SendOptions } from "./exchange.ts";
@@ -142,7 +147,12 @@ export async function executeCall(
   }
 }
 
-/** Waits `ms` before a retry, once `announce` has told the hooks; a wait past the deadline fails at once, untold. */
+/**
+ * Waits `ms` before a retry, once `announce` has told the hooks; a wait past
+ * the deadline fails at once, untold. The hooks are told within the call: an
+ * `onRetry` that never settles is left behind at the call's total timeout,
+ * its signal or the client's close, as the wait itself is.
+ */
 async function wait(
   ms: number,
   request: HttpRequest,
@@ -150,12 +160,15 @@ async function wait(
   announce: () => Promise<void>,
 ): Promise<void> {
   if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
-  await announce();
   const step = new Step(options);
   try {
+    startStepTimeout(step, null, options);
+    await untilAborted(announce(), step, () => stepEndedError(request, step, options));
+    // The hooks took some of the time the wait had.
+    if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
     await options.retry.sleep(ms, step.signal());
   } catch (error) {
-    throw abortedCallError(request, options, error) ?? error;
+    throw stepEndedError(request, step, options, error) ?? error;
   } finally {
     step.release();
   }

@@ -13,16 +13,17 @@ export function isAbsoluteUrl(url: string): boolean {
   return ABSOLUTE.test(url);
 }
 
-/** Origins by the `scheme://authority` they come from: what an origin depends on alone. */
-const ORIGINS = new Map<string, string>();
+/** The `scheme://authority` texts seen that are origins as URL parsing writes them. */
+const ORIGINS = new Set<string>();
 /** How many origins {@linkcode originOf} keeps; past it, it starts over. */
 const ORIGINS_KEPT = 64;
 
 /**
  * The origin of an absolute http(s) URL, as `new URL(url).origin` gives
  * it (and throws). Calls to the same few servers repeat the parse of the
- * same authority: the origin of each `scheme://authority` text seen last is
- * kept.
+ * same authority: a `scheme://authority` text that is an origin as URL
+ * parsing writes it is kept, and a URL that starts with a kept one followed
+ * by "/", "?", "#", "\" or its end has that origin without a parse.
  */
 export function originOf(url: string): string {
   const start = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : -1;
@@ -31,11 +32,14 @@ export function originOf(url: string): string {
   // The authority of an http(s) URL ends at "/", "?", "#" or "\".
   while (end < url.length && !AUTHORITY_END.includes(url[end]!)) end++;
   const key = url.slice(0, end);
-  let origin = ORIGINS.get(key);
-  if (origin === undefined) {
-    origin = new URL(url).origin;
+  if (ORIGINS.has(key)) return key;
+  const origin = new URL(url).origin;
+  // Only a text that is its own origin is kept: other texts (an empty
+  // authority, whose host follows the slashes after it, user-info, a default
+  // port, upper case) are parsed each time, so no two URLs share a wrong origin.
+  if (origin === key) {
     if (ORIGINS.size >= ORIGINS_KEPT) ORIGINS.clear();
-    ORIGINS.set(key, origin);
+    ORIGINS.add(key);
   }
   return origin;
 }

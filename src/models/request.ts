@@ -111,7 +111,10 @@ export class HttpRequest implements HttpRequestFields {
     if (headers !== undefined) {
       this.headers = headers === copy?.checkedHeaders || headers === from?.headers
         ? headers
-        : Object.freeze({ ...validateHeaders("headers", headers) });
+        // Copied before the check, so a getter cannot change a value after it.
+        : Object.freeze(
+          validateHeaders("headers", isPlainRecord(headers) ? { ...headers } : headers),
+        );
     }
     if (params !== undefined) {
       this.params = params === from?.params ? params : Object.freeze(checkParams(params));
@@ -292,7 +295,11 @@ class RequestCopy implements HttpRequestInit {
     this.body = from.body;
     this.timeout = from.timeout;
     this.auth = from.auth;
-    // Own enumerable keys only, as a spread: a field given as undefined is removed.
-    Object.assign(this, changes);
+    // One read of `changes` (own enumerable keys, as a spread; a field given
+    // as undefined is removed), and only the fields of a request taken from
+    // it: `from` and `checkedHeaders` come from this module alone.
+    const given: Record<string, unknown> = { ...changes };
+    const fields = this as Record<string, unknown>;
+    for (const key of REQUEST_FIELD_KEYS) if (Object.hasOwn(given, key)) fields[key] = given[key];
   }
 }

@@ -2,6 +2,7 @@
 // Schema validator when one is given.
 
 import { describeCall } from "../errors.ts";
+import { hideCauseText } from "../masking/error_views.ts";
 import { ResponseParseException } from "../response_exceptions.ts";
 import type { HttpResponse } from "./response.ts";
 import type { StandardSchemaIssue, StandardSchemaV1 } from "./standard_schema.ts";
@@ -21,10 +22,14 @@ export function parseJson(response: HttpResponse): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new ResponseParseException(`Response body is not valid JSON: ${where(response)}`, {
-      response,
-      cause,
-    });
+    // The parser's message quotes the body (V8: `"token=…" is not valid JSON`),
+    // which no view shows: the cause is shown by its class only.
+    throw hideCauseText(
+      new ResponseParseException(`Response body is not valid JSON: ${where(response)}`, {
+        response,
+        cause,
+      }),
+    );
   }
 }
 
