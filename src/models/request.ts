@@ -285,21 +285,14 @@ class RequestCopy implements HttpRequestInit {
     changes: Partial<HttpRequestFields>,
     readonly checkedHeaders: Readonly<Record<string, string>> | undefined,
   ) {
-    this.method = from.method;
-    this.url = from.url;
-    this.headers = from.headers;
-    this.params = from.params;
-    this.data = from.data;
-    this.jsonData = from.jsonData;
-    this.files = from.files;
-    this.body = from.body;
-    this.timeout = from.timeout;
-    this.auth = from.auth;
     // One read of `changes` (own enumerable keys, as a spread; a field given
     // as undefined is removed), and only the fields of a request taken from
-    // it: `from` and `checkedHeaders` come from this module alone.
+    // it, over those of `from`: `from` and `checkedHeaders` come from this
+    // module alone.
     const given: Record<string, unknown> = { ...changes };
-    const fields = this as Record<string, unknown>;
-    for (const key of REQUEST_FIELD_KEYS) if (Object.hasOwn(given, key)) fields[key] = given[key];
+    const [fields, source] = [this, from] as unknown as Record<string, unknown>[];
+    for (const key of REQUEST_FIELD_KEYS) {
+      fields![key] = Object.hasOwn(given, key) ? given[key] : source![key];
+    }
   }
 }
