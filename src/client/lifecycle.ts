@@ -9,7 +9,7 @@ import { RequestContext } from "../models/request_context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks } from "./pipeline.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
-import { abortedCallError, endedByTotalTimeout, retryPastDeadlineError } from "./exchange.ts";
+import { abortedCallError, endedByTotalTimeout, retryPastDeadlineError } from "./call_errors.ts";
 import { callExpired, waitPassesDeadline, withCallDeadline } from "./deadline/call_deadline.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import { Step } from "./deadline/abort.ts";
