@@ -14,7 +14,7 @@ import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";
 import { Step, untilAborted } from "./deadline/abort.ts";
-import { stepEndedError } from "./exchange.ts";
+import { stepEndedError } from "./call_errors.ts";
 import type { SendOptions } from "./exchange.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import type { HopAuth } from "./redirects.ts";

@@ -15,7 +15,7 @@ import { EventStreamParser, type ServerSentEvent } from "../http/sse.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { CallOptions } from "./call_options.ts";
-import { abortedCallError } from "./exchange.ts";
+import { abortedCallError } from "./call_errors.ts";
 import { eventStreamSettings } from "./event_stream_options.ts";
 import {
   checkHead,

@@ -3,31 +3,21 @@
 // and the body read throw becomes the library's exceptions; the layers above
 // (redirects, auth, the lifecycle) let errors pass as they are.
 
-import {
-  ConnectionException,
-  DecodingException,
-  describeCall,
-  HttpClientException,
-  TimeoutException,
-} from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { receivedResponse } from "../models/received_response.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { type AbortSources, type Step, untilAborted } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
-import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
-import { connectionCause } from "../transport/connection_cause.ts";
-import { discardBody, readBody } from "../transport/read_body.ts";
-import { ProxyFailure } from "../transport/proxy_route.ts";
+import { stepEndedError, toClientError } from "./call_errors.ts";
+import { checkedLength, discardBody, readBody, readWhole } from "../transport/read_body.ts";
 import { toWireRequest } from "../transport/wire_request.ts";
 import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { cancelTimeout } from "./deadline/timeouts.ts";
 import { streamedCall } from "./streamed_call.ts";
 import { sendCounted } from "./upload_progress.ts";
-import { type ProgressCallback, ProgressFailure } from "../transport/progress.ts";
+import type { ProgressCallback } from "../transport/progress.ts";
 import { addJarCookies, storeCookies } from "../cookies/jar_cookies.ts";
-import { RuntimeLimitError } from "../transport/runtime_name.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
@@ -74,6 +64,11 @@ export class Redirect {
  * failure name `request`, the call's request (the first hop, whatever
  * redirects followed); `elapsedMs` counts from `since`. What fails becomes
  * the library's exception ({@linkcode toClientError}).
+ *
+ * With `last`, this is the call's first hop and the step's owner: a
+ * redirect goes on in `last.follow` (whose failures pass as they are), and
+ * the step is released at the end when `last.release`. The common call (no
+ * redirect) then takes one async frame from the send to its response.
  */
 export async function sendSingleRequest(
   hop: HttpRequest,
@@ -81,25 +76,34 @@ export async function sendSingleRequest(
   step: Step,
   since: number,
   options: SendOptions,
+  last?: FirstHop,
 ): Promise<HttpResponse | Redirect> {
+  // Set once a redirect is followed: what follows fails as it is.
+  let following: Redirect | undefined;
   try {
     const pending = toWireRequest(hop);
     let wire = pending instanceof Promise ? await pending : pending;
     const jar = options.cookies;
     // A jar is the caller's code: the step's timeout, signal and close bound the wait for it.
-    const ended = () => stepEndedError(request, step, options) ?? new Error("Step aborted");
+    const ended = jar === undefined
+      ? undefined
+      : () => stepEndedError(request, step, options) ?? new Error("Step aborted");
     if (jar !== undefined) {
-      wire = await untilAborted(addJarCookies(wire, jar, request), step, ended);
+      wire = await untilAborted(addJarCookies(wire, jar, request), step, ended!);
     }
     const response = options.onUploadProgress === undefined
       ? await options.transport(wire, step)
       : await sendCounted(wire, step, options.transport, options.onUploadProgress);
     if (jar !== undefined) {
-      await untilAborted(storeCookies(jar, response.headers, wire.url), step, ended);
+      await untilAborted(storeCookies(jar, response.headers, wire.url), step, ended!);
     }
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
-      return new Redirect(response.status, response.location, wire.url);
+      const redirect = new Redirect(response.status, response.location, wire.url);
+      // A hop of the loop, or the first one when this is its last step's owner.
+      if (last === undefined) return redirect;
+      following = redirect;
+      return await last.follow(redirect);
     }
     if (options.stream) {
       // The attempt's timeout (and the total) end at the head.
@@ -118,7 +122,14 @@ export async function sendSingleRequest(
         since,
       }, options);
     }
-    const content = await readBody(response, options.maxResponseBytes, options.onDownloadProgress);
+    // A body of known length within the limit is read natively, with no
+    // async frame of readBody's between this one and the runtime's read.
+    const native = options.onDownloadProgress === undefined
+      ? readWhole(response, options.maxResponseBytes)
+      : undefined;
+    const content = native !== undefined
+      ? checkedLength(await native, options.maxResponseBytes)
+      : await readBody(response, options.maxResponseBytes, options.onDownloadProgress);
     return receivedResponse({
       statusCode: response.status,
       headers: response.headers,
@@ -128,8 +139,18 @@ export async function sendSingleRequest(
       request,
     });
   } catch (error) {
-    throw toClientError(error, request, step, options);
+    throw following === undefined ? toClientError(error, request, step, options) : error;
+  } finally {
+    if (last?.release) step.release();
   }
+}
+
+/** The first hop's continuation, for {@linkcode sendSingleRequest}. */
+export interface FirstHop {
+  /** Follows the first hop's redirect to the response. */
+  follow(redirect: Redirect): Promise<HttpResponse>;
+  /** True when the step ends with the call's last hop. */
+  readonly release: boolean;
 }
 
 /**
@@ -149,146 +170,4 @@ function canFollow(hop: HttpRequest, status: number): boolean {
 
 function isRedirect(response: WireResponse): response is WireResponse & { location: string } {
   return REDIRECT_STATUSES.has(response.status) && response.location !== null;
-}
-
-/**
- * The library's exception for `error`, thrown by the transport or the body
- * read in `step` of `request`: a
- * {@linkcode TimeoutException} once the step's timeout expired, a
- * {@linkcode ConnectionException} for a refused, reset or cut connection
- * (its message naming the cause: {@linkcode connectionCause}),
- * an {@linkcode HttpClientException} for a close or an abort.
- */
-function toClientError(
-  error: unknown,
-  request: HttpRequest,
-  step: Step,
-  options: SendOptions,
-): unknown {
-  if (error instanceof HttpClientException) return error;
-  // A progress callback's own error fails the call as it is.
-  if (error instanceof ProgressFailure) return error.error;
-  // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
-  // caller's environment, not the network: it reaches the caller as it is,
-  // and the retry decision never sees a ConnectionException to retry.
-  const name = error instanceof Error ? error.name : "";
-  if (name === "NotCapable" || name === "PermissionDenied") return error;
-  // So is a call this runtime can never make (a file path without a file
-  // system, a default cookie jar whose library it could not load).
-  if (error instanceof RuntimeLimitError) return error;
-  const target = describeCall(request);
-  if (error instanceof BodyTooLarge) {
-    return new HttpClientException(
-      `Response body exceeds maxResponseBytes (${error.maxBytes}): ${target} ` +
-        "(read it with stream(), or raise withMaxResponseBytes)",
-      { request, cause: error },
-    );
-  }
-  // Not transient, so neither is retried: the same bytes would come again.
-  if (error instanceof BodyDecodeError) {
-    const message = `Response body could not be decoded (${error.coding}): ${target}`;
-    return new DecodingException(message, { request, cause: error.cause });
-  }
-  if (error instanceof MalformedResponse) {
-    return new HttpClientException(`Malformed response (${error.reason}): ${target}`, {
-      request,
-      cause: error.cause,
-    });
-  }
-  const ended = stepEndedError(request, step, options, error);
-  if (ended !== undefined) return ended;
-  if (error instanceof ProxyFailure) {
-    // A route the runtime cannot take is not retried: it would be the same.
-    const Failure = error.transient ? ConnectionException : HttpClientException;
-    return new Failure(`Connection failed: ${error.message}: ${target}`, {
-      request,
-      cause: error.cause ?? error,
-    });
-  }
-  // The cause first, named ("connection refused", "TLS certificate not
-  // trusted"…) with the runtime's words, then the call: one line.
-  const { label, detail } = connectionCause(error);
-  const reason = label === undefined ? ` (${detail})` : `: ${label} (${detail})`;
-  return new ConnectionException(`Connection failed${reason}: ${target}`, {
-    request,
-    cause: error,
-  });
-}
-
-/**
- * The exception for a `step` of `request` that its timeout (a
- * {@linkcode TimeoutException}), the client's close or the caller's signal
- * ended, or `undefined` when none did.
- */
-export function stepEndedError(
-  request: HttpRequest,
-  step: Step,
-  options: Pick<SendOptions, "closed" | "signal">,
-  cause?: unknown,
-): HttpClientException | undefined {
-  if (step.timedOut) {
-    // The attempt's timeout keeps the message it always had; the others are named.
-    const which = step.total ? " (totalTimeout)" : "";
-    const error = new TimeoutException(
-      `Request timed out after ${step.seconds} s${which}: ${describeCall(request)}`,
-      { request, cause },
-    );
-    if (step.total) callTimeouts.add(error);
-    return error;
-  }
-  return abortedCallError(request, options, cause);
-}
-
-/** The exceptions of steps that the call's total timeout ended. */
-const callTimeouts = new WeakSet<object>();
-
-/**
- * True for the exception of a step the call's `totalTimeout` ended: the
- * call is over, whatever the clock says (a timer may fire a little early).
- */
-export function endedByTotalTimeout(error: unknown): boolean {
-  return typeof error === "object" && error !== null && callTimeouts.has(error);
-}
-
-/**
- * The exception for a call whose retry wait of `ms` would end past its
- * total timeout: it fails at once rather than wait for a try it cannot make.
- */
-export function retryPastDeadlineError(
-  request: HttpRequest,
-  ms: number,
-  options: CallTimeouts,
-): TimeoutException {
-  const wait = Math.round(ms) / 1000;
-  return new TimeoutException(
-    `Retry wait of ${wait} s would pass the totalTimeout of ${options.totalTimeout} s: ${
-      describeCall(request)
-    }`,
-    { request },
-  );
-}
-
-/**
- * The exception for a call the client's close or the caller's signal ended,
- * or `undefined` when neither has aborted.
- */
-export function abortedCallError(
-  request: HttpRequest,
-  options: Pick<SendOptions, "closed" | "signal">,
-  cause?: unknown,
-): HttpClientException | undefined {
-  const target = describeCall(request);
-  if (options.closed.aborted) {
-    return new HttpClientException(`Client was closed during the request: ${target}`, {
-      request,
-      cause,
-    });
-  }
-  if (options.signal?.aborted) {
-    return new HttpClientException(`Request was aborted: ${target}`, {
-      request,
-      cause: options.signal.reason,
-    });
-  }
-  return undefined;
 }

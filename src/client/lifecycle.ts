@@ -10,7 +10,7 @@ import { runErrorHooks, runRequestHooks, runResponseHooks, runRetryHooks } from 
 import type { RetryInfo } from "../hooks/hook_interfaces.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
-import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./exchange.ts";
+import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./call_errors.ts";
 import {
   callExpired,
   startStepTimeout,

@@ -43,22 +43,24 @@ export function prepareRequest(
   request: HttpRequest,
   config: Pick<HttpClientConfig, "baseUrl" | "headers" | "retry">,
 ): HttpRequest {
-  const fail = (reason: string) =>
-    new HttpClientException(`${reason}: ${describeCall(request)}`, { request });
   const absolute = resolveUrl(config.baseUrl, request.url);
-  if (absolute === undefined) throw fail("Cannot resolve a relative URL without a base URL");
-  const url = URL.parse(absolute);
-  if (url === null) throw fail("Invalid URL");
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw fail(`Unsupported URL scheme ${JSON.stringify(url.protocol)}`);
+  if (absolute === undefined) {
+    throw failure(request, "Cannot resolve a relative URL without a base URL");
   }
   let auth = request.auth;
   let target = absolute;
-  if (url.username !== "" || url.password !== "") {
+  const url = PLAIN_URLS.has(absolute) ? undefined : URL.parse(absolute);
+  if (url === null) throw failure(request, "Invalid URL");
+  if (url !== undefined && url.protocol !== "http:" && url.protocol !== "https:") {
+    throw failure(request, `Unsupported URL scheme ${JSON.stringify(url.protocol)}`);
+  }
+  if (url === undefined || (url.username === "" && url.password === "")) {
+    if (url !== undefined) rememberPlain(absolute);
+  } else {
     try {
       auth ??= [decodeURIComponent(url.username), decodeURIComponent(url.password)];
     } catch {
-      throw fail("Invalid URL");
+      throw failure(request, "Invalid URL");
     }
     url.username = "";
     url.password = "";
@@ -78,6 +80,25 @@ export function prepareRequest(
     return request;
   }
   return request.with({ url: target, headers, auth });
+}
+
+function failure(request: HttpRequest, reason: string): HttpClientException {
+  return new HttpClientException(`${reason}: ${describeCall(request)}`, { request });
+}
+
+/**
+ * Absolute http(s) URLs parsed before, valid and without user-info: a
+ * client calling the same URLs again does not parse them again (the parse
+ * is a call into the runtime). Kept few and short, so it never grows.
+ */
+const PLAIN_URLS = new Set<string>();
+const PLAIN_URLS_KEPT = 64;
+const PLAIN_URL_LENGTH = 2048;
+
+function rememberPlain(url: string): void {
+  if (url.length > PLAIN_URL_LENGTH) return;
+  if (PLAIN_URLS.size >= PLAIN_URLS_KEPT) PLAIN_URLS.clear();
+  PLAIN_URLS.add(url);
 }
 
 /**

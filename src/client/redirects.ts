@@ -11,7 +11,7 @@ import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
 import { Step } from "./deadline/abort.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
 import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
-import type { SendOptions } from "./exchange.ts";
+import type { FirstHop, SendOptions } from "./exchange.ts";
 
 /** The auth layer as a redirect sees it (a client without an auth hook has none). */
 export interface HopAuth {
@@ -41,7 +41,7 @@ const TO_GET = Object.freeze(
  * the hops and the body read share one timeout. Failures of the exchanges arrive as the library's exceptions;
  * those of `auth` (the auth hook on a hop) pass as they are.
  */
-export async function sendWithRedirects(
+export function sendWithRedirects(
   request: HttpRequest,
   options: SendOptions,
   auth?: HopAuth,
@@ -52,32 +52,43 @@ export async function sendWithRedirects(
   if (started === undefined) {
     startStepTimeout(step, attemptTimeout(request, options), options, since);
   }
-  try {
-    const received = await sendSingleRequest(request, request, step, since, options);
-    if (!(received instanceof Redirect)) return received;
-    let hop = request;
-    let redirect = received;
-    // The declared credential headers and every header the auth hook added on
-    // any hop so far: all leave with the origin.
-    let authHeaders = new Set([...options.credentialHeaders ?? NONE, ...auth?.headers ?? NONE]);
-    for (let count = 0;; count++) {
-      if (count === options.maxRedirects) throw tooManyRedirects(request, count);
-      const next = nextUrl(request, redirect.location, redirect.url);
-      const from = new URL(redirect.url);
-      const leavesOrigin = from.origin !== next.origin ||
-        (from.protocol === "https:" && next.protocol === "http:");
-      hop = redirectRequest(hop, redirect.status, next, leavesOrigin, authHeaders);
-      if (leavesOrigin && auth !== undefined) {
-        const reapplied = await auth.reapply(hop);
-        hop = reapplied.request;
-        authHeaders = new Set([...authHeaders, ...reapplied.added]);
-      }
-      const answer = await sendSingleRequest(hop, request, step, since, options);
-      if (!(answer instanceof Redirect)) return answer;
-      redirect = answer;
+  // The first hop sends, reads and (owning the step) releases it in one
+  // async frame; only a redirect goes on in followRedirects.
+  const last: FirstHop = {
+    follow: (redirect) => followRedirects(request, redirect, step, since, options, auth),
+    release: started === undefined,
+  };
+  return sendSingleRequest(request, request, step, since, options, last) as Promise<HttpResponse>;
+}
+
+/** Follows the first hop's `redirect` of `request` to the response, in `step`. */
+async function followRedirects(
+  request: HttpRequest,
+  redirect: Redirect,
+  step: Step,
+  since: number,
+  options: SendOptions,
+  auth: HopAuth | undefined,
+): Promise<HttpResponse> {
+  let hop = request;
+  // The declared credential headers and every header the auth hook added on
+  // any hop so far: all leave with the origin.
+  let authHeaders = new Set([...options.credentialHeaders ?? NONE, ...auth?.headers ?? NONE]);
+  for (let count = 0;; count++) {
+    if (count === options.maxRedirects) throw tooManyRedirects(request, count);
+    const next = nextUrl(request, redirect.location, redirect.url);
+    const from = new URL(redirect.url);
+    const leavesOrigin = from.origin !== next.origin ||
+      (from.protocol === "https:" && next.protocol === "http:");
+    hop = redirectRequest(hop, redirect.status, next, leavesOrigin, authHeaders);
+    if (leavesOrigin && auth !== undefined) {
+      const reapplied = await auth.reapply(hop);
+      hop = reapplied.request;
+      authHeaders = new Set([...authHeaders, ...reapplied.added]);
     }
-  } finally {
-    if (started === undefined) step.release();
+    const answer = await sendSingleRequest(hop, request, step, since, options);
+    if (!(answer instanceof Redirect)) return answer;
+    redirect = answer;
   }
 }
 

@@ -30,7 +30,7 @@ export function originOf(url: string): string {
   if (start === -1) return new URL(url).origin;
   let end = start;
   // The authority of an http(s) URL ends at "/", "?", "#" or "\".
-  while (end < url.length && !AUTHORITY_END.includes(url[end]!)) end++;
+  while (end < url.length && !isAuthorityEnd(url.charCodeAt(end))) end++;
   const key = url.slice(0, end);
   if (ORIGINS.has(key)) return key;
   const origin = new URL(url).origin;
@@ -44,7 +44,10 @@ export function originOf(url: string): string {
   return origin;
 }
 
-const AUTHORITY_END = "/?#\\";
+/** "/", "?", "#" or "\\" by its char code: no one-character string made per character. */
+function isAuthorityEnd(code: number): boolean {
+  return code === 0x2f || code === 0x3f || code === 0x23 || code === 0x5c;
+}
 
 /**
  * Joins `url` to `baseUrl`: an absolute URL is kept

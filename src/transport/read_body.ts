@@ -37,14 +37,8 @@ export async function readBody(
     if (!response.drainTo(sink)) return new Uint8Array(0);
     return sink.result ?? await sink.settled();
   }
-  if (length !== undefined && length <= maxBytes && response.readAll !== undefined) {
-    // Within the limit by its Content-Length; a `withFetch` function's
-    // response may still bring more than it announced. `body` is not
-    // touched: on Deno that makes a stream (and a watched one) for nothing.
-    const bytes = await response.readAll();
-    if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
-    return bytes;
-  }
+  const whole = readWhole(response, maxBytes, length);
+  if (whole !== undefined) return checkedLength(await whole, maxBytes);
   const { body } = response;
   if (body === null) return new Uint8Array(0);
   if (length !== undefined && length > maxBytes) {
@@ -59,6 +53,31 @@ export async function readBody(
     return await readChunks(body, new BodyBuffer(maxBytes, length));
   }
   return await readInto(reader, new BodyBuffer(maxBytes, length), length);
+}
+
+/**
+ * The whole body of `response` read natively (`readAll`), when the
+ * transport can and its Content-Length is within `maxBytes`; else
+ * `undefined`: nothing is read. `body` is not touched: on Deno that makes a
+ * stream (and a watched one) for nothing. A transport that pushes its body
+ * (`drainTo`) is left to {@linkcode readBody}. Check the bytes with
+ * {@linkcode checkedLength}: a `withFetch` function's response may bring
+ * more than it announced.
+ */
+export function readWhole(
+  response: WireResponse,
+  maxBytes: number,
+  length?: number,
+): Promise<Uint8Array> | undefined {
+  if (response.drainTo !== undefined || response.readAll === undefined) return undefined;
+  length ??= decodedLength(response.headers);
+  return length !== undefined && length <= maxBytes ? response.readAll() : undefined;
+}
+
+/** `bytes` when within `maxBytes`; else throws {@linkcode BodyTooLarge}. */
+export function checkedLength(bytes: Uint8Array, maxBytes: number): Uint8Array {
+  if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
+  return bytes;
 }
 
 /**
