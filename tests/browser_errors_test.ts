@@ -62,7 +62,10 @@ Deno.test("a message that only contains a browser's words is not named as one", 
  * A client whose fetch answers every call with a gzip-encoded 200 whose body
  * read fails with a TypeError saying `message`, counting the calls.
  */
-function bodyFailingWith(message: string): { client: HttpClient; calls: () => number } {
+function bodyFailingWith(
+  message: string,
+  headers: HeadersInit = { "content-encoding": "gzip" },
+): { client: HttpClient; calls: () => number } {
   let calls = 0;
   const config = new HttpClientConfigBuilder()
     .withBaseUrl("http://127.0.0.1:9")
@@ -72,9 +75,7 @@ function bodyFailingWith(message: string): { client: HttpClient; calls: () => nu
       const body = new ReadableStream<Uint8Array>({
         pull: (controller) => controller.error(new TypeError(message)),
       });
-      return Promise.resolve(
-        new Response(body, { headers: { "content-encoding": "gzip" } }),
-      );
+      return Promise.resolve(new Response(body, { headers }));
     })
     .build();
   return { client: new HttpClient(config), calls: () => calls };
@@ -103,4 +104,21 @@ Deno.test("Firefox's error for a body cut short stays a connection failure, retr
     await assert.rejects(client.get("/api"), ConnectionException);
     assert.equal(calls(), 3, `1 attempt and 2 retries: ${message}`);
   }
+});
+
+Deno.test("Firefox's decoder failure is a DecodingException where a page cannot see the body's coding", async () => {
+  // A server that does not expose Content-Encoding to CORS: the page's
+  // response has none, and the body comes to the client undecorated.
+  const { client, calls } = bodyFailingWith("Decoding failed.", {});
+  await using _ = client;
+  await assert.rejects(client.get("/api"), (error: unknown) => {
+    assert.equal(error?.constructor, DecodingException, `expected DecodingException: ${error}`);
+    assert.equal(
+      (error as Error).message,
+      "Response body could not be decoded: GET http://127.0.0.1:9/api",
+    );
+    assert.ok((error as Error).cause instanceof TypeError, "the fetch's error is the cause");
+    return true;
+  });
+  assert.equal(calls(), 1, "the same bytes would come again");
 });

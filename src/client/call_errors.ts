@@ -12,7 +12,12 @@ import {
 import type { HttpRequest } from "../models/request.ts";
 import type { Step } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
-import { BodyDecodeError, BodyTooLarge, MalformedResponse } from "../transport/fetch_transport.ts";
+import {
+  BodyDecodeError,
+  BodyTooLarge,
+  isBrowserDecoderFailure,
+  MalformedResponse,
+} from "../transport/fetch_transport.ts";
 import { connectionCause } from "../transport/connection_cause.ts";
 import { ProxyFailure } from "../transport/proxy_route.ts";
 import { ProgressFailure } from "../transport/progress.ts";
@@ -53,9 +58,12 @@ export function toClientError(
     );
   }
   // Not transient, so neither is retried: the same bytes would come again.
-  if (error instanceof BodyDecodeError) {
-    const message = `Response body could not be decoded (${error.coding}): ${target}`;
-    return new DecodingException(message, { request, cause: error.cause });
+  // A browser's decoder failure names no coding (a page may not see it).
+  if (error instanceof BodyDecodeError || isBrowserDecoderFailure(error)) {
+    const decode = error instanceof BodyDecodeError ? error : undefined;
+    const coding = decode === undefined ? "" : ` (${decode.coding})`;
+    const message = `Response body could not be decoded${coding}: ${target}`;
+    return new DecodingException(message, { request, cause: decode ? decode.cause : error });
   }
   if (error instanceof MalformedResponse) {
     return new HttpClientException(`Malformed response (${error.reason}): ${target}`, {

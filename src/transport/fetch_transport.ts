@@ -5,7 +5,12 @@ import { RuntimeLimitError, runtimeName } from "./runtime_name.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 export { BodyTooLarge } from "./body_buffer.ts";
-export { BodyDecodeError, headOverflow, MalformedResponse } from "./transport_errors.ts";
+export {
+  BodyDecodeError,
+  headOverflow,
+  isBrowserDecoderFailure,
+  MalformedResponse,
+} from "./transport_errors.ts";
 
 /** How {@linkcode fetchTransport} adapts a `fetch`. */
 export interface FetchTransportOptions {

@@ -64,6 +64,16 @@ const DECODER_MESSAGE = /decompression|brotli|gzip|deflate|unexpected end of fil
  */
 const FIREFOX_DECODER_MESSAGE = /^Decoding failed\.?$/;
 
+/**
+ * True for Firefox's own failure of a body read by its decoder: where a page
+ * cannot see the body's Content-Encoding (a server that does not expose it
+ * to CORS), the body comes to the client as it is, undecorated, and this
+ * message is all that tells its decoder's failure from the connection's.
+ */
+export function isBrowserDecoderFailure(error: unknown): boolean {
+  return error instanceof TypeError && FIREFOX_DECODER_MESSAGE.test(error.message);
+}
+
 /** True when `error` (or its cause) is a decoder's rejection of the body's bytes, not the connection's failure. */
 export function isDecoderError(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 3; depth++) {
