@@ -142,7 +142,7 @@ configured with the same 30 s timeout) share one \`Deno.createHttpClient\` pool,
 six hooks: withLogging (request, response, error; a no-op logger), CorrelationIdHook,
 RateLimitResponseHook, ApiKeyAuthHook; \`fetch+timeout+headers\` is fetch+timeout sending the two
 headers those hooks add (a correlation ID, an API key), what their effect costs fetch itself. fetchline-no-deadline has timeout, readTimeout and
-totalTimeout null.
+totalTimeout null. Where the CPU goes, why a target is missed and what it would need: bench/PROFILE.md.
 
 ${table(["target", ...columns], targets)}
 
