@@ -65,10 +65,11 @@ const DECODER_MESSAGE = /decompression|brotli|gzip|deflate|unexpected end of fil
 const FIREFOX_DECODER_MESSAGE = /^Decoding failed\.?$/;
 
 /**
- * True for Firefox's own failure of a body read by its decoder: where a page
+ * True for Firefox's own failure of a body read by its decoder. Where a page
  * cannot see the body's Content-Encoding (a server that does not expose it
- * to CORS), the body comes to the client as it is, undecorated, and this
- * message is all that tells its decoder's failure from the connection's.
+ * to CORS), the client reads the body as the browser hands it, unwrapped,
+ * and this message is all that tells the decoder's failure from the
+ * connection's.
  */
 export function isBrowserDecoderFailure(error: unknown): boolean {
   return error instanceof TypeError && FIREFOX_DECODER_MESSAGE.test(error.message);
@@ -79,10 +80,8 @@ export function isDecoderError(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 3; depth++) {
     const { code } = e as { code?: unknown };
     if (typeof code === "string" && /^(Z_|ERR_BROTLI|ERR__ERROR)/.test(code)) return true;
-    if (
-      depth === 0 && e instanceof TypeError &&
-      (DECODER_MESSAGE.test(e.message) || FIREFOX_DECODER_MESSAGE.test(e.message))
-    ) return true;
+    if (depth === 0 && e instanceof TypeError && DECODER_MESSAGE.test(e.message)) return true;
+    if (depth === 0 && isBrowserDecoderFailure(e)) return true;
     e = e.cause;
   }
   return false;
