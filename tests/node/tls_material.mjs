@@ -1,4 +1,4 @@
-// The Node suite's TLS material, the same recipe as tests/tls_material.ts:
+// The Node suite's TLS material, and the recipe tests/tls_material.ts shares:
 // made with /usr/bin/openssl in a temporary folder (removed at once), once
 // per test process. makeTlsMaterial() resolves to { caCert, serverCert,
 // serverKey, otherNameCert (for other.invalid), expiredCert (2020-01-01),
@@ -16,7 +16,8 @@ const OPENSSL = "/usr/bin/openssl";
 const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 const LEAF = "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n";
 
-const FILES = {
+/** The files written before openssl runs. */
+export const FILES = {
   "server.ext": `${LEAF}extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1\n`,
   "other.ext": `${LEAF}extendedKeyUsage=serverAuth\nsubjectAltName=DNS:other.invalid\n`,
   "client.ext": `${LEAF}extendedKeyUsage=clientAuth\n`,
@@ -27,7 +28,8 @@ const FILES = {
   "serial": "01\n",
 };
 
-const COMMANDS = [
+/** The openssl commands, run in order in the folder. */
+export const COMMANDS = [
   [
     "req",
     "-x509",
