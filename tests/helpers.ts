@@ -103,3 +103,23 @@ export async function rssGrowth<T>(
     clearInterval(id);
   }
 }
+
+/**
+ * Waits up to `ms` for `child` to exit, killing it when it has not; whether
+ * it ended by itself, and its stdout and stderr together (both piped).
+ */
+export async function exitWithin(
+  child: Deno.ChildProcess,
+  ms: number,
+): Promise<{ ended: boolean; text: string }> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ended = await Promise.race([
+    child.status.then(() => true),
+    new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms)),
+  ]);
+  clearTimeout(timer);
+  if (!ended) child.kill();
+  const { stdout, stderr } = await child.output();
+  const decoder = new TextDecoder();
+  return { ended, text: decoder.decode(stdout) + decoder.decode(stderr) };
+}

@@ -4,6 +4,7 @@
 // readTimeout at its end).
 
 import assert from "node:assert/strict";
+import { exitWithin } from "./helpers.ts";
 
 Deno.test("a program that reads part of a streamed body and returns ends without waiting for its readTimeout", async () => {
   const encoder = new TextEncoder();
@@ -24,15 +25,7 @@ Deno.test("a program that reads part of a streamed body and returns ends without
     stderr: "piped",
   }).spawn();
   // The child's read timeout is 120 s; a child still running after 20 s waits for it.
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const ended = await Promise.race([
-    child.status.then(() => true),
-    new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), 20_000)),
-  ]);
-  clearTimeout(timer);
-  if (!ended) child.kill();
-  const { stdout, stderr } = await child.output();
-  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  const { ended, text } = await exitWithin(child, 20_000);
   assert.ok(ended, `the program was still running 20 s after its last read: ${text}`);
   assert.equal(text.trim(), "read one chunk");
 });

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { exitWithin } from "./helpers.ts";
 import FakeTimers from "@sinonjs/fake-timers";
 import { startTick } from "../src/client/deadline/tick_timer.ts";
 import { cancelTimeout, startTimeout } from "../src/client/deadline/timeouts.ts";
@@ -44,15 +45,7 @@ Deno.test("startTick(): an unref'd tick does not hold the process open", async (
     stderr: "piped",
   }).spawn();
   // The tick is a minute long: a child still running after 20 s waits for it.
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const ended = await Promise.race([
-    child.status.then(() => true),
-    new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), 20_000)),
-  ]);
-  clearTimeout(timer);
-  if (!ended) child.kill();
-  const { stdout, stderr } = await child.output();
-  const text = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+  const { ended, text } = await exitWithin(child, 20_000);
   assert.ok(ended, `the process was held open by an unref'd tick: ${text}`);
   assert.equal(text.trim(), "done");
 });
