@@ -144,12 +144,11 @@ function packageJson(): Record<string, unknown> {
     types: "./mod.d.ts",
     files: ["*.js", "*.d.ts", "src/", `${webDir}/`],
     sideEffects: false,
-    // The LTS lines the suite runs on: 22, 24 and later ones, with no upper
-    // bound (one would refuse every new Node before it is tried), and 20 from
-    // 20.18.1, undici's own floor, while the suite still runs on it (leaving it
-    // out would make Yarn 1 and engine-strict installs refuse the Node 20 the
-    // code runs on). Node 21, never an LTS line and never tested, is left out.
-    engines: { node: "^20.18.1 || >=22" },
+    // The LTS lines the suite runs on, 22 and 24, and later ones, with no
+    // upper bound (one would refuse every new Node before it is tried); 22
+    // from 22.19.0, the floor of undici 8, the Node build's transport. Node
+    // 20 reached its end of life in April 2026.
+    engines: { node: ">=22.19.0" },
     // A scoped package is private on npm unless published as public.
     publishConfig: { access: "public" },
     // undici is the Node build's transport: a plain dependency, so `npm install`

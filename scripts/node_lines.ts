@@ -7,8 +7,8 @@
  * @module
  */
 
-/** The oldest Node line the npm build runs on: undici, its transport, needs 20.18.1. */
-export const OLDEST_LINE = 20;
+/** The oldest Node line the npm build runs on: undici 8, its transport, needs 22.19.0. */
+export const OLDEST_LINE = 22;
 
 /** The lines users run and the suite covers whatever the machine has: the LTS lines. */
 export const LTS_LINES: readonly number[] = [22, 24];
@@ -26,7 +26,7 @@ export interface NodeLine {
 }
 
 /**
- * The lines `spec` names (majors joined by commas, such as `"20,22,24"`) or,
+ * The lines `spec` names (majors joined by commas, such as `"22,24"`) or,
  * when it is absent or blank, the machine's line (when it is
  * {@linkcode OLDEST_LINE} or later) and the {@linkcode LTS_LINES}; sorted,
  * each once.
@@ -55,7 +55,7 @@ function parseMajor(entry: string): number {
   if (!(major >= OLDEST_LINE)) {
     throw new RangeError(
       `Invalid FETCHLINE_NODE_LINES: expected Node major versions of ${OLDEST_LINE} or later ` +
-        `joined by commas (such as 20,22,24), got "${entry}"`,
+        `joined by commas (such as 22,24), got "${entry}"`,
     );
   }
   return major;

@@ -5,7 +5,7 @@
  * `node --test` in it once for each Node line, importing
  * `@fetchline/fetchline` by its package name.
  *
- * The lines are the machine's `node` (when it is Node 20 or later) and the
+ * The lines are the machine's `node` (when it is Node 22 or later) and the
  * LTS lines, 22 and 24, from the npm registry (`npx -y node@22`, cached after
  * the first run); `FETCHLINE_NODE_LINES=22` (majors joined by commas) picks
  * others; `FETCHLINE_NODE_FILES=shared_suite.test.mjs` (file names of
@@ -55,7 +55,7 @@ async function lineVersion(line: NodeLine): Promise<string> {
 
 /**
  * The packages of `tests/node/tracing.test.mjs`, pinned to versions that run
- * on Node 20: OpenTelemetry's API, context manager, SDK and undici
+ * on Node 22: OpenTelemetry's API, context manager, SDK and undici
  * instrumentation. The npm build depends on none of them.
  */
 const TRACING_PACKAGES: readonly string[] = [

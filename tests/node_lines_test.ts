@@ -1,5 +1,5 @@
 // Which Node lines the npm build's suite runs on (scripts/test_npm.ts): the
-// machine's own line when it is 20 or later, the LTS lines from the registry,
+// machine's own line when it is 22 or later, the LTS lines from the registry,
 // or the lines FETCHLINE_NODE_LINES names.
 
 import assert from "node:assert/strict";
@@ -8,9 +8,8 @@ import { nodeLines } from "../scripts/node_lines.ts";
 const started = (spec: string | undefined, machine: number | undefined) =>
   nodeLines(spec, machine).map((line) => [line.major, [line.command, ...line.args].join(" ")]);
 
-Deno.test("nodeLines() runs the machine's Node 20 and the LTS lines from the registry", () => {
+Deno.test("nodeLines() runs the LTS lines from the registry beside a machine's end-of-life Node 20", () => {
   assert.deepEqual(started(undefined, 20), [
-    [20, "node"],
     [22, "npx -y node@22"],
     [24, "npx -y node@24"],
   ]);
@@ -26,23 +25,23 @@ Deno.test("nodeLines() runs an LTS line the machine has on the machine's node, o
   ]);
 });
 
-Deno.test("nodeLines() leaves out a machine's Node older than 20, or none", () => {
+Deno.test("nodeLines() leaves out a machine's Node older than 22, or none", () => {
   assert.deepEqual(started(undefined, 18), [[22, "npx -y node@22"], [24, "npx -y node@24"]]);
   assert.deepEqual(started(undefined, undefined), started(undefined, 18));
 });
 
 Deno.test("nodeLines() runs the lines FETCHLINE_NODE_LINES names, sorted, each once", () => {
-  assert.deepEqual(started("24, 20,24", 20), [[20, "node"], [24, "npx -y node@24"]]);
-  assert.deepEqual(started("20", 22), [[20, "npx -y node@20"]]);
+  assert.deepEqual(started("24, 22,24", 22), [[22, "node"], [24, "npx -y node@24"]]);
+  assert.deepEqual(started("24", 22), [[24, "npx -y node@24"]]);
 });
 
-Deno.test("nodeLines() refuses an entry that is not a major of 20 or later, naming the variable", () => {
-  for (const spec of ["18", "22.1", "v22", "22,", "lts", "1e2"]) {
+Deno.test("nodeLines() refuses an entry that is not a major of 22 or later, naming the variable", () => {
+  for (const spec of ["20", "18", "22.1", "v22", "22,", "lts", "1e2"]) {
     assert.throws(
-      () => nodeLines(spec, 20),
+      () => nodeLines(spec, 22),
       (error: unknown) =>
         error instanceof RangeError &&
-        /^Invalid FETCHLINE_NODE_LINES: expected Node major versions of 20 or later/.test(
+        /^Invalid FETCHLINE_NODE_LINES: expected Node major versions of 22 or later/.test(
           error.message,
         ),
       spec,

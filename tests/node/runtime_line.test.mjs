@@ -15,7 +15,7 @@ test("the suite runs on the Node line it was started for", {
   assert.equal(process.versions.node.split(".")[0], expected, process.version);
 });
 
-/** `[major, minor, patch]` of a version such as `20.18.1` or `22` (a part left out is 0). */
+/** `[major, minor, patch]` of a version such as `22.19.0` or `22` (a part left out is 0). */
 function parts(version) {
   const match = /^(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(version);
   if (match === null) throw new Error(`Unreadable version: ${version}`);
@@ -52,6 +52,6 @@ test("the package's engines range admits the Node the suite runs on", () => {
   const file = new URL(import.meta.resolve("@fetchline/fetchline/package.json"));
   const { engines } = JSON.parse(readFileSync(file, "utf8"));
   assert.ok(satisfies(process.versions.node, engines.node), `${process.version}, ${engines.node}`);
-  assert.ok(satisfies("20.18.1", engines.node) && !satisfies("20.18.0", engines.node));
-  assert.ok(!satisfies("21.7.3", engines.node) && satisfies("22.0.0", engines.node));
+  assert.ok(satisfies("22.19.0", engines.node) && !satisfies("22.18.0", engines.node));
+  assert.ok(!satisfies("20.20.2", engines.node) && satisfies("24.0.0", engines.node));
 });
