@@ -1,10 +1,13 @@
-// `withProxy()` on Deno. Deno's HTTP client reads HTTP_PROXY, HTTPS_PROXY,
-// ALL_PROXY and NO_PROXY itself, with or without `--allow-env`, and no
-// option turns that off: its environment proxies apply to every host its
-// NO_PROXY does not name, and its NO_PROXY overrides even a client's own
-// proxy. So a pool with `withProxy()` reads those variables too and fails a
-// request Deno would route otherwise than the setting says, rather than let
-// it go through a proxy it should not use, or around the one it should.
+// Proxies on Deno: `withProxy()` and the environment's. Deno's HTTP client
+// reads HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY itself, with or
+// without `--allow-env`, and no option turns that off: its environment
+// proxies apply to every host its NO_PROXY does not name, and its NO_PROXY
+// overrides even a client's own proxy. So a pool with `withProxy()` reads
+// those variables too and fails a request Deno would route otherwise than
+// the setting says, rather than let it go through a proxy it should not use,
+// or around the one it should. Without `withProxy()`, a call through the
+// environment's proxy fails as one through `withProxy()` does, naming the
+// proxy, where the pool may read those variables.
 
 import { HttpClientException } from "../errors.ts";
 import { fetchTransport } from "./fetch_transport.ts";
@@ -20,6 +23,7 @@ import {
 import type { EnvProxies } from "./proxy_route.ts";
 import { inIpRange, parseIp } from "./ip_range.ts";
 import type { Pool, PoolOptions, ProxySetting, Transport, WireResponse } from "./types.ts";
+import type { Abort } from "../client/deadline/abort.ts";
 
 /** What of Deno the proxy pool uses besides `createHttpClient`. */
 export interface DenoEnv {
@@ -71,16 +75,64 @@ export function denoProxyTransport(
         (proxy === undefined ? undefined : ownProxyAuthorization(proxy, wire.headers));
       if (conflict !== undefined) return Promise.reject(conflict);
       const sent = sendFor(proxy)(wire, abort);
-      if (proxy === undefined) return sent;
-      return sent.then(
-        (response) => url.protocol === "http:" ? refusedForward(proxy, response) : response,
-        (error) => {
-          throw abort.aborted ? error : proxyFailure(proxy, error) ?? error;
-        },
-      );
+      return proxy === undefined ? sent : throughProxy(proxy, url, sent, abort);
     },
     close: () => sends.forEach(([, client]) => client.close()),
   };
+}
+
+/**
+ * The pool without `withProxy()`: one `Deno.HttpClient`, which sends
+ * through the environment's proxies itself. Where the environment can be
+ * read (`--allow-env` for its proxy variables; never asked for with a
+ * prompt), a call Deno's client sends through one of them fails as a
+ * `withProxy()` call does, naming the proxy, rather than as the target's
+ * failure; otherwise Deno's errors stay as they are.
+ */
+export function denoEnvProxyTransport(deno: DenoClients, options: PoolOptions): Pool {
+  const client = deno.createHttpClient(options);
+  // Deno's fetch decodes gzip and br but leaves a deflate body encoded.
+  const send = fetchTransport(fetch, { init: { client } as RequestInit, inflate: true });
+  const close = () => client.close();
+  const env = envGranted(deno) ? envOrUndefined(deno) : undefined;
+  if (env === undefined || (env.http === undefined && env.https === undefined)) {
+    return { transport: send, close };
+  }
+  return {
+    transport(wire, abort) {
+      const url = new URL(wire.url);
+      const proxy = denoBypasses(env.denoNoProxy, url)
+        ? undefined
+        : url.protocol === "https:"
+        ? env.https
+        : env.http;
+      if (proxy === undefined) return send(wire, abort);
+      const refused = ownProxyAuthorization(proxy, wire.headers);
+      return refused !== undefined
+        ? Promise.reject(refused)
+        : throughProxy(proxy, url, send(wire, abort), abort);
+    },
+    close,
+  };
+}
+
+/**
+ * `sent`, a request to `url` through `proxy`, with the proxy's failures
+ * as {@linkcode ProxyFailure}s: its refused connection or tunnel, and its
+ * 407 to a forwarded http request.
+ */
+function throughProxy(
+  proxy: ProxySetting,
+  url: URL,
+  sent: Promise<WireResponse>,
+  abort: Abort,
+): Promise<WireResponse> {
+  return sent.then(
+    (response) => url.protocol === "http:" ? refusedForward(proxy, response) : response,
+    (error) => {
+      throw abort.aborted ? error : proxyFailure(proxy, error) ?? error;
+    },
+  );
 }
 
 /**
@@ -108,11 +160,28 @@ interface DenoEnvProxies extends EnvProxies {
   readonly denoNoProxy: string;
 }
 
-function readDenoEnv(deno: DenoEnv): DenoEnvProxies {
-  const missing = NAMES.filter((variable) =>
-    deno.permissions.querySync({ name: "env", variable }).state !== "granted"
+/** True when every variable Deno's client reads may be read without a prompt. */
+function envGranted(deno: DenoEnv): boolean {
+  return NAMES.every((variable) =>
+    deno.permissions.querySync({ name: "env", variable }).state === "granted"
   );
-  if (missing.length > 0) {
+}
+
+/**
+ * The environment's proxies, or `undefined` where a value is not a proxy
+ * URL: Deno's client then ignores it (an `ftp:` one) or takes a kind this
+ * library does not (`socks5:`), and its errors are left as they are.
+ */
+function envOrUndefined(deno: DenoEnv): DenoEnvProxies | undefined {
+  try {
+    return readDenoEnv(deno);
+  } catch {
+    return undefined;
+  }
+}
+
+function readDenoEnv(deno: DenoEnv): DenoEnvProxies {
+  if (!envGranted(deno)) {
     throw new HttpClientException(
       "Proxy settings need --allow-env on Deno: Deno's HTTP client reads the environment's " +
         `proxies itself, and withProxy() must check they do not override it (--allow-env=${

@@ -4,7 +4,7 @@
 // this file imports no `node:` module.
 
 import { fetchTransport } from "./fetch_transport.ts";
-import { denoProxyTransport } from "./deno_proxy.ts";
+import { denoEnvProxyTransport, denoProxyTransport } from "./deno_proxy.ts";
 import { uploadReader } from "./byte_stream.ts";
 import { noFileSystem, runtimeName } from "./runtime_name.ts";
 import type { DenoEnv } from "./deno_proxy.ts";
@@ -40,7 +40,9 @@ export const runtime: Runtime = {
  * Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere
  * (where the builder has refused network settings). Deno trusts `caCerts`
  * in addition to its root store, as `withTls` promises. Without
- * `withProxy()`, Deno's client applies the environment's proxies itself.
+ * `withProxy()`, Deno's client applies the environment's proxies itself,
+ * and their failures are named as the proxy's where the environment can be
+ * read (deno_proxy.ts).
  */
 function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
   if (deno === undefined) {
@@ -55,13 +57,9 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
     };
   }
   const pooled = { ...options, ...network.tls };
-  if (network.proxy !== undefined) return denoProxyTransport(deno, pooled, network.proxy);
-  const client = deno.createHttpClient(pooled);
-  return {
-    // Deno's fetch decodes gzip and br but leaves a deflate body encoded.
-    transport: fetchTransport(fetch, { init: { client } as RequestInit, inflate: true }),
-    close: () => client.close(),
-  };
+  return network.proxy === undefined
+    ? denoEnvProxyTransport(deno, pooled)
+    : denoProxyTransport(deno, pooled, network.proxy);
 }
 
 /**

@@ -3,7 +3,8 @@
 // address is never matched as a name's suffix; in the environment's
 // NO_PROXY and in withProxy()'s noProxy alike. A request's own
 // Proxy-Authorization header is refused through a proxy, and a proxy's 407
-// to a forwarded http request fails the call, as on Deno.
+// to a forwarded http request fails the call, as on Deno; so does the
+// environment's proxy, unreachable or answering 407, named in the error.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -15,7 +16,7 @@ import {
   HttpClientException,
 } from "@fetchline/fetchline";
 import { startServer } from "./server.mjs";
-import { runNodeChild, startTinyproxy } from "./proxy_server.mjs";
+import { freePort, runNodeChild, startTinyproxy } from "./proxy_server.mjs";
 
 const CHILD = (url) => `
   import { HttpClient } from "@fetchline/fetchline";
@@ -118,6 +119,52 @@ test("A proxy's 407 to a forwarded http request fails with a ConnectionException
     assert.equal(asked, 1);
   } finally {
     http.close();
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+  }
+});
+
+// A child that sends one GET without retries.
+const ONCE = (url) =>
+  CHILD(url).replace(
+    "new HttpClient()",
+    "new HttpClient(new HttpClientConfigBuilder().withRetry({ maxRetries: 0 }).build())",
+  ).replace("import { HttpClient }", "import { HttpClient, HttpClientConfigBuilder }");
+
+test("The environment's proxy, unreachable or answering 407 to a forwarded http request, is named in the error, as on Deno", async () => {
+  const asked = [];
+  const proxy = createServer((request, response) => {
+    asked.push(request.url);
+    response.writeHead(407, { "proxy-authenticate": 'Basic realm="proxy"' });
+    response.end("Proxy credentials required\n");
+  });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const { port } = proxy.address();
+  try {
+    const target = `http://127.0.0.1:${await freePort()}/x`;
+    const refused = await runNodeChild(ONCE(target), {
+      HTTP_PROXY: `http://ada:wr0ng-pass@127.0.0.1:${port}`,
+    });
+    assert.match(
+      refused,
+      new RegExp(
+        `^error Connection failed: Proxy http://ada:\\*\\*\\*@127\\.0\\.0\\.1:${port}/? refused the credentials \\(407 Proxy Authentication Required\\): GET ${target}\n$`,
+      ),
+    );
+    assert.ok(!refused.includes("wr0ng-pass"), refused);
+    assert.deepEqual(asked, [target]);
+    const gone = await freePort();
+    const unreachable = await runNodeChild(ONCE(target), {
+      HTTP_PROXY: `http://ada:s3cr-t@127.0.0.1:${gone}`,
+    });
+    assert.match(
+      unreachable,
+      new RegExp(
+        `^error Connection failed: Proxy http://ada:\\*\\*\\*@127\\.0\\.0\\.1:${gone}/? refused the connection: GET ${target}\n$`,
+      ),
+    );
+    assert.ok(!unreachable.includes("s3cr"), unreachable);
+  } finally {
     proxy.closeAllConnections();
     await new Promise((resolve) => proxy.close(resolve));
   }
