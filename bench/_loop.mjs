@@ -1,23 +1,9 @@
-// The measurement loop of the request benchmarks, one module for both
-// runtimes: bench/measure.ts (Deno) and bench/node_throughput.mjs (Node) time
-// one client in a process of its own, bench/ab_network.ts and .mjs
-// interleave several in one process. Plain ESM with JSDoc types, as Node 20 imports no
-// TypeScript.
+// The in-process A/B loop of the request benchmarks, one module for both
+// runtimes: bench/ab_network.ts (Deno) and bench/node_ab.mjs (each line of
+// Node) interleave blocks of every client in one process. Plain ESM with
+// JSDoc types, so Node runs it as it is.
 
 import process from "node:process";
-
-/**
- * The nearest-rank percentile `p` (0–100) of ascending `sorted` values.
- *
- * @param {ArrayLike<number>} sorted
- * @param {number} p
- * @returns {number}
- */
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return /** @type {number} */ (sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]);
-}
 
 /**
  * The median of `values` (the mean of the two middle ones for an even count).
@@ -77,29 +63,6 @@ async function timed(call, check, concurrency, requests) {
   const { user, system } = process.cpuUsage(cpu);
   latencies.sort();
   return { seconds, rps: requests / seconds, cpuUs: (user + system) / requests, latencies };
-}
-
-/**
- * One throughput measurement of one client: `warmup` calls, then `requests`
- * timed ones; the fields of a measurement record but its runtime, client
- * and workload.
- *
- * @param {() => Promise<unknown>} call
- * @param {(body: unknown) => void} check
- * @param {{ concurrency: number, requests: number, warmup: number }} level
- */
-export async function measureCalls(call, check, { concurrency, requests, warmup }) {
-  await drive(call, check, concurrency, warmup);
-  const run = await timed(call, check, concurrency, requests);
-  return {
-    concurrency,
-    requests,
-    seconds: run.seconds,
-    rps: run.rps,
-    p50Ms: percentile(run.latencies, 50),
-    p99Ms: percentile(run.latencies, 99),
-    cpuUsPerRequest: run.cpuUs,
-  };
 }
 
 /**
@@ -168,21 +131,6 @@ export function compare(result, before, after) {
     beforeRps: median(rateB),
     afterRps: median(rateA),
   };
-}
-
-/**
- * The in-process A/B of two: {@linkcode rounds} of BEFORE and AFTER,
- * summed up by {@linkcode compare}.
- *
- * @param {() => Promise<unknown>} before
- * @param {() => Promise<unknown>} after
- * @param {(body: unknown) => void} check
- * @param {{ blocks: number, requests: number, concurrency: number, warmup: number }} options
- */
-export async function interleave(before, after, check, options) {
-  const { blocks, requests, concurrency } = options;
-  const result = await rounds({ before, after }, check, options);
-  return { blocks, requests, concurrency, ...compare(result, "before", "after") };
 }
 
 /** The head of the A/B table {@linkcode abLine} writes the rows of. */

@@ -1,7 +1,6 @@
 // What every request benchmark sends and expects, on Deno and Node alike
-// (plain ESM: Node 20 imports no TypeScript; bench/_workload.ts adds the
-// types), the hooks of "fetchline+hooks" and the in-process transport of
-// `--canned`.
+// (plain ESM, so Node runs it as it is), the six hooks of "fetchline+hooks"
+// and the in-process transport of `--canned`.
 
 /** The small JSON answer of `GET /items/1`. */
 export const ITEM = Object.freeze({
@@ -40,30 +39,6 @@ export function checkAnswer(workload, body) {
   if (id !== (workload === "get" ? ITEM.id : ECHO_BODY.id)) {
     throw new Error(`Unexpected ${workload} answer: ${JSON.stringify(body)?.slice(0, 200)}`);
   }
-}
-
-/**
- * The five hooks of "fetchline+hooks" on `builder`, from fetchline's module
- * `lib` (a source tree's or an npm build's): `withLogging` (request,
- * response and error hooks, to a no-op logger), CorrelationIdHook, and
- * TokenAuthHook over a token fetched once and then served from its cache.
- *
- * @template {{ withLogging: Function }} B
- * @param {any} lib
- * @param {B} builder
- * @returns {B}
- */
-export function withFiveHooks(lib, builder) {
-  const tokenManager = new lib.TokenManager([{
-    name: "static",
-    fetch: () =>
-      Promise.resolve(
-        new lib.TokenData({ accessToken: "bench-token-0123456789", expiresIn: 3600 }),
-      ),
-  }]);
-  return /** @type {any} */ (builder).withLogging({ logger: NO_OP_LOGGER })
-    .withRequestHook(new lib.CorrelationIdHook())
-    .withTokenAuth({ tokenManager });
 }
 
 /**

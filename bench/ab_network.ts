@@ -14,10 +14,10 @@
  * hooks), `fetchline-no-deadline` (timeout, readTimeout, totalTimeout null).
  * A ratio is the median over rounds of one kind's CPU time per request ÷
  * another's in the same round. `--write` puts the ratios and the targets'
- * verdicts in the "In-process A/B" section of bench/RESULTS.md.
+ * verdicts in the "ab" section of bench/RESULTS.md.
  *
  * ```sh
- * deno task bench:ab            # GET and POST at c=1 and c=64, 40 blocks of 2,000: ~6 min
+ * deno task bench:ab            # GET and POST at c=1 and c=64, 40 blocks of 2,000: about 3 min
  * deno task bench:ab --quick    # 10 blocks of 500: a check that it runs (~1 min)
  * # Two trees of fetchline (BEFORE given, AFTER this one), a ratio per case:
  * git archive cad346a | tar -x -C /tmp/before
@@ -30,9 +30,8 @@
  * ratios are to the first, as "before"); `--json` prints one JSON line per
  * comparison; `--canned` sends nothing (each fetchline client's `withFetch`
  * transport answers in this process, so the ratio of two trees is the
- * library's own CPU time). The loop, the workload and the printed table are
- * bench/_loop.mjs's and bench/_workload.mjs's, shared with
- * bench/ab_network.mjs (two npm builds on Node).
+ * library's own CPU time). The loop and the workload are bench/_loop.mjs's
+ * and bench/_workload.mjs's, shared with bench/node_ab.mjs (Node).
  *
  * @module
  */
@@ -41,13 +40,22 @@ import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { spawnServer } from "./server.ts";
-import { writeAbSection } from "./_ab_results.ts";
-import type { AbRun } from "./_ab_results.ts";
-import { AB_HEAD, abLine, compare, rounds } from "./_loop.mjs";
+import { loadAverage, opening, table, writeSection } from "./_results.ts";
+import type { Run } from "./_results.ts";
+import { AB_HEAD, abLine, compare, median, rounds } from "./_loop.mjs";
 import { fetchline, kyClient, ofetchClient, rawFetch } from "./clients.ts";
 import type { BenchClient, Builder, Library } from "./clients.ts";
-import { cannedFetch, checkAnswer, ECHO_BODY, PATHS, withSixHooks } from "./_workload.ts";
-import type { Workload } from "./_workload.ts";
+import { cannedFetch, checkAnswer, ECHO_BODY, PATHS, withSixHooks } from "./_workload.mjs";
+
+type Workload = keyof typeof PATHS;
+type Rounds = Awaited<ReturnType<typeof rounds>>;
+interface Result {
+  readonly workload: string;
+  readonly concurrency: number;
+  readonly blocks: number;
+  readonly requests: number;
+  readonly rounds: Rounds;
+}
 
 /** How each kind of fetchline configures a client of `lib`. */
 const FETCHLINE_KINDS: Record<string, (lib: Library, builder: Builder) => Builder> = {
@@ -81,6 +89,65 @@ function clientOf(kind: string, lib: Library, pool: Deno.HttpClient, canned: boo
   throw new TypeError(`Unknown kind: ${kind}`);
 }
 
+/** A target: `candidate`'s CPU per request at least `goal` × `reference`'s ("ahead of": above 1). */
+const TARGETS = [
+  ["fetchline ≥ 0.97 × fetch+timeout", "fetchline", "fetch+timeout", 0.97],
+  ["fetchline+hooks (six) ≥ 0.92 × fetch+timeout", "fetchline+hooks", "fetch+timeout", 0.92],
+  ["fetchline-no-deadline ≥ 0.95 × fetch", "fetchline-no-deadline", "fetch", 0.95],
+  ...["ky+timeout", "ofetch+timeout", "ky"].map((peer) =>
+    [`fetchline ahead of ${peer}`, "fetchline", peer, 1] as const
+  ),
+] as const;
+
+/** The median over rounds of `reference`'s CPU per request ÷ `candidate`'s. */
+function ratio(rounds: Rounds, candidate: string, reference: string): number | undefined {
+  const known = rounds.cpuUs[reference] !== undefined && rounds.cpuUs[candidate] !== undefined;
+  return known ? compare(rounds, reference, candidate).cpuRatio : undefined;
+}
+
+/** The "ab" section of bench/RESULTS.md. */
+function abSection(head: Run, results: readonly Result[]): string {
+  const columns = results.map((r) => `${r.workload.toUpperCase()} c=${r.concurrency}`);
+  const targets = TARGETS.map(([label, candidate, reference, goal]) => [
+    label,
+    ...results.map(({ rounds }) => {
+      const value = ratio(rounds, candidate, reference);
+      if (value === undefined) return "not run";
+      const met = goal === 1 ? value > goal : value >= goal;
+      return `${value.toFixed(2)} × ${met ? "met" : "**missed**"}`;
+    }),
+  ]);
+  const kinds = Object.keys(results[0]?.rounds.cpuUs ?? {});
+  const ratios = kinds.map((kind) => [
+    kind,
+    ...results.map(({ rounds }) => {
+      const cells = ["fetch", "fetch+timeout"].map((ref) => ratio(rounds, kind, ref)?.toFixed(2));
+      return `${cells.join(" / ")} (${median(rounds.cpuUs[kind]!).toFixed(1)} µs)`;
+    }),
+  ]);
+  const first = results[0];
+  return `${opening(head)}
+
+One Deno process keeps every client and sends to bench/server.ts in another process: each round
+runs a block of ${first?.requests.toLocaleString("en-US")} requests of every client, the order
+rotating, ${first?.blocks} rounds. A ratio is the median over rounds of the reference's CPU time
+per request ÷ the client's (above 1: the client is cheaper). \`fetch\` is raw fetch,
+\`fetch+timeout\` adds \`AbortSignal.timeout(30_000)\`; they, ky and ofetch (\`+timeout\`: configured
+with the same 30 s timeout) share one \`Deno.createHttpClient\` pool, passed as Deno's \`client\`
+option, which both libraries hand to fetch; fetchline makes its own. fetchline+hooks has six hooks:
+withLogging (request, response, error; a no-op logger), CorrelationIdHook, RateLimitResponseHook,
+ApiKeyAuthHook; \`fetch+timeout+headers\` is fetch+timeout sending the two headers those hooks add
+(a correlation ID, an API key), what their effect costs fetch itself. fetchline-no-deadline has
+timeout, readTimeout and totalTimeout null. Where the CPU goes, why a target is missed and what it
+would need: bench/PROFILE.md.
+
+${table(["target", ...columns], targets)}
+
+Ratios to fetch / to fetch+timeout (the client's median CPU time per request):
+
+${table(["client", ...columns], ratios)}`;
+}
+
 if (import.meta.main) {
   const { values } = parseArgs({
     args: Deno.args,
@@ -102,8 +169,7 @@ if (import.meta.main) {
   if (values.canned && values.before === undefined) {
     throw new TypeError("Usage: --canned compares two trees (--before <tree>)");
   }
-  const started = new Date();
-  const loadBefore = values.write ? Deno.loadavg() : [];
+  const [started, loadBefore] = [new Date(), values.write ? loadAverage() : ""];
   const after = (await import("../mod.ts")) as Library;
   const before = values.before === undefined
     ? undefined
@@ -122,7 +188,7 @@ if (import.meta.main) {
     ? { url: "http://127.0.0.1:9", close: () => Promise.resolve() }
     : await spawnServer(Deno.execPath());
   const pool = Deno.createHttpClient({});
-  const run: AbRun["results"][number][] = [];
+  const run: Result[] = [];
   try {
     for (const group of groups) {
       for (const workload of values.workloads.split(",") as Workload[]) {
@@ -162,8 +228,8 @@ if (import.meta.main) {
     pool.close();
     await server.close();
   }
-  // The task passes --write itself.
-  const args = Deno.args.filter((arg) => arg !== "--write").join(" ");
-  const command = `deno task bench:ab${args && " " + args}`;
-  if (values.write) await writeAbSection({ started, command, loadBefore, results: run });
+  if (values.write) {
+    const head = { title: "In-process A/B (Deno)", task: "bench:ab", file: "bench/ab_network.ts" };
+    await writeSection("ab", abSection({ ...head, started, loadBefore, quick: values.quick }, run));
+  }
 }

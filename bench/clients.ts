@@ -1,15 +1,13 @@
 /**
- * The Deno clients the throughput benchmark compares, each a small adapter
- * `{ name, setup(), get(url), post(url, body), close() }` whose calls return
- * the parsed JSON body. Each library is imported in `setup()`, so a
- * measurement process loads only the client it measures.
+ * The Deno clients bench/ab_network.ts compares, each a small adapter
+ * `{ setup(), get(url), post(url, body), close() }` whose calls return the
+ * parsed JSON body: fetchline of a given tree, raw `fetch`, ky and ofetch.
  *
  * @module
  */
 
 import * as fetchlineModule from "../mod.ts";
-import type { HttpClientConfigBuilder } from "../mod.ts";
-import { JSON_HEADERS, withFiveHooks as fiveHooksOf } from "./_workload.ts";
+import { JSON_HEADERS } from "./_workload.mjs";
 
 /** One client under test. */
 export interface BenchClient {
@@ -21,27 +19,6 @@ export interface BenchClient {
   post(url: string, body: unknown): Promise<unknown>;
   /** Releases the client's pool. */
   close(): Promise<void>;
-}
-
-/** A client the benchmark can run. */
-export interface ClientSpec {
-  /** The name used in flags and tables. */
-  readonly name: string;
-  /** What it is, for RESULTS.md. */
-  readonly description: string;
-  /** Permissions its measurement process needs besides `--allow-net=127.0.0.1`. */
-  readonly permissions: readonly string[];
-  /** Creates a fresh adapter. */
-  create(): BenchClient;
-}
-
-/**
- * The five hooks of "fetchline+hooks": `withLogging` (LoggingRequestHook,
- * LoggingResponseHook, LoggingErrorHook, to a no-op logger),
- * CorrelationIdHook, and TokenAuthHook over a cached token.
- */
-export function withFiveHooks(builder: HttpClientConfigBuilder): HttpClientConfigBuilder {
-  return fiveHooksOf(fetchlineModule, builder);
 }
 
 /** What a tree's `mod.ts` exports (bench/ab_network.ts loads two trees). */
@@ -167,71 +144,3 @@ export function ofetchClient(options: PeerOptions = {}): BenchClient {
     close: pool.close,
   };
 }
-
-function axiosClient(): BenchClient {
-  let axios: import("axios").AxiosInstance | undefined;
-  return {
-    async setup() {
-      axios = (await import("axios")).default.create();
-    },
-    get: async (url) => (await axios!.get(url)).data,
-    post: async (url, body) => (await axios!.post(url, body)).data,
-    close: () => Promise.resolve(),
-  };
-}
-
-/** Every Deno client, in the order each round runs them; raw fetch, the reference, first. */
-export const DENO_CLIENTS: readonly ClientSpec[] = [
-  {
-    name: "fetch",
-    description: "raw `fetch` with a `Deno.createHttpClient({})` pool (the reference)",
-    permissions: [],
-    create: () => rawFetch(),
-  },
-  {
-    name: "fetch+timeout",
-    description:
-      "raw `fetch` as above with `signal: AbortSignal.timeout(30_000)` per request: the price of a timeout alone (fetchline and ky have one by default)",
-    permissions: [],
-    create: () => rawFetch({ timeout: true }),
-  },
-  {
-    name: "fetchline",
-    description: "fetchline, default config (own pool, 30 s timeout, 2 retries), no hooks",
-    permissions: [],
-    create: fetchline((builder) => builder),
-  },
-  {
-    name: "fetchline-no-timeout",
-    description:
-      "fetchline with `withTimeout(null)`: no timer and no signal per request (the client's close still ends a call)",
-    permissions: [],
-    create: fetchline((builder) => builder.withTimeout(null)),
-  },
-  {
-    name: "fetchline+hooks",
-    description:
-      "fetchline with 5 hooks: withLogging (request, response, error; no-op logger), CorrelationIdHook, TokenAuthHook (cached token)",
-    permissions: [],
-    create: fetchline(withFiveHooks),
-  },
-  {
-    name: "ky",
-    description: "ky (npm), `ky.create({})` defaults, global fetch",
-    permissions: [],
-    create: () => kyClient(),
-  },
-  {
-    name: "ofetch",
-    description: "ofetch (npm), `ofetch.create({})` defaults, global fetch",
-    permissions: [],
-    create: () => ofetchClient(),
-  },
-  {
-    name: "axios",
-    description: "axios (npm), `axios.create()` defaults: its Node http adapter on node:http",
-    // follow-redirects' `debug` dependency reads the whole environment on load.
-    permissions: ["--allow-env"],
-    create: axiosClient,
-  },
-];

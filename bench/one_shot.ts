@@ -1,14 +1,18 @@
 /**
- * One-shot scripts: `deno run` of a script that sends one GET and ends,
- * timed as a whole process (spawn to exit), fetchline (bench/one_shot/
- * fetchline.ts) against the same script with raw fetch and a deadline
- * (bench/one_shot/fetch.ts). The two run in turn, A B A B …, after a warm-up
- * that fills Deno's caches; the ratio is the median of the pairs' ratios, so
- * it holds while the machine's speed drifts. Also counts the modules mod.ts
- * loads (`deno info`): a cold cache fetches each one.
+ * `deno task bench:one-shot`: a script that sends one GET and ends, timed as
+ * a whole process (spawn to exit), fetchline against the same script with
+ * the runtime's `fetch` and `AbortSignal.timeout`: `deno run` of
+ * bench/one_shot/fetchline.ts against ./fetch.ts, and on each line of Node
+ * (bench/_node.ts) the npm build's bench/one_shot/fetchline.mjs against
+ * ./fetch.mjs. The two run in turn, A B B A …, after a warm-up that fills the
+ * caches; the ratio is the median of the pairs' ratios, so it holds while
+ * the machine's speed drifts. Also counts the modules mod.ts loads
+ * (`deno info`): a cold cache fetches each one. Writes the "one-shot"
+ * section of bench/RESULTS.md.
  *
  * ```sh
- * deno run --allow-run=deno --allow-read=. bench/one_shot.ts --runs=60
+ * deno task bench:one-shot            # 60 pairs per runtime
+ * deno task bench:one-shot --quick    # 10 pairs
  * ```
  *
  * @module
@@ -16,85 +20,105 @@
 
 import { parseArgs } from "node:util";
 import { median } from "./_loop.mjs";
+import { nodeLinesReady } from "./_node.ts";
 import { spawnServer } from "./server.ts";
+import { loadAverage, opening, table, writeSection } from "./_results.ts";
 
-/** What bench/run.ts puts in RESULTS.md. */
-export interface OneShotResult {
-  readonly runs: number;
-  /** Median wall time of a whole process, ms. */
-  readonly fetchlineMs: number;
-  readonly fetchMs: number;
-  /** Median over the pairs of fetchline's time ÷ fetch's. */
-  readonly ratio: number;
-  /** The modules of mod.ts's graph (`deno info --json mod.ts`). */
-  readonly modules: number;
-}
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { runs: { type: "string", default: "60" }, quick: { type: "boolean", default: false } },
+});
+const runs = values.quick ? 10 : Number(values.runs);
 
-const script = (name: string) => new URL(`./one_shot/${name}.ts`, import.meta.url).pathname;
-const MOD = new URL("../mod.ts", import.meta.url).pathname;
-
-async function timeRun(file: string, url: string): Promise<number> {
-  const command = new Deno.Command("deno", {
-    args: ["run", "--quiet", "--allow-net=127.0.0.1", file, url],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
-  });
+/** The wall time of one whole process, in ms. */
+async function time(command: Deno.Command): Promise<number> {
   const start = performance.now();
   const output = await command.output();
   const ms = performance.now() - start;
-  if (!output.success) {
-    throw new Error(`${file} failed: ${new TextDecoder().decode(output.stderr).slice(-400)}`);
-  }
+  if (!output.success) throw new Error(new TextDecoder().decode(output.stderr).slice(-400));
   return ms;
 }
 
-/** The number of modules `deno info` lists for mod.ts. */
-export async function moduleCount(): Promise<number> {
-  const output = await new Deno.Command("deno", { args: ["info", "--json", MOD], stderr: "null" })
-    .output();
-  return (JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: unknown[] }).modules
-    .length;
-}
-
-/** Runs `runs` pairs after `warmup` of each; see the module's description. */
-export async function runOneShot(runs: number, warmup = 3): Promise<OneShotResult> {
-  await using server = await spawnServer();
-  const [fetchline, fetch] = [script("fetchline"), script("fetch")];
-  for (let i = 0; i < warmup; i++) {
-    await timeRun(fetchline, server.url);
-    await timeRun(fetch, server.url);
-  }
-  const times = { fetchline: [] as number[], fetch: [] as number[] };
-  const ratios: number[] = [];
+/** `runs` pairs of fetchline's script and fetch's after a warm-up: the medians and their ratio's. */
+async function pairs(fetchline: () => Deno.Command, fetch: () => Deno.Command) {
+  for (let i = 0; i < 3; i++) await Promise.all([time(fetchline()), time(fetch())]);
+  const [a, b, ratios]: [number[], number[], number[]] = [[], [], []];
   for (let i = 0; i < runs; i++) {
     // Each pair in the other order than the last, so neither always goes first.
-    const a = i % 2 === 0 ? await timeRun(fetchline, server.url) : NaN;
-    const b = await timeRun(fetch, server.url);
-    const c = Number.isNaN(a) ? await timeRun(fetchline, server.url) : a;
-    times.fetchline.push(c);
-    times.fetch.push(b);
-    ratios.push(c / b);
+    const first = i % 2 === 0 ? fetchline : fetch;
+    const x = await time(first());
+    const y = await time((first === fetch ? fetchline : fetch)());
+    const [mine, theirs] = first === fetchline ? [x, y] : [y, x];
+    a.push(mine);
+    b.push(theirs);
+    ratios.push(mine / theirs);
   }
-  return {
-    runs,
-    fetchlineMs: median(times.fetchline),
-    fetchMs: median(times.fetch),
-    ratio: median(ratios),
-    modules: await moduleCount(),
-  };
+  return [median(a), median(b), median(ratios)] as const;
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: { runs: { type: "string", default: "60" } },
-  });
-  const r = await runOneShot(Number(values.runs));
-  console.log(
-    `one-shot GET, ${r.runs} pairs: fetchline ${r.fetchlineMs.toFixed(1)} ms, raw fetch ${
-      r.fetchMs.toFixed(1)
-    } ms, ${r.ratio.toFixed(2)} × (median of pair ratios); mod.ts loads ${r.modules} modules`,
-  );
+const [started, loadBefore] = [new Date(), loadAverage()];
+const { lines, notices } = await nodeLinesReady();
+const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json", "mod.ts"] })
+  .output();
+const modules = JSON.parse(new TextDecoder().decode(info.stdout)).modules.length as number;
+const rows: string[][] = [];
+{
+  await using server = await spawnServer();
+  const deno = (file: string) => () =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", "--allow-net=127.0.0.1", `bench/one_shot/${file}`, server.url],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    });
+  const runtimes = [
+    {
+      label: `deno (${Deno.version.deno})`,
+      target: 1.2,
+      scripts: [deno("fetchline.ts"), deno("fetch.ts")],
+    },
+    ...lines.map((line) => ({
+      label: `${line.label} (${line.version})`,
+      target: undefined,
+      scripts: ["fetchline.mjs", "fetch.mjs"].map((file) => () => line.command(file, [server.url])),
+    })),
+  ];
+  for (const { label, target, scripts: [fetchline, fetch] } of runtimes) {
+    console.error(`${label}: ${runs} pairs`);
+    try {
+      const [a, b, ratio] = await pairs(fetchline!, fetch!);
+      const verdict = target === undefined
+        ? "reported"
+        : `≤ ${target} ×: ${ratio <= target ? "met" : "**missed**"}`;
+      rows.push([
+        label,
+        verdict,
+        a.toFixed(1),
+        b.toFixed(1),
+        ratio.toFixed(2),
+      ]);
+    } catch (error) {
+      notices.push(`${label}: ${(error as Error).message}`);
+    }
+  }
 }
+const head = { title: "One-shot script", task: "bench:one-shot", file: "bench/one_shot.ts" };
+await writeSection(
+  "one-shot",
+  `${opening({ ...head, started, loadBefore, quick: values.quick })}
+
+A script that sends one GET (to bench/server.ts) and ends, timed as a whole process from spawn to
+exit: fetchline with its defaults against the runtime's \`fetch\` with \`AbortSignal.timeout(30_000)\`
+(Deno: \`deno run\` of bench/one_shot/fetchline.ts and fetch.ts, the latter on a pool of its own; Node:
+bench/one_shot/fetchline.mjs, the npm build, and fetch.mjs). ${runs} pairs in turn after a warm-up;
+the ratio is the median of the pairs' ratios. \`mod.ts\` loads ${modules} modules (\`deno info\`).
+
+${
+    table(
+      ["runtime", "target", "fetchline ms", "fetch + timeout ms", "ratio (median of pairs)"],
+      rows,
+      3,
+    )
+  }
+${notices.map((notice) => `\n- ${notice}`).join("")}`,
+);
