@@ -22,6 +22,9 @@ import { connectionCause } from "../transport/connection_cause.ts";
 import { ProxyFailure } from "../transport/proxy_route.ts";
 import { ProgressFailure } from "../transport/progress.ts";
 import { RuntimeLimitError } from "../transport/runtime_name.ts";
+import { RequestBodyFailure } from "../transport/body_failure.ts";
+import { hideCauseText } from "../masking/error_views.ts";
+import { describeType } from "../models/_validate.ts";
 import type { SendOptions } from "./exchange.ts";
 
 /**
@@ -41,11 +44,11 @@ export function toClientError(
   if (error instanceof HttpClientException) return error;
   // A progress callback's own error fails the call as it is.
   if (error instanceof ProgressFailure) return error.error;
+  if (error instanceof RequestBodyFailure) return requestBodyError(error.error, request);
   // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
   // caller's environment, not the network: it reaches the caller as it is,
   // and the retry decision never sees a ConnectionException to retry.
-  const name = error instanceof Error ? error.name : "";
-  if (name === "NotCapable" || name === "PermissionDenied") return error;
+  if (isPermissionError(error)) return error;
   // So is a call this runtime can never make (a file path without a file
   // system, a default cookie jar whose library it could not load).
   if (error instanceof RuntimeLimitError) return error;
@@ -89,6 +92,29 @@ export function toClientError(
     request,
     cause: error,
   });
+}
+
+function isPermissionError(error: unknown): boolean {
+  const name = error instanceof Error ? error.name : "";
+  return name === "NotCapable" || name === "PermissionDenied";
+}
+
+/**
+ * The exception for a request body whose source failed with `cause` (the
+ * caller's stream, a file read): the caller's failure, not the network's,
+ * so never retried, as httpx raises the stream's own error. The message
+ * names the cause's class only, as do the exception's views: its text may
+ * hold anything. A permission error passes as it is, as from the transport.
+ */
+function requestBodyError(cause: unknown, request: HttpRequest): unknown {
+  if (isPermissionError(cause)) return cause;
+  const kind = cause instanceof Error ? cause.name : describeType(cause);
+  return hideCauseText(
+    new HttpClientException(`Request body failed (${kind}): ${describeCall(request)}`, {
+      request,
+      cause,
+    }),
+  );
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { cancelTimeout } from "./deadline/timeouts.ts";
 import { streamedCall } from "./streamed_call.ts";
-import { sendCounted } from "./upload_progress.ts";
+import { sendBody } from "./upload_progress.ts";
 import type { ProgressCallback } from "../transport/progress.ts";
 import { addJarCookies, storeCookies } from "../cookies/jar_cookies.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";
@@ -91,9 +91,9 @@ export async function sendSingleRequest(
     if (jar !== undefined) {
       wire = await untilAborted(addJarCookies(wire, jar, request), step, ended!);
     }
-    const response = options.onUploadProgress === undefined
+    const response = wire.body === undefined
       ? await options.transport(wire, step)
-      : await sendCounted(wire, step, options.transport, options.onUploadProgress);
+      : await sendBody(wire, step, options.transport, options.onUploadProgress);
     if (jar !== undefined) {
       await untilAborted(storeCookies(jar, response.headers, wire.url), step, ended!);
     }

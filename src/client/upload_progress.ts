@@ -1,4 +1,8 @@
-// Upload progress of one exchange. Only the bytes handed to the transport
+// The request body of one exchange on its way to the transport. A stream
+// body is read through a watch (body_failure.ts): when its source fails,
+// the exchange fails with that, not with the transport's report of it.
+//
+// Upload progress: only the bytes handed to the transport
 // can be counted, not those the server received. A body of known size
 // (string, bytes, Blob, a multipart body of Blobs) is sent as it is, so it
 // keeps its Content-Length: the callback is told at the start (0 bytes) and,
@@ -18,9 +22,38 @@ import {
   reportEnd,
 } from "../transport/progress.ts";
 import type { Transport, WireRequest, WireResponse } from "../transport/types.ts";
+import { type RequestBodyFailure, watchedUpload } from "../transport/body_failure.ts";
+
+/**
+ * Sends `wire` through `transport`, telling `callback`, when given, how far
+ * its body went. A stream body whose source fails fails the exchange with a
+ * {@linkcode RequestBodyFailure}, whatever the transport made of it.
+ */
+export async function sendBody(
+  wire: WireRequest,
+  abort: Abort,
+  transport: Transport,
+  callback: ProgressCallback | undefined,
+): Promise<WireResponse> {
+  const { body } = wire;
+  if (!(body instanceof ReadableStream)) {
+    return callback === undefined
+      ? await transport(wire, abort)
+      : await sendCounted(wire, abort, transport, callback);
+  }
+  const failed: { failure?: RequestBodyFailure } = {};
+  const watched = { ...wire, body: watchedUpload(body, failed) };
+  try {
+    return callback === undefined
+      ? await transport(watched, abort)
+      : await sendCounted(watched, abort, transport, callback);
+  } catch (error) {
+    throw failed.failure ?? error;
+  }
+}
 
 /** Sends `wire` through `transport`, telling `callback` how far its body went. */
-export async function sendCounted(
+async function sendCounted(
   wire: WireRequest,
   abort: Abort,
   transport: Transport,

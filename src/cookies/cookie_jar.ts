@@ -10,7 +10,10 @@ import { describeType } from "../models/_validate.ts";
  * header of every request it sends (each redirect hop too), and hands it
  * every `Set-Cookie` line it receives, with the URL of the hop; the jar
  * applies the cookie rules (domain, path, `Secure`, expiry, public
- * suffixes).
+ * suffixes). A cookie larger than browsers keep (name and value over 4096
+ * bytes) is never handed to it, and an attribute over 1024 bytes is taken
+ * out of its line first. How many cookies it keeps is the jar's own
+ * matter: tough-cookie's keeps all it is given.
  *
  * @example Keep the cookies of a session in your own jar
  * ```ts

@@ -9,6 +9,7 @@ import type { HttpRequest } from "../models/request.ts";
 import type { WireRequest } from "../transport/types.ts";
 import type { CookieJarLike } from "./cookie_jar.ts";
 import { CookieLibraryError } from "./memory_jar.ts";
+import { boundedSetCookie } from "./cookie_size.ts";
 
 /**
  * `wire` with the jar's cookies for its URL in its `Cookie` header. A
@@ -60,8 +61,9 @@ function cookieName(pair: string): string {
 
 /**
  * Hands the Set-Cookie lines of a response from `url` to the jar, in the
- * order received (a later line replaces an earlier one of the same cookie).
- * A line the jar refuses (its rejection) is dropped, as a browser drops it;
+ * order received (a later line replaces an earlier one of the same cookie),
+ * within the sizes browsers keep ({@linkcode boundedSetCookie}: a cookie
+ * too large is never given to the jar). A line the jar refuses (its rejection) is dropped, as a browser drops it;
  * a default jar that cannot load its library fails the call instead.
  */
 export async function storeCookies(
@@ -69,7 +71,9 @@ export async function storeCookies(
   headers: WireHeaders,
   url: string,
 ): Promise<void> {
-  for (const line of headerValuesOf(headers, "set-cookie")) {
+  for (const received of headerValuesOf(headers, "set-cookie")) {
+    const line = boundedSetCookie(received);
+    if (line === undefined) continue;
     try {
       await jar.setCookie(line, url);
     } catch (error) {

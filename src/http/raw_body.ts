@@ -43,7 +43,7 @@ export function describeRawBody(body: RequestBody): string {
 }
 
 /** The UTF-8 length of `text`, a lone surrogate counted as U+FFFD (3 bytes), as it is encoded. */
-function utf8Length(text: string): number {
+export function utf8Length(text: string): number {
   let length = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);

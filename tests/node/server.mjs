@@ -14,7 +14,12 @@ export async function startServer() {
   const routes = new Map();
   const server = createServer(async (req, res) => {
     const chunks = [];
-    for await (const chunk of req) chunks.push(chunk);
+    try {
+      for await (const chunk of req) chunks.push(chunk);
+    } catch {
+      // The client gave up during the body (its own source failed): nothing to answer.
+      return;
+    }
     const url = new URL(req.url, "http://127.0.0.1");
     const recorded = {
       method: req.method,

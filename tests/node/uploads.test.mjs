@@ -1,14 +1,17 @@
 // Multipart uploads on the npm build under Node (undici dispatch()): the
 // body carries its Content-Length, a file path is opened anew on every
-// attempt, and a directory path fails the call naming the field.
+// attempt, a directory path fails the call naming the field, and a body
+// whose source fails (a stream, a file read) fails the call once.
 
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "@fetchline/fetchline";
 import { fixture } from "./server.mjs";
+import { rejectsWith } from "./helpers.mjs";
 
 function client(t, server, retry = { maxRetries: 0 }) {
   const built = new HttpClient(
@@ -68,4 +71,63 @@ test("a file path that is a directory fails with HttpClientException naming the 
       error instanceof HttpClientException && /^Cannot read files\.doc from /.test(error.message),
   );
   assert.equal(server.requests.length, 0);
+});
+
+// A body whose own source fails is the caller's failure, not the network's:
+// the caller's error is the cause, shown by its class only, never retried.
+const SECRET = "s3cr3t-token";
+
+/** A client that retries with waits of a millisecond and notes each attempt. */
+function countingClient(t, server) {
+  const attempts = [];
+  const built = new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(5)
+      .withRetry({ backoff: 0.001 })
+      .withRequestHook({ beforeRequest: (r, context) => (attempts.push(context.attempt), r) })
+      .build(),
+  );
+  t.after(() => built.close());
+  return { http: built, attempts };
+}
+
+test("a ReadableStream body that fails fails the call with its error as the cause, once", async (t) => {
+  const server = await fixture(t);
+  const { http, attempts } = countingClient(t, server);
+  const cause = new Error(`disk read failed: ${SECRET}`);
+  let sent = false;
+  const body = new ReadableStream({
+    pull(controller) {
+      if (sent) return controller.error(cause);
+      sent = true;
+      controller.enqueue(new TextEncoder().encode("first chunk"));
+    },
+  });
+  const error = await rejectsWith(
+    http.put("/upload", { body }),
+    HttpClientException,
+    /^Request body failed \(Error\): PUT http:\/\/127\.0\.0\.1:\d+\/upload$/,
+  );
+  assert.equal(error.cause, cause);
+  assert.doesNotMatch(JSON.stringify(error), new RegExp(SECRET));
+  assert.deepEqual(attempts, [0]);
+});
+
+test("a file that cannot be read as it is sent fails the call, not retried though a file is sent again", async (t) => {
+  const server = await fixture(t);
+  const { http, attempts } = countingClient(t, server);
+  const path = join(await tempDir(t), "doc.txt");
+  await writeFile(path, "from disk");
+  // Gone between its opening (stat) and its first read, as the body starts.
+  let removed = false;
+  const onUploadProgress = () => {
+    if (!removed) rmSync(path);
+    removed = true;
+  };
+  const error = await rejectsWith(
+    http.put("/upload", { files: { doc: path }, onUploadProgress }),
+    HttpClientException,
+    /^Request body failed \(Error\): PUT http:\/\/127\.0\.0\.1:\d+\/upload$/,
+  );
+  assert.equal(error.cause.code, "ENOENT");
+  assert.deepEqual(attempts, [0]);
 });
