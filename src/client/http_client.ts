@@ -72,7 +72,9 @@ export class HttpClient {
    * headers merged, settings replaced, hooks appended after this client's
    * (the same hook, auth hook and token manager objects). This client's
    * auth hook stays with its origin unless the builder names another
-   * (`withAuthOrigins`) or sets its own hook. The pool is shared unless
+   * (`withAuthOrigins`) or sets its own hook; a hook of its own
+   * (`withAuthHook`, `withTokenAuth`) starts a new auth scope, the origins
+   * the builder names, else its base URL's, never this client's list. The pool is shared unless
    * `withPool`, `withProxy`, `withTls` or `withFetch` changed; a jar made by
    * `withCookies()` never is (one passed in is). Closing the derived client
    * never closes a pool it shares; closing this client closes the clients
