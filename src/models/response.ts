@@ -7,7 +7,7 @@ import { lines } from "../http/lines.ts";
 import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import { events, type ServerSentEvent } from "../http/sse.ts";
 import { charsetOf, contentStream, decoderFor, lowerCaseHeaders } from "./streamed_body.ts";
-import { notRead, RECEIVED, STREAMED, type StreamedBody } from "./streamed_body.ts";
+import { READ, RECEIVED, STREAMED, type StreamedBody, streamedContent } from "./streamed_body.ts";
 import {
   defineRedactedInspect,
   jsonView,
@@ -90,7 +90,7 @@ export class HttpResponse {
     if (streamed !== undefined) {
       STREAMED.set(this, streamed);
       // Not enumerable, so a spread or Object.entries of it does not throw.
-      Object.defineProperty(this, "content", { enumerable: false, get: notRead });
+      Object.defineProperty(this, "content", { enumerable: false, get: streamedContent });
     }
     Object.freeze(this);
   }
@@ -230,9 +230,18 @@ export class HttpResponse {
     return STREAMED.get(this)?.take() ?? contentStream(this.content);
   }
 
-  /** Reads a streamed body whole (`maxResponseBytes` applies) into a buffered response; a buffered one gives itself. */
+  /**
+   * Reads a streamed body whole (`maxResponseBytes` applies) into a buffered
+   * response; a buffered one gives itself. Once it resolved, this response's
+   * `content`, `text` and `json()` give the body too.
+   */
   read(): Promise<HttpResponse> {
-    return STREAMED.get(this)?.read() ?? Promise.resolve(this);
+    const streamed = STREAMED.get(this);
+    if (streamed === undefined) return Promise.resolve(this);
+    return streamed.read().then((buffered) => {
+      READ.set(this, buffered.content);
+      return buffered;
+    });
   }
 
   /** Cancels an unread streamed body, giving the connection back; nothing for a buffered one. */

@@ -20,8 +20,13 @@ export interface StreamedBody {
 /** The unread bodies of streamed responses (a buffered response is never in it). */
 export const STREAMED: WeakMap<HttpResponse, StreamedBody> = new WeakMap();
 
-/** The `content` getter of a streamed response: its body was not read. */
-export function notRead(this: HttpResponse): never {
+/** The bodies of streamed responses that `read()` buffered, by response. */
+export const READ: WeakMap<HttpResponse, Uint8Array> = new WeakMap();
+
+/** The `content` getter of a streamed response: the body once `read()` resolved, else it throws. */
+export function streamedContent(this: HttpResponse): Uint8Array {
+  const content = READ.get(this);
+  if (content !== undefined) return content;
   throw new ResponseNotReadException(
     `Response body was not read (call read() first): ${describeCall(this.request, this.url)}`,
     { request: this.request },
