@@ -7,7 +7,8 @@ import { lines } from "../http/lines.ts";
 import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import { events, type ServerSentEvent } from "../http/sse.ts";
 import { charsetOf, contentStream, decoderFor, lowerCaseHeaders } from "./streamed_body.ts";
-import { READ, RECEIVED, STREAMED, type StreamedBody, streamedContent } from "./streamed_body.ts";
+import { readStreamed, RECEIVED, STREAMED, streamedContent } from "./streamed_body.ts";
+import type { StreamedBody } from "./streamed_body.ts";
 import {
   defineRedactedInspect,
   jsonView,
@@ -237,11 +238,7 @@ export class HttpResponse {
    */
   read(): Promise<HttpResponse> {
     const streamed = STREAMED.get(this);
-    if (streamed === undefined) return Promise.resolve(this);
-    return streamed.read().then((buffered) => {
-      READ.set(this, buffered.content);
-      return buffered;
-    });
+    return streamed === undefined ? Promise.resolve(this) : readStreamed(this, streamed);
   }
 
   /** Cancels an unread streamed body, giving the connection back; nothing for a buffered one. */

@@ -21,7 +21,17 @@ export interface StreamedBody {
 export const STREAMED: WeakMap<HttpResponse, StreamedBody> = new WeakMap();
 
 /** The bodies of streamed responses that `read()` buffered, by response. */
-export const READ: WeakMap<HttpResponse, Uint8Array> = new WeakMap();
+const READ: WeakMap<HttpResponse, Uint8Array> = new WeakMap();
+
+/** `read()` of a streamed response: its body read whole, which its `content` then gives too. */
+export async function readStreamed(
+  response: HttpResponse,
+  body: StreamedBody,
+): Promise<HttpResponse> {
+  const buffered = await body.read();
+  READ.set(response, buffered.content);
+  return buffered;
+}
 
 /** The `content` getter of a streamed response: the body once `read()` resolved, else it throws. */
 export function streamedContent(this: HttpResponse): Uint8Array {
