@@ -10,13 +10,17 @@ import {
   maskParamsForView,
   redactUrl,
 } from "../masking/views.ts";
-import { isPlainRecord, validateHeaders, validateNullableTimeout } from "./_validate.ts";
+import {
+  checkKnownKeys,
+  isPlainRecord,
+  validateHeaders,
+  validateNullableTimeout,
+} from "./_validate.ts";
 import {
   checkAuth,
   checkBody,
   checkFiles,
   checkForm,
-  checkKnownKeys,
   checkParams,
   checkRawBody,
   checkUrl,

@@ -1,4 +1,5 @@
 import { describeCall } from "../errors.ts";
+import { checkResponseInit, type HttpResponseInit } from "./response_init.ts";
 import { httpStatusError } from "../http_status_exception.ts";
 import { parseJson, parseJsonOrUndefined, validateJson } from "./response_json.ts";
 import type { StandardSchemaV1 } from "./standard_schema.ts";
@@ -16,23 +17,7 @@ import {
   redactUrl,
 } from "../masking/views.ts";
 
-/** The fields of an {@linkcode HttpResponse}. */
-export interface HttpResponseInit {
-  /** The HTTP status code. */
-  statusCode: number;
-  /** Response headers: a record or a `Headers`; stored with lower-case names. */
-  headers: Readonly<Record<string, string>> | Headers;
-  /** The raw body. */
-  content: Uint8Array;
-  /** How long the exchange took, in milliseconds. */
-  elapsedMs: number;
-  /** The final URL, after redirects. */
-  url: string;
-  /** The request as sent (after hooks, with an absolute URL). */
-  request: HttpRequest;
-  /** The body's encoding, overriding the Content-Type charset. */
-  encoding?: string | undefined;
-}
+export type { HttpResponseInit };
 
 /**
  * An immutable HTTP response. It is returned for every received status:
@@ -82,7 +67,10 @@ export class HttpResponse {
     // Only receivedResponse() holds RECEIVED: a transport's headers are
     // immutable or held by nothing else, so they need no copy until read.
     if (origin === RECEIVED) this.#received = init.headers;
-    else this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
+    else {
+      checkResponseInit(init);
+      this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
+    }
     this.content = init.content;
     this.elapsedMs = init.elapsedMs;
     this.url = init.url;
