@@ -10,12 +10,8 @@ import {
   maskParamsForView,
   redactUrl,
 } from "../masking/views.ts";
-import {
-  checkKnownKeys,
-  isPlainRecord,
-  validateHeaders,
-  validateNullableTimeout,
-} from "./_validate.ts";
+import { checkKnownKeys, isPlainRecord } from "./_validate.ts";
+import { validateHeaders, validateNullableTimeout } from "./_validate.ts";
 import {
   checkAuth,
   checkBody,
