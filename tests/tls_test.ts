@@ -68,7 +68,7 @@ Deno.test("withTls() refuses bad input with a TypeError naming the field, never 
     [{ key: FAKE_KEY }, /^Invalid tls\.cert: a client certificate needs both cert and key$/],
     [{ cert: clientCert, key: KEY_TEXT }, /^Invalid tls\.key: expected a PEM private key/],
     [{ cert: FAKE_KEY, key: FAKE_KEY }, /^Invalid tls\.cert: expected a PEM certificate/],
-    [{ ca: [caCert] }, /^Invalid tls: unknown option "ca"$/],
+    [{ ca: [caCert] }, /^Invalid tls: unknown key "ca" \(known: caCerts, cert, key\)$/],
     [null, /^Invalid tls: expected an object, got null$/],
   ];
   for (const [options, message] of cases) {

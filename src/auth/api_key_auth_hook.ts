@@ -1,14 +1,19 @@
-import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
+import { BASE_AUTH_HOOK_OPTIONS, BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import { TokenData } from "../config/token_data.ts";
 import { type HttpRequest, withCheckedHeader } from "../models/request.ts";
-import { requireText, validateHeader } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, requireText, validateHeader } from "../models/_validate.ts";
 
 /** Options of {@linkcode ApiKeyAuthHook}. */
 export interface ApiKeyAuthHookOptions extends BaseAuthHookOptions {
   /** The header the key goes in. Default `X-API-Key`. */
   headerName?: string | undefined;
 }
+
+const API_KEY_OPTION_KEYS = keysOf<ApiKeyAuthHookOptions>({
+  ...BASE_AUTH_HOOK_OPTIONS,
+  headerName: true,
+});
 
 /**
  * Sends an API key in a header (default `X-API-Key`). An empty key is a
@@ -43,6 +48,7 @@ export class ApiKeyAuthHook extends BaseAuthHook {
    */
   constructor(apiKey: string, options: ApiKeyAuthHookOptions = {}) {
     super(options);
+    checkKnownKeys("ApiKeyAuthHook options", options, API_KEY_OPTION_KEYS);
     this.#apiKey = requireText("apiKey", apiKey);
     this.headerName = options.headerName ?? "X-API-Key";
     validateHeader("headerName", this.headerName, "");

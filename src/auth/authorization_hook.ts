@@ -2,7 +2,7 @@ import { carriesCredentials } from "./base_auth_hook.ts";
 import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
 import { AuthenticationException, describeCall } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
-import { validateHeader } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, validateHeader } from "../models/_validate.ts";
 import { unfitTokenError } from "./_header_token.ts";
 
 /** Options of {@linkcode AuthorizationHook}. */
@@ -12,6 +12,8 @@ export interface AuthorizationHookOptions {
   /** The scheme written before the token. Default `Bearer`; `""` writes the token alone. */
   prefix?: string | undefined;
 }
+
+const OPTION_KEYS = keysOf<AuthorizationHookOptions>({ headerName: true, prefix: true });
 
 /**
  * A request hook (register it with `withRequestHook`) that writes the token
@@ -56,6 +58,7 @@ export class AuthorizationHook implements RequestHookInterface {
     if (typeof tokenProvider !== "function") {
       throw new TypeError("Invalid tokenProvider: expected a function");
     }
+    checkKnownKeys("AuthorizationHook options", options, OPTION_KEYS);
     this.#tokenProvider = tokenProvider;
     this.headerName = options.headerName ?? "Authorization";
     this.prefix = options.prefix ?? "Bearer";

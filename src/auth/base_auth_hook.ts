@@ -18,6 +18,17 @@ export interface BaseAuthHookOptions {
 }
 
 /**
+ * The keys of {@linkcode BaseAuthHookOptions}, which each built-in hook's
+ * own options add to. The base class itself checks none: a subclass's
+ * options, passed to it whole, may hold keys of their own.
+ */
+export const BASE_AUTH_HOOK_OPTIONS = {
+  retryStrategy: true,
+  excludedPaths: true,
+  excludedPathPatterns: true,
+} as const satisfies Record<keyof BaseAuthHookOptions, true>;
+
+/**
  * The base of auth hooks: excluded paths and patterns, `isAuthError` (status
  * 401), and a `refreshAuth` that returns false. A subclass writes
  * `beforeRequest` and `getToken`.

@@ -1,10 +1,11 @@
-import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
-import { validateUsername } from "../models/_validate.ts";
+import { BASE_AUTH_HOOK_OPTIONS, BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
+import { checkKnownKeys, keysOf, validateUsername } from "../models/_validate.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import { TokenData } from "../config/token_data.ts";
 import { basicAuthorization } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 
+const BASIC_OPTION_KEYS = keysOf<BaseAuthHookOptions>(BASE_AUTH_HOOK_OPTIONS);
 /**
  * HTTP Basic authentication: `Authorization: Basic base64(utf8("user:pass"))`.
  * An empty username, or one with `:`, is a TypeError. `getToken()` returns
@@ -37,6 +38,7 @@ export class BasicAuthHook extends BaseAuthHook {
    */
   constructor(username: string, password: string, options: BaseAuthHookOptions = {}) {
     super(options);
+    checkKnownKeys("BasicAuthHook options", options, BASIC_OPTION_KEYS);
     this.username = validateUsername("username", username);
     if (typeof password !== "string") throw new TypeError("Invalid password: expected a string");
     this.#header = basicAuthorization(username, password);

@@ -1,5 +1,5 @@
 import type { TokenFetchStep } from "./token_manager.ts";
-import { requireText } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, requireText } from "../models/_validate.ts";
 import { fitsInHeader } from "./_header_token.ts";
 import { HttpClient } from "../client/http_client.ts";
 import { HttpClientConfigBuilder } from "../config/client_config.ts";
@@ -34,6 +34,16 @@ export interface ClientCredentialsOptions {
   timeout?: number | undefined;
 }
 
+const OPTION_KEYS = keysOf<ClientCredentialsOptions>({
+  tokenUrl: true,
+  clientId: true,
+  clientSecret: true,
+  scope: true,
+  name: true,
+  credentialsIn: true,
+  timeout: true,
+});
+
 /**
  * A token fetch step for the OAuth 2.0 client-credentials grant (RFC 6749
  * §4.4), read with {@linkcode TokenData.fromOAuth2}. Run for a client's
@@ -65,6 +75,7 @@ export interface ClientCredentialsOptions {
  * ```
  */
 export function clientCredentialsStep(options: ClientCredentialsOptions): TokenFetchStep {
+  checkKnownKeys("client credentials options", options, OPTION_KEYS);
   const clientId = requireText("clientId", options.clientId);
   const clientSecret = requireText("clientSecret", options.clientSecret);
   const name = options.name ?? "client_credentials";

@@ -4,6 +4,7 @@ import type { TokenData } from "../config/token_data.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
+import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 
 /** Options of {@linkcode CompositeAuthHook}. */
 export interface CompositeAuthHookOptions {
@@ -12,6 +13,8 @@ export interface CompositeAuthHookOptions {
   /** How many times a call may refresh and resend. Default: one time. */
   retryStrategy?: AuthRetryStrategyInterface | undefined;
 }
+
+const OPTION_KEYS = keysOf<CompositeAuthHookOptions>({ strategy: true, retryStrategy: true });
 
 /**
  * Combines auth hooks. With `first_match` the first hook whose
@@ -54,6 +57,7 @@ export class CompositeAuthHook implements AuthHookInterface {
     if (!Array.isArray(hooks) || hooks.length === 0) {
       throw new TypeError("Invalid hooks: expected at least one auth hook");
     }
+    checkKnownKeys("CompositeAuthHook options", options, OPTION_KEYS);
     const strategy = options.strategy ?? "first_match";
     if (strategy !== "first_match" && strategy !== "all") {
       throw new TypeError(

@@ -1,12 +1,14 @@
 import type { AuthRetryStrategyInterface } from "./auth_interfaces.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { validateCount } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, validateCount } from "../models/_validate.ts";
 
 /** Options of {@linkcode SimpleAuthRetryStrategy}. */
 export interface SimpleAuthRetryStrategyOptions {
   /** How many times one call may refresh and resend. Default 1. */
   maxRetries?: number | undefined;
 }
+
+const OPTION_KEYS = keysOf<SimpleAuthRetryStrategyOptions>({ maxRetries: true });
 
 /**
  * Refreshes and resends up to `maxRetries` times per call (default 1), the
@@ -31,6 +33,7 @@ export class SimpleAuthRetryStrategy implements AuthRetryStrategyInterface {
    * @param options The count.
    */
   constructor(options: SimpleAuthRetryStrategyOptions = {}) {
+    checkKnownKeys("SimpleAuthRetryStrategy options", options, OPTION_KEYS);
     this.maxRetries = validateCount("maxRetries", options.maxRetries ?? 1);
   }
 

@@ -1,11 +1,11 @@
 import type { TokenManagerInterface } from "./auth_interfaces.ts";
-import { BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
+import { BASE_AUTH_HOOK_OPTIONS, BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
 import type { TokenData } from "../config/token_data.ts";
 import { headerValue } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { validateHeader } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, validateHeader } from "../models/_validate.ts";
 import { AuthenticationException, describeCall } from "../errors.ts";
 import { unfitTokenError } from "./_header_token.ts";
 import type { RequestContext } from "../models/request_context.ts";
@@ -18,6 +18,15 @@ export interface TokenAuthHookOptions extends BaseAuthHookOptions {
   /** The scheme written before the token. Default `Bearer`; `""` writes the token alone. */
   authHeaderPrefix?: string | undefined;
 }
+
+/** The keys of {@linkcode TokenAuthHookOptions}, which `withTokenAuth()`'s options add to. */
+export const TOKEN_AUTH_HOOK_OPTIONS = {
+  ...BASE_AUTH_HOOK_OPTIONS,
+  authHeaderName: true,
+  authHeaderPrefix: true,
+} as const satisfies Record<keyof TokenAuthHookOptions, true>;
+
+const TOKEN_AUTH_HOOK_KEYS = keysOf<TokenAuthHookOptions>(TOKEN_AUTH_HOOK_OPTIONS);
 
 /**
  * Token authentication that refreshes itself: sends `<prefix> <token>` in
@@ -66,6 +75,7 @@ export class TokenAuthHook extends BaseAuthHook {
    */
   constructor(tokenManager: TokenManagerInterface, options: TokenAuthHookOptions = {}) {
     super(options);
+    checkKnownKeys("TokenAuthHook options", options, TOKEN_AUTH_HOOK_KEYS);
     if (
       typeof tokenManager?.getToken !== "function" ||
       typeof tokenManager.refreshToken !== "function"

@@ -3,7 +3,7 @@ import { TokenData } from "../config/token_data.ts";
 import { AuthenticationException, HttpClientException } from "../errors.ts";
 import { FetchContext } from "../models/fetch_context.ts";
 import { HttpResponse } from "../models/response.ts";
-import { describeType, validateSeconds } from "../models/_validate.ts";
+import { checkKnownKeys, describeType, keysOf, validateSeconds } from "../models/_validate.ts";
 import { fitsInHeader } from "./_header_token.ts";
 import { hideCauseText } from "../masking/error_views.ts";
 import { currentTokenSender, withTokenSender } from "./_token_transport.ts";
@@ -35,6 +35,11 @@ export interface TokenManagerOptions {
    */
   staleRunSeconds?: number | undefined;
 }
+
+const OPTION_KEYS = keysOf<TokenManagerOptions>({
+  refreshSkewSeconds: true,
+  staleRunSeconds: true,
+});
 
 /**
  * Gets tokens through an ordered pipeline of steps (for example: log in,
@@ -108,6 +113,7 @@ export class TokenManager implements TokenManagerInterface {
         );
       }
     }
+    checkKnownKeys("TokenManager options", options, OPTION_KEYS);
     this.#steps = [...steps];
     this.#skewSeconds = validateSeconds("refreshSkewSeconds", options.refreshSkewSeconds ?? 30);
     this.#staleRunMs = validateSeconds("staleRunSeconds", options.staleRunSeconds ?? 30) * 1000;

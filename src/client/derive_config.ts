@@ -2,6 +2,7 @@
 // parent's, changed by the caller's function of a builder started from it.
 
 import { HttpClientConfigBuilder } from "../config/client_config.ts";
+import { frozenConfig } from "../config/frozen_config.ts";
 import type { HttpClientConfig } from "../config/http_client_config.ts";
 
 /** The function `HttpClient.extend()` takes: it changes the builder and returns it. */
@@ -22,9 +23,31 @@ export function deriveConfig(config: HttpClientConfig, configure: ExtendConfig):
   }
   const builder = HttpClientConfigBuilder.from(config);
   const returned: unknown = configure(builder);
-  if (returned === undefined) return keepAuthOrigin(config, builder.build());
-  if (returned instanceof HttpClientConfigBuilder) return keepAuthOrigin(config, returned.build());
+  if (returned === undefined) return authScoped(config, builder.build());
+  if (returned instanceof HttpClientConfigBuilder) return authScoped(config, returned.build());
   throw new TypeError("Invalid extend: expected the function to return the config builder");
+}
+
+/** The derived configuration with the auth scope its auth hook has: the parent's, or a new one. */
+function authScoped(parent: HttpClientConfig, derived: HttpClientConfig): HttpClientConfig {
+  return derived.authHook === parent.authHook
+    ? keepAuthOrigin(parent, derived)
+    : newAuthScope(parent, derived);
+}
+
+/**
+ * An auth hook set by the derived builder (`withAuthHook`, `withTokenAuth`)
+ * starts a new auth scope: the origins that builder names with
+ * `withAuthOrigins`, else the defaults (the base URL's origin). The
+ * parent's list was given for the parent's credentials, never for these.
+ */
+function newAuthScope(parent: HttpClientConfig, derived: HttpClientConfig): HttpClientConfig {
+  // The builder's withAuthOrigins() makes a new set: the same one is the parent's.
+  if (derived.authOrigins === undefined || derived.authOrigins !== parent.authOrigins) {
+    return derived;
+  }
+  const { authOrigins: _parents, ...rest } = derived;
+  return frozenConfig(rest);
 }
 
 /**
@@ -36,7 +59,7 @@ export function deriveConfig(config: HttpClientConfig, configure: ExtendConfig):
  * and its base URL moves to another origin, the parent's origin is pinned.
  */
 function keepAuthOrigin(parent: HttpClientConfig, derived: HttpClientConfig): HttpClientConfig {
-  if (derived.authHook === undefined || derived.authHook !== parent.authHook) return derived;
+  if (derived.authHook === undefined) return derived;
   if (derived.authOrigins !== parent.authOrigins || parent.authOrigins !== undefined) {
     return derived;
   }

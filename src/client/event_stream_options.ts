@@ -3,9 +3,13 @@
 // again), and the reconnection's own. Checked once, when the reader is made:
 // a key the library does not know is a TypeError naming it.
 
-import { checkKnownKeys } from "../models/request_fields.ts";
 import type { HttpRequestInit } from "../models/request_fields.ts";
-import { validateCount, validateNullableTimeout, validateSeconds } from "../models/_validate.ts";
+import {
+  checkKnownKeys,
+  validateCount,
+  validateNullableTimeout,
+  validateSeconds,
+} from "../models/_validate.ts";
 import type { CallOptions } from "./call_options.ts";
 
 /** The reconnection time until the server sends `retry`, in seconds: what browsers wait. */

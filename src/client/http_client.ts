@@ -67,15 +67,14 @@ export class HttpClient {
   }
 
   /**
-   * A new client whose configuration is this one's, changed by `configure`
-   * on a builder started from it ({@linkcode HttpClientConfigBuilder.from}):
-   * headers merged, settings replaced, hooks appended after this client's
-   * (the same hook, auth hook and token manager objects). This client's
-   * auth hook stays with its origin unless the builder names another
-   * (`withAuthOrigins`) or sets its own hook. The pool is shared unless
-   * `withPool`, `withProxy`, `withTls` or `withFetch` changed; a jar made by
-   * `withCookies()` never is (one passed in is). Closing the derived client
-   * never closes a pool it shares; closing this client closes the clients
+   * A new client whose configuration is this one's, changed by `configure` on a builder
+   * started from it ({@linkcode HttpClientConfigBuilder.from}): headers merged, settings
+   * replaced, hooks appended after this client's (the same hook, auth hook and token manager
+   * objects). This client's auth hook stays with its origin unless the builder names another
+   * (`withAuthOrigins`); an auth hook the builder sets goes to the origins it names, else to
+   * its base URL's. The pool is shared unless `withPool`, `withProxy`, `withTls` or
+   * `withFetch` changed; a jar made by `withCookies()` never is (one passed in is). Closing
+   * the derived client never closes a pool it shares; closing this client closes the clients
    * derived from it, their pools, and fails their calls in flight.
    *
    * @param configure Changes the builder and returns it.

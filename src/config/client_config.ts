@@ -5,15 +5,9 @@ import type {
   RequestHookInterface,
   ResponseHookInterface,
 } from "../hooks/hook_interfaces.ts";
-import {
-  LoggingErrorHook,
-  LoggingRequestHook,
-  LoggingResponseHook,
-} from "../hooks/logging_hooks.ts";
 import { retryPolicy } from "./retry_policy.ts";
 import type { RetryOptions } from "./retry_policy.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
-import { TokenAuthHook } from "../auth/token_auth_hook.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 import { checkProxy, type ProxyOptions } from "./proxy.ts";
 import { checkTls, type TlsOptions } from "./tls.ts";
@@ -21,7 +15,12 @@ import { frozenConfig } from "./frozen_config.ts";
 import { DEFAULT_CONFIG } from "./defaults.ts";
 import { checkCookieJar, type CookieJarLike } from "../cookies/cookie_jar.ts";
 import type { HttpClientConfig } from "./http_client_config.ts";
-import type { LoggingOptions, TokenAuthOptions } from "./builder_options.ts";
+import {
+  loggingHooks,
+  type LoggingOptions,
+  tokenAuthHook,
+  type TokenAuthOptions,
+} from "./builder_options.ts";
 import {
   checkAuthHook,
   checkAuthOrigins,
@@ -241,9 +240,8 @@ export class HttpClientConfigBuilder {
    * and where).
    */
   withLogging(options: LoggingOptions = {}): this {
-    return this.withRequestHook(new LoggingRequestHook(options))
-      .withResponseHook(new LoggingResponseHook(options))
-      .withErrorHook(new LoggingErrorHook(options));
+    const [request, response, error] = loggingHooks(options);
+    return this.withRequestHook(request).withResponseHook(response).withErrorHook(error);
   }
 
   /**
@@ -270,8 +268,7 @@ export class HttpClientConfigBuilder {
 
   /** Sets a {@linkcode TokenAuthHook} over `options.tokenManager`, with the hook's options, as the auth hook. */
   withTokenAuth(options: TokenAuthOptions): this {
-    const { tokenManager, ...hookOptions } = options;
-    return this.withAuthHook(new TokenAuthHook(tokenManager, hookOptions));
+    return this.withAuthHook(tokenAuthHook(options));
   }
 
   /**

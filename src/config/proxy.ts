@@ -2,7 +2,7 @@
 // setting whose credentials are out of every view (console.log(),
 // JSON.stringify(), errors), and a `noProxy` list becomes lower-case entries.
 
-import { describeType } from "../models/_validate.ts";
+import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
 import { redactUrl } from "../masking/views.ts";
 import type { ProxySetting } from "../transport/types.ts";
 
@@ -66,14 +66,14 @@ export function checkProxy(url: unknown, options: ProxyOptions = {}): ProxySetti
   return Object.freeze(withMaskedView(setting, redactUrl(parsed.href).replace(/\/$/, "")));
 }
 
+const PROXY_OPTION_KEYS = keysOf<ProxyOptions>({ noProxy: true });
+
 /** The `noProxy` option as trimmed, lower-case entries, empty ones dropped. */
 function checkNoProxy(options: ProxyOptions): readonly string[] {
   if (options === null || typeof options !== "object") {
     throw new TypeError(`Invalid proxy options: expected an object, got ${describeType(options)}`);
   }
-  for (const key of Object.keys(options)) {
-    if (key !== "noProxy") throw new TypeError(`Invalid proxy options: unknown option "${key}"`);
-  }
+  checkKnownKeys("proxy options", options, PROXY_OPTION_KEYS);
   const { noProxy = [] } = options;
   const list = typeof noProxy === "string" ? noProxy.split(",") : noProxy;
   if (!Array.isArray(list) || list.some((entry) => typeof entry !== "string")) {

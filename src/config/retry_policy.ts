@@ -4,7 +4,7 @@
 
 import { parseMethod } from "../models/http_method.ts";
 import type { HttpMethod } from "../models/http_method.ts";
-import { validateCount, validateSeconds } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, validateCount, validateSeconds } from "../models/_validate.ts";
 
 /** How retries behave; every field is optional in {@linkcode HttpClientConfigBuilder.withRetry}. */
 export interface RetryOptions {
@@ -61,8 +61,23 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
   random: Math.random,
 });
 
-/** Checks `options` and merges them over `base`: RangeError for bad numbers, TypeError for bad kinds. */
+const RETRY_OPTION_KEYS = keysOf<RetryOptions>({
+  maxRetries: true,
+  methods: true,
+  statusCodes: true,
+  backoff: true,
+  maxBackoff: true,
+  maxRetryAfter: true,
+  sleep: true,
+  random: true,
+});
+
+/**
+ * Checks `options` and merges them over `base`: RangeError for bad numbers,
+ * TypeError for bad kinds and for a key that is not an option (`maxRetry`).
+ */
 export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_RETRY): RetryPolicy {
+  checkKnownKeys("retry options", options, RETRY_OPTION_KEYS);
   const statusCodes = new Set(options.statusCodes ?? base.statusCodes);
   for (const status of statusCodes) {
     if (!Number.isInteger(status) || status < 100 || status > 599) {

@@ -2,7 +2,7 @@
 // frozen, and shown with the private key masked in every view. The runtime's
 // pool (runtime.ts, runtime_node.ts) turns them into its own options.
 
-import { describeType, isPlainRecord } from "../models/_validate.ts";
+import { checkKnownKeys, describeType, isPlainRecord, keysOf } from "../models/_validate.ts";
 
 /**
  * Options of `HttpClientConfigBuilder.withTls()`.
@@ -32,7 +32,7 @@ export interface TlsOptions {
 /** The checked TLS settings of a built configuration, frozen; `key` is masked in their views. */
 export type TlsSettings = Readonly<TlsOptions>;
 
-const KNOWN_KEYS: ReadonlySet<string> = new Set(["caCerts", "cert", "key"]);
+const KNOWN_KEYS = keysOf<TlsOptions>({ caCerts: true, cert: true, key: true });
 const CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
 const PRIVATE_KEY = /-----BEGIN ((?:RSA |EC |ENCRYPTED )?PRIVATE KEY)-----[\s\S]+?-----END \1-----/;
 
@@ -44,11 +44,7 @@ export function checkTls(options: TlsOptions): TlsSettings {
   if (!isPlainRecord(options)) {
     throw new TypeError(`Invalid tls: expected an object, got ${describeType(options)}`);
   }
-  for (const name of Object.keys(options)) {
-    if (!KNOWN_KEYS.has(name)) {
-      throw new TypeError(`Invalid tls: unknown option ${JSON.stringify(name)}`);
-    }
-  }
+  checkKnownKeys("tls", options, KNOWN_KEYS);
   const { caCerts, cert, key } = options;
   const settings: TlsOptions = {};
   if (caCerts !== undefined) settings.caCerts = Object.freeze(checkCaCerts(caCerts));

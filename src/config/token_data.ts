@@ -1,5 +1,5 @@
 import { defineRedactedInspect, MASK } from "../masking/views.ts";
-import { requireText } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, requireText } from "../models/_validate.ts";
 
 /** The fields of a {@linkcode TokenData}. */
 export interface TokenDataInit {
@@ -16,6 +16,15 @@ export interface TokenDataInit {
   /** The granted scope. */
   scope?: string | undefined;
 }
+
+const INIT_KEYS = keysOf<TokenDataInit>({
+  accessToken: true,
+  tokenType: true,
+  expiresAt: true,
+  expiresIn: true,
+  refreshToken: true,
+  scope: true,
+});
 
 /**
  * An immutable access token with its expiry. `toString()` and
@@ -51,6 +60,7 @@ export class TokenData {
    * @param init The token, its type and expiry.
    */
   constructor(init: TokenDataInit) {
+    checkKnownKeys("TokenData init", init, INIT_KEYS);
     this.accessToken = requireText("accessToken", init.accessToken);
     this.tokenType = init.tokenType ?? "Bearer";
     const expiresAt = init.expiresAt instanceof Date ? init.expiresAt.getTime() : init.expiresAt;

@@ -9,6 +9,7 @@ import { maskFormForLog, redactQuery, redactText } from "../masking/views.ts";
 import { encodeForm } from "../http/form.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
+import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 
 /** Random 32-bit words for request IDs, drawn a batch at a time: far cheaper than a UUID each. */
 const RANDOM_WORDS = new Uint32Array(256);
@@ -83,7 +84,17 @@ export interface LoggingSettings {
   readonly logger: Logger;
 }
 
-export function settingsOf(options: LoggingOptions): LoggingSettings {
+/** The keys of the request and response hooks' options, and of `withLogging()`'s. */
+export const LOGGING_KEYS: ReadonlySet<string> = keysOf<LoggingOptions>({
+  logHeaders: true,
+  logBody: true,
+  sensitiveKeys: true,
+  logger: true,
+});
+
+/** The settings of `options`, checked: a key that is not an option is a TypeError naming `field`. */
+export function settingsOf(field: string, options: LoggingOptions): LoggingSettings {
+  checkKnownKeys(field, options, LOGGING_KEYS);
   return {
     logHeaders: options.logHeaders ?? false,
     logBody: options.logBody ?? false,

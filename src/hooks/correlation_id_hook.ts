@@ -1,13 +1,15 @@
 import type { RequestHookInterface } from "./hook_interfaces.ts";
 import { type HttpRequest, withCheckedHeader } from "../models/request.ts";
 import type { RequestContext } from "../models/request_context.ts";
-import { validateHeader } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, validateHeader } from "../models/_validate.ts";
 
 /** Options of {@linkcode CorrelationIdHook}. */
 export interface CorrelationIdHookOptions {
   /** The header to send the ID in. Default `X-Correlation-ID`. */
   headerName?: string | undefined;
 }
+
+const OPTION_KEYS = keysOf<CorrelationIdHookOptions>({ headerName: true });
 
 /**
  * Gives each call one correlation ID (a UUID v4), stores it as
@@ -36,6 +38,7 @@ export class CorrelationIdHook implements RequestHookInterface {
    * @param options The header name.
    */
   constructor(options: CorrelationIdHookOptions = {}) {
+    checkKnownKeys("CorrelationIdHook options", options, OPTION_KEYS);
     this.headerName = options.headerName ?? "X-Correlation-ID";
     validateHeader("headerName", this.headerName, "");
     this.#checkedName = this.headerName;

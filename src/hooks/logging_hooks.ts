@@ -13,6 +13,7 @@ import { bodyOf, describeError, newRequestId, pathOf, requestIdOf } from "./_log
 import { retryLine, sensitiveOf, settingsOf } from "./_log_lines.ts";
 import type { LoggingSettings } from "./_log_lines.ts";
 import { tokenLoggers } from "./_token_loggers.ts";
+import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 
 /** Options of {@linkcode LoggingRequestHook}. */
 export interface LoggingRequestHookOptions {
@@ -54,6 +55,8 @@ export interface LoggingErrorHookOptions {
   logger?: Logger | undefined;
 }
 
+const ERROR_LOGGING_KEYS = keysOf<LoggingErrorHookOptions>({ sensitiveKeys: true, logger: true });
+
 /**
  * Logs each attempt as `[<requestId>] HTTP <METHOD> <path>`, then, when
  * asked, `[<requestId>] Headers: <JSON>` and `[<requestId>] Body: <body>`, all
@@ -94,7 +97,7 @@ export class LoggingRequestHook implements RequestHookInterface {
    * @param options What to log and where.
    */
   constructor(options: LoggingRequestHookOptions = {}) {
-    this.#settings = settingsOf(options);
+    this.#settings = settingsOf("LoggingRequestHook options", options);
     tokenLoggers.add(this);
   }
 
@@ -165,7 +168,7 @@ export class LoggingResponseHook implements ResponseHookInterface {
    * @param options What to log and where.
    */
   constructor(options: LoggingResponseHookOptions = {}) {
-    this.#settings = settingsOf(options);
+    this.#settings = settingsOf("LoggingResponseHook options", options);
     tokenLoggers.add(this);
   }
 
@@ -262,6 +265,7 @@ export class LoggingErrorHook implements ErrorHookInterface {
    * @param options Where to log.
    */
   constructor(options: LoggingErrorHookOptions = {}) {
+    checkKnownKeys("LoggingErrorHook options", options, ERROR_LOGGING_KEYS);
     this.#logger = options.logger ?? console;
     this.#sensitive = sensitiveOf(options);
     tokenLoggers.add(this);

@@ -128,6 +128,34 @@ export function validateUsername(field: string, value: unknown): string {
   return value;
 }
 
+/**
+ * Throws a TypeError naming `field` and the first key of `value` (own or
+ * inherited enumerable) that `known` lacks, and listing the known ones: an
+ * options object's misspelt key (a JavaScript caller's `{ maxRetry }`) is
+ * refused, never dropped silently.
+ */
+export function checkKnownKeys(field: string, value: unknown, known: ReadonlySet<string>): void {
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(`Invalid ${field}: expected an object, got ${describeType(value)}`);
+  }
+  for (const key in value) {
+    if (!known.has(key)) {
+      throw new TypeError(
+        `Invalid ${field}: unknown key ${JSON.stringify(key)} (known: ${[...known].join(", ")})`,
+      );
+    }
+  }
+}
+
+/**
+ * The keys of an options type `T`, for {@linkcode checkKnownKeys}: the
+ * compiler holds `shape` to every key of `T` and no other, so a new option
+ * cannot be left out of the list.
+ */
+export function keysOf<T>(shape: Record<keyof T, true>): ReadonlySet<string> {
+  return new Set(Object.keys(shape));
+}
+
 /** True for `{}`-style objects (not arrays, Maps, class instances with other prototypes). */
 export function isPlainRecord(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;

@@ -1,4 +1,5 @@
 import type { TokenData } from "../config/token_data.ts";
+import { checkKnownKeys, keysOf } from "./_validate.ts";
 
 /** Options of a {@linkcode FetchContext}. */
 export interface FetchContextOptions {
@@ -7,6 +8,8 @@ export interface FetchContextOptions {
   /** Free-form data shared by the steps. */
   metadata?: Record<string, unknown> | undefined;
 }
+
+const OPTION_KEYS = keysOf<FetchContextOptions>({ tokens: true, metadata: true });
 
 /**
  * The state passed through a multi-step token fetch: each step's token is
@@ -37,6 +40,7 @@ export class FetchContext {
    * @param options Tokens already fetched and metadata.
    */
   constructor(options: FetchContextOptions = {}) {
+    checkKnownKeys("FetchContext options", options, OPTION_KEYS);
     const { tokens } = options;
     this.tokens = new Map(tokens instanceof Map ? tokens : Object.entries(tokens ?? {}));
     this.metadata = options.metadata ?? {};

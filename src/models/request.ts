@@ -10,13 +10,13 @@ import {
   maskParamsForView,
   redactUrl,
 } from "../masking/views.ts";
-import { isPlainRecord, validateHeaders, validateNullableTimeout } from "./_validate.ts";
+import { checkKnownKeys, isPlainRecord } from "./_validate.ts";
+import { validateHeaders, validateNullableTimeout } from "./_validate.ts";
 import {
   checkAuth,
   checkBody,
   checkFiles,
   checkForm,
-  checkKnownKeys,
   checkParams,
   checkRawBody,
   checkUrl,

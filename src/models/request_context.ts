@@ -1,5 +1,6 @@
 import type { HttpRequest } from "./request.ts";
 import type { TokenSender } from "../auth/_token_transport.ts";
+import { checkKnownKeys, keysOf } from "./_validate.ts";
 
 let readTokenSender: (context: RequestContext) => TokenSender | undefined;
 let writeTokenSender: (context: RequestContext, sender: TokenSender) => void;
@@ -13,6 +14,12 @@ export interface RequestContextOptions {
   /** Free-form data shared by the hooks of one call. Default `{}`. */
   metadata?: Record<string, unknown> | undefined;
 }
+
+const OPTION_KEYS = keysOf<RequestContextOptions>({
+  attempt: true,
+  maxRetries: true,
+  metadata: true,
+});
 
 /**
  * The mutable state of one call, shared by every attempt: the request being
@@ -63,6 +70,7 @@ export class RequestContext {
    * @param options The attempt number, retry limit and metadata.
    */
   constructor(request: HttpRequest, options: RequestContextOptions = {}) {
+    checkKnownKeys("RequestContext options", options, OPTION_KEYS);
     this.request = request;
     this.attempt = options.attempt ?? 0;
     this.maxRetries = options.maxRetries ?? 0;

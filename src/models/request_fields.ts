@@ -107,23 +107,6 @@ export const REQUEST_FIELD_KEYS: ReadonlySet<string> = new Set([
   "url",
 ]);
 
-/**
- * Throws a TypeError naming `field` and the first key of `value` (own or
- * inherited enumerable) that `known` lacks, and listing the known ones.
- */
-export function checkKnownKeys(field: string, value: unknown, known: ReadonlySet<string>): void {
-  if (typeof value !== "object" || value === null) {
-    throw new TypeError(`Invalid ${field}: expected an object, got ${describeType(value)}`);
-  }
-  for (const key in value) {
-    if (!known.has(key)) {
-      throw new TypeError(
-        `Invalid ${field}: unknown key ${JSON.stringify(key)} (known: ${[...known].join(", ")})`,
-      );
-    }
-  }
-}
-
 /** A URL given as a string or `URL`, as text with no control character nor a space at either end. */
 export function checkUrl(url: unknown): string {
   if (typeof url !== "string" && !(url instanceof URL)) {

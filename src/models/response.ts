@@ -1,4 +1,5 @@
 import { describeCall } from "../errors.ts";
+import { checkResponseInit, type HttpResponseInit } from "./response_init.ts";
 import { httpStatusError } from "../http_status_exception.ts";
 import { parseJson, parseJsonOrUndefined, validateJson } from "./response_json.ts";
 import type { StandardSchemaV1 } from "./standard_schema.ts";
@@ -7,7 +8,8 @@ import { lines } from "../http/lines.ts";
 import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import { events, type ServerSentEvent } from "../http/sse.ts";
 import { charsetOf, contentStream, decoderFor, lowerCaseHeaders } from "./streamed_body.ts";
-import { notRead, RECEIVED, STREAMED, type StreamedBody } from "./streamed_body.ts";
+import { readStreamed, RECEIVED, STREAMED, streamedContent } from "./streamed_body.ts";
+import type { StreamedBody } from "./streamed_body.ts";
 import {
   defineRedactedInspect,
   jsonView,
@@ -15,23 +17,7 @@ import {
   redactUrl,
 } from "../masking/views.ts";
 
-/** The fields of an {@linkcode HttpResponse}. */
-export interface HttpResponseInit {
-  /** The HTTP status code. */
-  statusCode: number;
-  /** Response headers: a record or a `Headers`; stored with lower-case names. */
-  headers: Readonly<Record<string, string>> | Headers;
-  /** The raw body. */
-  content: Uint8Array;
-  /** How long the exchange took, in milliseconds. */
-  elapsedMs: number;
-  /** The final URL, after redirects. */
-  url: string;
-  /** The request as sent (after hooks, with an absolute URL). */
-  request: HttpRequest;
-  /** The body's encoding, overriding the Content-Type charset. */
-  encoding?: string | undefined;
-}
+export type { HttpResponseInit };
 
 /**
  * An immutable HTTP response. It is returned for every received status:
@@ -81,7 +67,10 @@ export class HttpResponse {
     // Only receivedResponse() holds RECEIVED: a transport's headers are
     // immutable or held by nothing else, so they need no copy until read.
     if (origin === RECEIVED) this.#received = init.headers;
-    else this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
+    else {
+      checkResponseInit(init);
+      this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
+    }
     this.content = init.content;
     this.elapsedMs = init.elapsedMs;
     this.url = init.url;
@@ -90,7 +79,7 @@ export class HttpResponse {
     if (streamed !== undefined) {
       STREAMED.set(this, streamed);
       // Not enumerable, so a spread or Object.entries of it does not throw.
-      Object.defineProperty(this, "content", { enumerable: false, get: notRead });
+      Object.defineProperty(this, "content", { enumerable: false, get: streamedContent });
     }
     Object.freeze(this);
   }
@@ -230,9 +219,14 @@ export class HttpResponse {
     return STREAMED.get(this)?.take() ?? contentStream(this.content);
   }
 
-  /** Reads a streamed body whole (`maxResponseBytes` applies) into a buffered response; a buffered one gives itself. */
+  /**
+   * Reads a streamed body whole (`maxResponseBytes` applies) into a buffered
+   * response; a buffered one gives itself. Once it resolved, this response's
+   * `content`, `text` and `json()` give the body too.
+   */
   read(): Promise<HttpResponse> {
-    return STREAMED.get(this)?.read() ?? Promise.resolve(this);
+    const streamed = STREAMED.get(this);
+    return streamed === undefined ? Promise.resolve(this) : readStreamed(this, streamed);
   }
 
   /** Cancels an unread streamed body, giving the connection back; nothing for a buffered one. */

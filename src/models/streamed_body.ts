@@ -20,8 +20,23 @@ export interface StreamedBody {
 /** The unread bodies of streamed responses (a buffered response is never in it). */
 export const STREAMED: WeakMap<HttpResponse, StreamedBody> = new WeakMap();
 
-/** The `content` getter of a streamed response: its body was not read. */
-export function notRead(this: HttpResponse): never {
+/** The bodies of streamed responses that `read()` buffered, by response. */
+const READ: WeakMap<HttpResponse, Uint8Array> = new WeakMap();
+
+/** `read()` of a streamed response: its body read whole, which its `content` then gives too. */
+export async function readStreamed(
+  response: HttpResponse,
+  body: StreamedBody,
+): Promise<HttpResponse> {
+  const buffered = await body.read();
+  READ.set(response, buffered.content);
+  return buffered;
+}
+
+/** The `content` getter of a streamed response: the body once `read()` resolved, else it throws. */
+export function streamedContent(this: HttpResponse): Uint8Array {
+  const content = READ.get(this);
+  if (content !== undefined) return content;
   throw new ResponseNotReadException(
     `Response body was not read (call read() first): ${describeCall(this.request, this.url)}`,
     { request: this.request },

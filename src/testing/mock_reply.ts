@@ -4,6 +4,7 @@
 // fetch's body does.
 
 import type { MockCall } from "./mock_call.ts";
+import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 
 /**
  * A reply as a plain object: `status` (default 200), `headers`, and a
@@ -44,7 +45,13 @@ export type MockReply = MockReplyInit | Response;
  */
 export type MockHandler = (call: MockCall) => MockReply | Promise<MockReply>;
 
-const REPLY_KEYS = new Set(["status", "headers", "body", "json", "delay"]);
+const REPLY_KEYS = keysOf<MockReplyInit>({
+  status: true,
+  headers: true,
+  body: true,
+  json: true,
+  delay: true,
+});
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /**
@@ -64,11 +71,7 @@ export function checkReply(reply: unknown): MockReply {
       "Invalid mock reply: expected { status, headers, body | json } or a Response",
     );
   }
-  for (const key of Object.keys(reply)) {
-    if (!REPLY_KEYS.has(key)) {
-      throw new TypeError(`Invalid mock reply: unknown key ${JSON.stringify(key)}`);
-    }
-  }
+  checkKnownKeys("mock reply", reply, REPLY_KEYS);
   const { status = 200, body, json, delay = 0 } = reply as MockReplyInit;
   if (!Number.isInteger(status) || status < 200 || status > 599) {
     throw new RangeError(

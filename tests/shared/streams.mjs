@@ -228,6 +228,11 @@ export default function ({ lib, fixture, runtime, assert }) {
           assert.equal(await response.read(), buffered);
           assert.equal(buffered.isStreamed, false);
           assert.deepEqual(buffered.json(), { ok: true });
+          // Once read, the streamed response itself gives the body too.
+          assert.deepEqual(response.content, buffered.content);
+          assert.equal(response.text, '{"ok": true}');
+          assert.deepEqual(response.json(), { ok: true });
+          assert.equal(response.isStreamed, true);
         })
       ),
     "read() of a streamed response holds maxResponseBytes": () =>
