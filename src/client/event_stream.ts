@@ -14,6 +14,7 @@ import { decodeText } from "../http/lines.ts";
 import { EventStreamParser, type ServerSentEvent } from "../http/sse.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
+import { lineLimit } from "../models/streamed_body.ts";
 import type { CallOptions } from "./call_options.ts";
 import { abortedCallError } from "./call_errors.ts";
 import { eventStreamSettings } from "./event_stream_options.ts";
@@ -198,7 +199,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
     try {
       if (this.#stopped() || response.statusCode === 204) return undefined;
       checkHead(response);
-      const parser = new EventStreamParser(this.#lastEventId);
+      const parser = new EventStreamParser(this.#lastEventId, lineLimit(response));
       for await (const text of decodeText(response.body, "utf-8")) {
         for (const event of parser.push(text)) {
           onEvent();

@@ -24,6 +24,7 @@ type Controller = ReadableStreamDefaultController<Uint8Array>;
 export class WireBody implements StreamedBody, BodyFeed {
   settled = false;
   listener: (() => void) | undefined = undefined;
+  readonly maxResponseBytes: number;
   readonly #inner: ReadableStream<Uint8Array> | null;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
   /** A small body of known length, read in one native read (no reader of the transport's stream). */
@@ -57,6 +58,7 @@ export class WireBody implements StreamedBody, BodyFeed {
     this.#abort = abort;
     this.#init = exchange.init;
     this.#options = options;
+    this.maxResponseBytes = options.maxResponseBytes;
     this.#toClientError = exchange.toClientError;
     this.#since = exchange.since;
     // Fed bytes are counted as they come, not as the caller reads them: a

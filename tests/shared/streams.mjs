@@ -235,6 +235,55 @@ export default function ({ lib, fixture, runtime, assert }) {
         const response = await http.stream("GET", "/streams/bytes?size=100");
         await assert.rejects(response.read(), lib.HttpClientException, /maxResponseBytes \(10\)/);
       }),
+    "lines() fails a line past maxResponseBytes characters with HttpClientException naming it":
+      headFirst(() =>
+        withClient((b) => b.withMaxResponseBytes(1000), async (http) => {
+          const body = held();
+          const response = await http.stream("GET", body.path);
+          const lines = response.lines();
+          await body.write(`${"a".repeat(1000)}\n${"b".repeat(600)}`);
+          assert.equal(
+            (await within(lines.next(), 5000, "the line at the limit")).value.length,
+            1000,
+          );
+          const failing = lines.next();
+          await body.write("b".repeat(600));
+          await assert.rejects(
+            within(failing, 5000, "the line to fail"),
+            lib.HttpClientException,
+            /line .*maxResponseBytes \(1000\)/,
+          );
+          // The body is given up before its end: the rest is never read.
+          await body.cancelled();
+        })
+      ),
+    "events() fails an event's data past maxResponseBytes characters, as a long line": headFirst(
+      () =>
+        withClient((b) => b.withMaxResponseBytes(1000), async (http) => {
+          const lines = held("text/event-stream");
+          const response = await http.stream("GET", lines.path);
+          const failing = response.events().next();
+          // 1200 characters of data, no line of it longer than 12.
+          for (let i = 0; i < 3; i++) await lines.write("data: 0123456789\n".repeat(40));
+          await assert.rejects(
+            within(failing, 5000, "the event to fail"),
+            lib.HttpClientException,
+            /event's data .*maxResponseBytes \(1000\)/,
+          );
+          await lines.cancelled();
+          const line = held("text/event-stream");
+          const long = await http.stream("GET", line.path);
+          const stalled = long.events().next();
+          await line.write(`data: ${"x".repeat(600)}`);
+          await line.write("x".repeat(600));
+          await assert.rejects(
+            within(stalled, 5000, "the line to fail"),
+            lib.HttpClientException,
+            /line .*maxResponseBytes \(1000\)/,
+          );
+          await line.cancelled();
+        }),
+    ),
     "cancel() gives the body up: the server sees the connection closed": headFirst(() =>
       withClient(undefined, async (http) => {
         const body = held();
