@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { lines, splitLines } from "../src/http/lines.ts";
+import { CUT_SHORT, lines, splitLines } from "../src/http/lines.ts";
 import { bodyOf, cutAt, limitOf, textAndCuts } from "./chunked.ts";
 
 const encoder = new TextEncoder();
@@ -110,6 +110,12 @@ Deno.test("lines() holds a line up to its limit, and fails a longer one as soon 
   await assert.rejects(Array.fromAsync(lines(endless, undefined, limitOf(95))), /A line past 95/);
   assert.equal(reads, 10);
   assert.ok(cancelled);
+});
+
+Deno.test("lines() drops the unfinished last line of a stream cut short", async () => {
+  const body = ReadableStream.from([encoder.encode("whole\nunfinish")]);
+  CUT_SHORT.add(body);
+  assert.deepEqual(await Array.fromAsync(lines(body)), ["whole"]);
 });
 
 Deno.test("lines() reads any async iterable of bytes, and splitLines() any of text", async () => {

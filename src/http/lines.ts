@@ -48,6 +48,13 @@ export function grown(held: string, text: string, limit: LineLimit, what: string
   }
 }
 
+/**
+ * The streams whose end was not the body's: a `cancel()` of the response
+ * closed them while a read waited. Their text stops mid-way, so an
+ * unfinished last line is dropped, not yielded as if it were whole.
+ */
+export const CUT_SHORT: WeakSet<ReadableStream<Uint8Array>> = new WeakSet();
+
 const LF = 10;
 const CR = 13;
 const BOM = 0xfeff;
@@ -109,15 +116,16 @@ function decoderFor(charset: string | undefined): TextDecoder {
 
 /**
  * The lines of a text arriving in pieces. A line ends at LF or CRLF and is
- * yielded without its ending; a last line without one is yielded too, and an
- * empty text yields nothing. A CR not followed by LF ends nothing and stays in
- * the line. A CR that ends a piece waits for the next one, which may begin
- * with the LF of the same CRLF. A line longer than `limit` throws its error
- * as soon as it is.
+ * yielded without its ending; a last line without one is yielded too (unless
+ * `whole()` says the text was cut short), and an empty text yields nothing. A
+ * CR not followed by LF ends nothing and stays in the line. A CR that ends a
+ * piece waits for the next one, which may begin with the LF of the same CRLF.
+ * A line longer than `limit` throws its error as soon as it is.
  */
 export async function* splitLines(
   text: AsyncIterable<string>,
   limit: LineLimit = STRING_LIMIT,
+  whole: () => boolean = () => true,
 ): AsyncGenerator<string> {
   // The unfinished line, built by appending only, and whether a CR cut off
   // the end of the last piece (kept out of `line` until its LF is known).
@@ -147,6 +155,7 @@ export async function* splitLines(
     heldCR = piece.charCodeAt(piece.length - 1) === CR;
     line = grown(line, piece.slice(start, heldCR ? -1 : undefined), limit, "A line");
   }
+  if (!whole()) return;
   if (heldCR) line = grown(line, "\r", limit, "A line");
   if (line !== "") yield line;
 }
@@ -154,9 +163,10 @@ export async function* splitLines(
 /**
  * The text lines of a streamed body decoded with `charset` (UTF-8 when not
  * given): a line ends at LF or CRLF and is yielded without its ending, as
- * soon as its ending arrives; a last line without one is still yielded. A
- * line longer than `limit` throws its error. Leaving the loop early, or a
- * failure, cancels a `ReadableStream` source.
+ * soon as its ending arrives; a last line without one is still yielded,
+ * but for a stream in {@linkcode CUT_SHORT}. A line longer than `limit`
+ * throws its error. Leaving the loop early, or a failure, cancels a
+ * `ReadableStream` source.
  *
  * @param source The body, as a `ReadableStream` or an async iterable of bytes.
  * @param charset A `TextDecoder` label; one the runtime does not know reads as UTF-8.
@@ -178,5 +188,6 @@ export function lines(
   charset?: string,
   limit: LineLimit = STRING_LIMIT,
 ): AsyncGenerator<string> {
-  return splitLines(decodeText(source, charset), limit);
+  const whole = () => !(source instanceof ReadableStream && CUT_SHORT.has(source));
+  return splitLines(decodeText(source, charset), limit, whole);
 }

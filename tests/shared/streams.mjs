@@ -293,6 +293,72 @@ export default function ({ lib, fixture, runtime, assert }) {
         await body.cancelled();
       })
     ),
+    "cancel() ends a waiting lines() loop at once, its unfinished line dropped": headFirst(() =>
+      withClient(undefined, async (http) => {
+        const body = held();
+        const response = await http.stream("GET", body.path);
+        const lines = response.lines();
+        await body.write("whole\nunfinish");
+        assert.equal((await within(lines.next(), 5000, "the whole line")).value, "whole");
+        const waiting = lines.next();
+        await response.cancel();
+        assert.deepEqual(await within(waiting, 5000, "the loop to end"), {
+          done: true,
+          value: undefined,
+        });
+        await body.cancelled();
+      })
+    ),
+    "cancel() ends a waiting events() loop and a waiting body read at once": headFirst(() =>
+      withClient(undefined, async (http) => {
+        const events = held("text/event-stream");
+        const response = await http.stream("GET", events.path);
+        const waiting = response.events().next();
+        await events.write("data: unfinished\n");
+        await response.cancel();
+        assert.equal((await within(waiting, 5000, "the events loop to end")).done, true);
+        await events.cancelled();
+        const bytes = held();
+        const streamed = await http.stream("GET", bytes.path);
+        const reader = streamed.body.getReader();
+        await bytes.write("some");
+        assert.equal(decoder.decode((await within(reader.read(), 5000, "some")).value), "some");
+        const reading = reader.read();
+        await streamed.cancel();
+        assert.equal((await within(reading, 5000, "the read to end")).done, true);
+        await bytes.cancelled();
+      })
+    ),
+    "cancel() fails a read() under way with HttpClientException at once": headFirst(() =>
+      withClient(undefined, async (http) => {
+        const body = held();
+        const response = await http.stream("GET", body.path);
+        const reading = response.read();
+        await body.write("some");
+        await response.cancel();
+        await assert.rejects(
+          within(reading, 5000, "read() to fail"),
+          lib.HttpClientException,
+          /cancelled during read\(\)/,
+        );
+        await body.cancelled();
+      })
+    ),
+    "close() fails a waiting lines() loop with HttpClientException": headFirst(async () => {
+      const http = client();
+      const body = held();
+      const response = await http.stream("GET", body.path);
+      const waiting = response.lines().next();
+      await body.write("unfinished");
+      const closing = http.close();
+      await assert.rejects(
+        within(waiting, 5000, "the loop to fail"),
+        lib.HttpClientException,
+        /Client was closed/,
+      );
+      await closing;
+      await body.cancelled();
+    }),
     "readTimeout fails a body that stalls mid-way with TimeoutException naming it": headFirst(() =>
       withClient((b) => b.withReadTimeout(0.2), async (http) => {
         const body = held();
