@@ -61,7 +61,8 @@ export interface EventStreamClient {
  * `totalTimeout`, the reader's whole life (a {@linkcode TimeoutException}),
  * and on `close()`, `break` or the end of an `await using` block (the
  * loop ends; the connection is cancelled, a wait ends at once). Any other
- * failure (a hook's error, an {@linkcode AuthenticationException}) is
+ * failure (a hook's error, an {@linkcode AuthenticationException}, a line or
+ * an event's data longer than the client's `maxResponseBytes` characters) is
  * thrown as it is, without reconnecting.
  *
  * Only GET: a POST stream (an LLM's reply) must never be sent twice; read
