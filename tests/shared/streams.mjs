@@ -246,13 +246,14 @@ export default function ({ lib, fixture, runtime, assert }) {
             (await within(lines.next(), 5000, "the line at the limit")).value.length,
             1000,
           );
-          const failing = lines.next();
-          await body.write("b".repeat(600));
-          await assert.rejects(
-            within(failing, 5000, "the line to fail"),
+          // Awaited only after the write, which may end after the failure: handled now.
+          const failing = assert.rejects(
+            within(lines.next(), 5000, "the line to fail"),
             lib.HttpClientException,
             /line .*maxResponseBytes \(1000\)/,
           );
+          await body.write("b".repeat(600));
+          await failing;
           // The body is given up before its end: the rest is never read.
           await body.cancelled();
         })
@@ -262,25 +263,25 @@ export default function ({ lib, fixture, runtime, assert }) {
         withClient((b) => b.withMaxResponseBytes(1000), async (http) => {
           const lines = held("text/event-stream");
           const response = await http.stream("GET", lines.path);
-          const failing = response.events().next();
-          // 1200 characters of data, no line of it longer than 12.
-          for (let i = 0; i < 3; i++) await lines.write("data: 0123456789\n".repeat(40));
-          await assert.rejects(
-            within(failing, 5000, "the event to fail"),
+          const failing = assert.rejects(
+            within(response.events().next(), 5000, "the event to fail"),
             lib.HttpClientException,
             /event's data .*maxResponseBytes \(1000\)/,
           );
+          // 1200 characters of data, no line of it longer than 12.
+          for (let i = 0; i < 3; i++) await lines.write("data: 0123456789\n".repeat(40));
+          await failing;
           await lines.cancelled();
           const line = held("text/event-stream");
           const long = await http.stream("GET", line.path);
-          const stalled = long.events().next();
-          await line.write(`data: ${"x".repeat(600)}`);
-          await line.write("x".repeat(600));
-          await assert.rejects(
-            within(stalled, 5000, "the line to fail"),
+          const stalled = assert.rejects(
+            within(long.events().next(), 5000, "the line to fail"),
             lib.HttpClientException,
             /line .*maxResponseBytes \(1000\)/,
           );
+          await line.write(`data: ${"x".repeat(600)}`);
+          await line.write("x".repeat(600));
+          await stalled;
           await line.cancelled();
         }),
     ),
@@ -333,14 +334,15 @@ export default function ({ lib, fixture, runtime, assert }) {
       withClient(undefined, async (http) => {
         const body = held();
         const response = await http.stream("GET", body.path);
-        const reading = response.read();
-        await body.write("some");
-        await response.cancel();
-        await assert.rejects(
-          within(reading, 5000, "read() to fail"),
+        // It fails while cancel() is awaited: handled from the start.
+        const reading = assert.rejects(
+          within(response.read(), 5000, "read() to fail"),
           lib.HttpClientException,
           /cancelled during read\(\)/,
         );
+        await body.write("some");
+        await response.cancel();
+        await reading;
         await body.cancelled();
       })
     ),
