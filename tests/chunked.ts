@@ -1,6 +1,8 @@
-// Bodies cut into chunks at chosen places, for the streaming parsers' tests.
+// Bodies cut into chunks at chosen places, and small line limits, for the
+// streaming parsers' tests.
 
 import fc from "fast-check";
+import type { LineLimit } from "../src/http/lines.ts";
 
 const encoder = new TextEncoder();
 
@@ -42,4 +44,12 @@ export function textAndCuts(
         cuts: fc.array(fc.nat({ max: bytes.length }), { maxLength: 12 }),
       })
     );
+}
+
+/**
+ * A limit of `max` characters for the parsers, whose error (a RangeError, so
+ * that a test tells it from the library's) names what grew past it.
+ */
+export function limitOf(max: number): LineLimit {
+  return { max, tooLong: (what) => new RangeError(`${what} past ${max}`) };
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { lines, splitLines } from "../src/http/lines.ts";
-import { bodyOf, cutAt, textAndCuts } from "./chunked.ts";
+import { CUT_SHORT, lines, splitLines } from "../src/http/lines.ts";
+import { bodyOf, cutAt, limitOf, textAndCuts } from "./chunked.ts";
 
 const encoder = new TextEncoder();
 
@@ -88,6 +88,34 @@ Deno.test("lines() cancels the body when the loop is left early", async () => {
     break;
   }
   assert.ok(cancelled);
+});
+
+Deno.test("lines() holds a line up to its limit, and fails a longer one as soon as it is", async () => {
+  const limited = (chunks: string[], max: number) =>
+    Array.fromAsync(
+      lines(bodyOf(chunks.map((chunk) => encoder.encode(chunk))), "utf-8", limitOf(max)),
+    );
+  assert.deepEqual(await limited(["abc\r", "\nabc"], 3), ["abc", "abc"]);
+  assert.deepEqual(await limited(["ab\r\r\n"], 3), ["ab\r"]);
+  await assert.rejects(limited(["abcd\n"], 3), /^RangeError: A line past 3$/);
+  await assert.rejects(limited(["ab", "cd"], 3), /A line past 3/);
+  await assert.rejects(limited(["abc\r\r"], 3), /A line past 3/);
+  // The chunk past the limit is the last one read: the body is cancelled.
+  let reads = 0;
+  let cancelled = false;
+  const endless = new ReadableStream<Uint8Array>({
+    pull: (controller) => void (reads++, controller.enqueue(encoder.encode("x".repeat(10)))),
+    cancel: () => void (cancelled = true),
+  }, { highWaterMark: 0 });
+  await assert.rejects(Array.fromAsync(lines(endless, undefined, limitOf(95))), /A line past 95/);
+  assert.equal(reads, 10);
+  assert.ok(cancelled);
+});
+
+Deno.test("lines() drops the unfinished last line of a stream cut short", async () => {
+  const body = ReadableStream.from([encoder.encode("whole\nunfinish")]);
+  CUT_SHORT.add(body);
+  assert.deepEqual(await Array.fromAsync(lines(body)), ["whole"]);
 });
 
 Deno.test("lines() reads any async iterable of bytes, and splitLines() any of text", async () => {

@@ -1,19 +1,21 @@
 // events() and waits longer than a timer can count (about 24.8 days): a
 // server's huge `retry`, or a long totalTimeout, must not turn into a timer
 // that fires at once (a reconnection loop without a wait, a reader timed out
-// at its start).
+// at its start); and an event's data or a line past maxResponseBytes ends the
+// reader with an HttpClientException instead of growing without bound.
 
 import assert from "node:assert/strict";
-import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "../mod.ts";
 import { type FixtureServer, type RecordedRequest, startFixtureServer } from "./fixture_server.ts";
+import { rejectsWith, settles } from "./helpers.ts";
 
 const encoder = new TextEncoder();
 const SSE = { "content-type": "text/event-stream" };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function sseClient(server: FixtureServer) {
+function sseClient(server: FixtureServer, maxResponseBytes = 256 * 1024 * 1024) {
   const builder = new HttpClientConfigBuilder().withBaseUrl(server.url).withTimeout(5)
-    .withRetry({ maxRetries: 0 });
+    .withRetry({ maxRetries: 0 }).withMaxResponseBytes(maxResponseBytes);
   return new HttpClient(builder.build());
 }
 
@@ -57,4 +59,49 @@ Deno.test("events() with a totalTimeout longer than a timer counts does not time
   assert.equal(await loop, "ended");
   assert.deepEqual(received, ["a"]);
   await gone;
+});
+
+Deno.test("events() ends with HttpClientException at an event's data or a line past maxResponseBytes", async () => {
+  await using server = startFixtureServer();
+  const cuts: Promise<void>[] = [];
+  let sent = 0;
+  server.route("/endless", (request) => {
+    // Endless: data lines without a blank line, or one line without an end.
+    const piece = encoder.encode(
+      request.url.endsWith("?line") ? "x".repeat(1500) : "data: 12345678\n".repeat(100),
+    );
+    let cancelled!: () => void;
+    cuts.push(new Promise<void>((resolve) => cancelled = resolve));
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(encoder.encode("data: first\n\n")),
+      // A piece every 5 ms, so what was sent tells what was read; ended at
+      // 1 MB, so that a reader past its limit still ends.
+      pull: async (c) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        if ((sent += piece.byteLength) > 1_000_000) c.close();
+        else c.enqueue(piece);
+      },
+      cancel: () => cancelled(),
+    }, { highWaterMark: 0 });
+    return new Response(body, { headers: SSE });
+  });
+  await using client = sseClient(server, 10_000);
+  for (const [query, what] of [["", /event's data/], ["?line", /line/]] as const) {
+    sent = 0;
+    const received: string[] = [];
+    const loop = (async () => {
+      for await (const event of client.events(`/endless${query}`, { maxReconnects: 0 })) {
+        received.push(event.data);
+      }
+    })();
+    const error = await rejectsWith(
+      settles(loop, 10_000),
+      HttpClientException,
+      /maxResponseBytes \(10000\)/,
+    );
+    assert.match(error.message, what);
+    assert.deepEqual(received, ["first"]);
+    await settles(cuts.at(-1)!);
+    assert.ok(sent < 50_000, `the server sent ${sent} bytes`);
+  }
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { events, EventStreamParser, type ServerSentEvent } from "../src/http/sse.ts";
 import { startFixtureServer } from "./fixture_server.ts";
-import { bodyOf, cutAt, textAndCuts } from "./chunked.ts";
+import { bodyOf, cutAt, limitOf, textAndCuts } from "./chunked.ts";
 
 const encoder = new TextEncoder();
 
@@ -239,6 +239,23 @@ Deno.test("events() yields each event as its blank line arrives over a real conn
   assert.deepEqual(first, { done: false, value: message("first", "1") });
   assert.deepEqual(await Array.fromAsync(reader), [message("second", "1")]);
   assert.ok(early, "the first event arrived only after the second was written");
+});
+
+Deno.test("EventStreamParser holds a line and an event's data up to its limit, and no more", () => {
+  const at7 = () => new EventStreamParser("", limitOf(7));
+  // Lines of 7 characters; "ab\ncd\ne" is 7: the LF after the last line is not data.
+  assert.deepEqual(at7().push("data:ab\ndata:cd\ndata:e\n\n"), [message("ab\ncd\ne")]);
+  assert.throws(
+    () => at7().push("data:ab\ndata:cd\ndata:ef\n"),
+    /^RangeError: An event's data past 7$/,
+  );
+  assert.deepEqual(at7().push(`${"data:\n".repeat(8)}\n`), [message("\n".repeat(7))]);
+  assert.throws(() => at7().push("data:\n".repeat(9)), /An event's data past 7/);
+  assert.deepEqual(at7().push(":abcdef\r\n:abcdef\r\r"), []);
+  assert.throws(() => at7().push(":abcdefg"), /^RangeError: A line past 7$/);
+  const parser = at7();
+  parser.push("id:ab");
+  assert.throws(() => parser.push("cde\n"), /A line past 7/);
 });
 
 // A quadratic pass (re-scanning or re-copying the unfinished line or the data

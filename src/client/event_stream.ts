@@ -14,6 +14,7 @@ import { decodeText } from "../http/lines.ts";
 import { EventStreamParser, type ServerSentEvent } from "../http/sse.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
+import { lineLimit } from "../models/streamed_body.ts";
 import type { CallOptions } from "./call_options.ts";
 import { abortedCallError } from "./call_errors.ts";
 import { eventStreamSettings } from "./event_stream_options.ts";
@@ -60,7 +61,8 @@ export interface EventStreamClient {
  * `totalTimeout`, the reader's whole life (a {@linkcode TimeoutException}),
  * and on `close()`, `break` or the end of an `await using` block (the
  * loop ends; the connection is cancelled, a wait ends at once). Any other
- * failure (a hook's error, an {@linkcode AuthenticationException}) is
+ * failure (a hook's error, an {@linkcode AuthenticationException}, a line or
+ * an event's data longer than the client's `maxResponseBytes` characters) is
  * thrown as it is, without reconnecting.
  *
  * Only GET: a POST stream (an LLM's reply) must never be sent twice; read
@@ -198,7 +200,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
     try {
       if (this.#stopped() || response.statusCode === 204) return undefined;
       checkHead(response);
-      const parser = new EventStreamParser(this.#lastEventId);
+      const parser = new EventStreamParser(this.#lastEventId, lineLimit(response));
       for await (const text of decodeText(response.body, "utf-8")) {
         for (const event of parser.push(text)) {
           onEvent();

@@ -5,6 +5,7 @@ import { describeCall, HttpClientException, TimeoutException } from "../errors.t
 import { receivedResponse } from "../models/received_response.ts";
 import type { HttpResponse, HttpResponseInit } from "../models/response.ts";
 import type { StreamedBody } from "../models/streamed_body.ts";
+import { CUT_SHORT } from "../http/lines.ts";
 import { decodedLength, readBody } from "../transport/read_body.ts";
 import { ProgressFailure, report, reportEnd } from "../transport/progress.ts";
 import type { BodyFeed, FeedControl, WireResponse } from "../transport/types.ts";
@@ -24,6 +25,7 @@ type Controller = ReadableStreamDefaultController<Uint8Array>;
 export class WireBody implements StreamedBody, BodyFeed {
   settled = false;
   listener: (() => void) | undefined = undefined;
+  readonly maxResponseBytes: number;
   readonly #inner: ReadableStream<Uint8Array> | null;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
   /** A small body of known length, read in one native read (no reader of the transport's stream). */
@@ -31,6 +33,8 @@ export class WireBody implements StreamedBody, BodyFeed {
   /** A fed body's stream, made with the body (its transport holds nothing itself). */
   readonly #fed: ReadableStream<Uint8Array> | undefined;
   #control: FeedControl | null | undefined = undefined;
+  /** The body's one stream, once made, and its controller. */
+  #out: ReadableStream<Uint8Array> | undefined = undefined;
   #controller: Controller | undefined = undefined;
   /** The stream was closed, errored or cancelled: what comes later is dropped. */
   #done = false;
@@ -57,6 +61,7 @@ export class WireBody implements StreamedBody, BodyFeed {
     this.#abort = abort;
     this.#init = exchange.init;
     this.#options = options;
+    this.maxResponseBytes = options.maxResponseBytes;
     this.#toClientError = exchange.toClientError;
     this.#since = exchange.since;
     // Fed bytes are counted as they come, not as the caller reads them: a
@@ -95,7 +100,7 @@ export class WireBody implements StreamedBody, BodyFeed {
 
   #stream(): ReadableStream<Uint8Array> {
     const fed = this.#inner === null;
-    return new ReadableStream<Uint8Array>({
+    return this.#out = new ReadableStream<Uint8Array>({
       start: this.#start,
       pull: fed ? this.#pullFed : this.#pull,
       cancel: (reason) => this.#cancelInner(reason),
@@ -216,6 +221,18 @@ export class WireBody implements StreamedBody, BodyFeed {
   async cancel(): Promise<void> {
     if (this.settled) return;
     this.#taken = true;
+    // A read waiting on the stream ends now: read() fails (its body is not
+    // whole); any other reader sees an end that is not the body's.
+    if (!this.#done && this.#out !== undefined) {
+      this.#done = true;
+      CUT_SHORT.add(this.#out);
+      if (this.#read === undefined) this.#controller!.close();
+      else {
+        const { request } = this.#init;
+        const message = `Response body was cancelled during read(): ${describeCall(request)}`;
+        this.#controller!.error(new HttpClientException(message, { request }));
+      }
+    }
     await this.#cancelInner(undefined);
   }
 

@@ -156,6 +156,8 @@ export class HttpClientConfigBuilder {
    * (after gzip, deflate, br): a whole number, 0 or more (default 256 MiB),
    * or `Infinity` for no limit. A longer body fails the call with an
    * `HttpClientException` once the limit is passed, without reading further.
+   * A streamed body is not capped, but a line of its `lines()`, and a line
+   * or an event's data of its `events()`, hold at most this many characters.
    */
   withMaxResponseBytes(bytes: number): this {
     this.#config.maxResponseBytes = bytes === Infinity

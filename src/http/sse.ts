@@ -2,9 +2,10 @@
 // The stream is always UTF-8 (a leading BOM dropped once), whatever charset
 // the response names; a line ends at CRLF, LF or a lone CR; a blank line
 // dispatches the event gathered since the last one; an event the stream ends
-// in the middle of is dropped.
+// in the middle of is dropped. A line and an event's data are bounded by a
+// limit, so a stream without line ends or blank lines cannot fill memory.
 
-import { type ByteSource, decodeText } from "./lines.ts";
+import { type ByteSource, decodeText, grown, type LineLimit, STRING_LIMIT } from "./lines.ts";
 
 /** One dispatched event of an event stream. */
 export interface ServerSentEvent {
@@ -40,6 +41,7 @@ export class EventStreamParser {
   #dispatchedId: string;
   #retry: number | undefined = undefined;
   #reconnectionTime: number | undefined = undefined;
+  readonly #limit: LineLimit;
 
   /**
    * Creates a parser.
@@ -47,9 +49,11 @@ export class EventStreamParser {
    * @param lastEventId The ID in effect before the stream starts: a
    * reconnection carries the ID of the last connection over to events
    * without an `id` field of their own, as browsers do.
+   * @param limit The longest line and event's data, and the error past it.
    */
-  constructor(lastEventId = "") {
+  constructor(lastEventId = "", limit: LineLimit = STRING_LIMIT) {
     this.#lastEventId = this.#dispatchedId = lastEventId;
+    this.#limit = limit;
   }
 
   /**
@@ -66,7 +70,7 @@ export class EventStreamParser {
     return this.#reconnectionTime;
   }
 
-  /** Parses the next piece of text; returns the events it completed, in order. */
+  /** Parses the next piece of text; returns the events it completed, in order; throws past the limit. */
   push(text: string): ServerSentEvent[] {
     const events: ServerSentEvent[] = [];
     if (text === "") return events;
@@ -78,7 +82,10 @@ export class EventStreamParser {
     LINE_END.lastIndex = start;
     let end: RegExpExecArray | null;
     while ((end = LINE_END.exec(text)) !== null) {
-      this.#interpret(this.#line + text.slice(start, end.index), events);
+      this.#interpret(
+        grown(this.#line, text.slice(start, end.index), this.#limit, "A line"),
+        events,
+      );
       this.#line = "";
       start = LINE_END.lastIndex;
     }
@@ -86,7 +93,7 @@ export class EventStreamParser {
       // The piece ended a line; when with a lone CR, its LF may open the next piece.
       this.#afterCR = text.charCodeAt(text.length - 1) === CR;
     } else {
-      this.#line += text.slice(start);
+      this.#line = grown(this.#line, text.slice(start), this.#limit, "A line");
     }
     return events;
   }
@@ -107,8 +114,8 @@ export class EventStreamParser {
         this.#eventType = value;
         break;
       case "data":
-        this.#data += value;
-        this.#data += "\n";
+        // The data as dispatched (without the LF after its last line) is what the limit bounds.
+        this.#data = grown(this.#data, value, this.#limit, "An event's data") + "\n";
         break;
       case "id":
         // An ID with NUL could not be sent back in a `Last-Event-ID` header.
@@ -143,10 +150,12 @@ export class EventStreamParser {
  * joined with LF; `id` sets the last event ID, carried to every later event
  * (an `id` containing NUL is ignored); `retry` counts only when it is ASCII
  * digits; other fields are ignored. A block without data dispatches nothing,
- * and an event the body ends in the middle of is dropped. Leaving the loop
- * early cancels a `ReadableStream` source.
+ * and an event the body ends in the middle of is dropped. A line or an
+ * event's data longer than `limit` throws its error. Leaving the loop early,
+ * or a failure, cancels a `ReadableStream` source.
  *
  * @param source The body, as a `ReadableStream` or an async iterable of bytes.
+ * @param limit The longest line and event's data, and the error past it (by default a string's longest).
  * @returns The events, in order.
  *
  * @example Reading events split anywhere across chunks
@@ -162,7 +171,10 @@ export class EventStreamParser {
  * ]);
  * ```
  */
-export async function* events(source: ByteSource): AsyncGenerator<ServerSentEvent> {
-  const parser = new EventStreamParser();
+export async function* events(
+  source: ByteSource,
+  limit: LineLimit = STRING_LIMIT,
+): AsyncGenerator<ServerSentEvent> {
+  const parser = new EventStreamParser("", limit);
   for await (const text of decodeText(source, "utf-8")) yield* parser.push(text);
 }

@@ -8,7 +8,7 @@ import { lines } from "../http/lines.ts";
 import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import { events, type ServerSentEvent } from "../http/sse.ts";
 import { charsetOf, contentStream, decoderFor, lowerCaseHeaders } from "./streamed_body.ts";
-import { readStreamed, RECEIVED, STREAMED, streamedContent } from "./streamed_body.ts";
+import { lineLimit, readStreamed, RECEIVED, STREAMED, streamedContent } from "./streamed_body.ts";
 import type { StreamedBody } from "./streamed_body.ts";
 import {
   defineRedactedInspect,
@@ -234,14 +234,15 @@ export class HttpResponse {
     return STREAMED.get(this)?.cancel() ?? Promise.resolve();
   }
 
-  /** The body's text lines as they arrive (LF or CRLF, stripped), in its charset. */
+  /** The body's text lines as they arrive (LF or CRLF, stripped), in its charset; each within `maxResponseBytes` characters. */
   lines(): AsyncGenerator<string> {
-    return lines(this.body, this.encoding ?? charsetOf(this.header("content-type")));
+    const charset = this.encoding ?? charsetOf(this.header("content-type"));
+    return lines(this.body, charset, lineLimit(this));
   }
 
-  /** The body's Server-Sent Events as they arrive. */
+  /** The body's Server-Sent Events as they arrive; a line or an event's data within `maxResponseBytes` characters. */
   events(): AsyncGenerator<ServerSentEvent> {
-    return events(this.body);
+    return events(this.body, lineLimit(this));
   }
 
   /** Cancels an unread streamed body at the end of an `await using` block. */

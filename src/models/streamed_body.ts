@@ -2,10 +2,11 @@
 // send path makes it (its stream, its read timeout, the call it ends), the
 // response only asks it for the body once, to read it whole, or to cancel.
 
-import { describeCall, ResponseNotReadException } from "../errors.ts";
+import { describeCall, HttpClientException, ResponseNotReadException } from "../errors.ts";
 import type { HttpResponse } from "./response.ts";
 import { keepSetCookieLines, SET_COOKIE_LINES } from "../http/headers.ts";
 import type { JoinedHeaders } from "../http/headers.ts";
+import { type LineLimit, MAX_STRING } from "../http/lines.ts";
 
 /** The body of a streamed response, until it is read, cancelled or fails. */
 export interface StreamedBody {
@@ -13,8 +14,13 @@ export interface StreamedBody {
   take(): ReadableStream<Uint8Array>;
   /** The whole body under the client's limit, as a buffered response (the same one each time). */
   read(): Promise<HttpResponse>;
-  /** Cancels the body, unless it was already read to its end; gives the connection back. */
+  /**
+   * Cancels the body, unless it was already read to its end; gives the
+   * connection back. A read waiting on the taken stream ends at once.
+   */
   cancel(): Promise<void>;
+  /** The client's limit of a buffered read, also that of a line of `lines()` and `events()`. */
+  readonly maxResponseBytes: number;
 }
 
 /** The unread bodies of streamed responses (a buffered response is never in it). */
@@ -41,6 +47,29 @@ export function streamedContent(this: HttpResponse): Uint8Array {
     `Response body was not read (call read() first): ${describeCall(this.request, this.url)}`,
     { request: this.request },
   );
+}
+
+/**
+ * The limit of a line of `lines()` and of a line or an event's data of
+ * `events()` of `response`, in characters: a streamed body's
+ * `maxResponseBytes` (a character is at least a byte), else the longest
+ * string (a buffered body is whole in memory already).
+ */
+export function lineLimit(response: HttpResponse): LineLimit {
+  const max = STREAMED.get(response)?.maxResponseBytes ?? Infinity;
+  return {
+    max,
+    tooLong(what) {
+      const { request } = response;
+      const target = describeCall(request, response.url);
+      const message = max > MAX_STRING
+        ? `${what} of the response body is longer than a string can hold: ${target} ` +
+          "(read response.body instead)"
+        : `${what} of the response body exceeds maxResponseBytes (${max}) characters: ` +
+          `${target} (read response.body instead, or raise withMaxResponseBytes)`;
+      return new HttpClientException(message, { request });
+    },
+  };
 }
 
 /** The content a streamed response is made with (never seen: its getter throws). */

@@ -240,6 +240,56 @@ export default function ({ lib, fixture, runtime, assert }) {
         const response = await http.stream("GET", "/streams/bytes?size=100");
         await assert.rejects(response.read(), lib.HttpClientException, /maxResponseBytes \(10\)/);
       }),
+    "lines() fails a line past maxResponseBytes characters with HttpClientException naming it":
+      headFirst(() =>
+        withClient((b) => b.withMaxResponseBytes(1000), async (http) => {
+          const body = held();
+          const response = await http.stream("GET", body.path);
+          const lines = response.lines();
+          await body.write(`${"a".repeat(1000)}\n${"b".repeat(600)}`);
+          assert.equal(
+            (await within(lines.next(), 5000, "the line at the limit")).value.length,
+            1000,
+          );
+          // Awaited only after the write, which may end after the failure: handled now.
+          const failing = assert.rejects(
+            within(lines.next(), 5000, "the line to fail"),
+            lib.HttpClientException,
+            /line .*maxResponseBytes \(1000\)/,
+          );
+          await body.write("b".repeat(600));
+          await failing;
+          // The body is given up before its end: the rest is never read.
+          await body.cancelled();
+        })
+      ),
+    "events() fails an event's data past maxResponseBytes characters, as a long line": headFirst(
+      () =>
+        withClient((b) => b.withMaxResponseBytes(1000), async (http) => {
+          const lines = held("text/event-stream");
+          const response = await http.stream("GET", lines.path);
+          const failing = assert.rejects(
+            within(response.events().next(), 5000, "the event to fail"),
+            lib.HttpClientException,
+            /event's data .*maxResponseBytes \(1000\)/,
+          );
+          // 1200 characters of data, no line of it longer than 12.
+          for (let i = 0; i < 3; i++) await lines.write("data: 0123456789\n".repeat(40));
+          await failing;
+          await lines.cancelled();
+          const line = held("text/event-stream");
+          const long = await http.stream("GET", line.path);
+          const stalled = assert.rejects(
+            within(long.events().next(), 5000, "the line to fail"),
+            lib.HttpClientException,
+            /line .*maxResponseBytes \(1000\)/,
+          );
+          await line.write(`data: ${"x".repeat(600)}`);
+          await line.write("x".repeat(600));
+          await stalled;
+          await line.cancelled();
+        }),
+    ),
     "cancel() gives the body up: the server sees the connection closed": headFirst(() =>
       withClient(undefined, async (http) => {
         const body = held();
@@ -249,6 +299,73 @@ export default function ({ lib, fixture, runtime, assert }) {
         await body.cancelled();
       })
     ),
+    "cancel() ends a waiting lines() loop at once, its unfinished line dropped": headFirst(() =>
+      withClient(undefined, async (http) => {
+        const body = held();
+        const response = await http.stream("GET", body.path);
+        const lines = response.lines();
+        await body.write("whole\nunfinish");
+        assert.equal((await within(lines.next(), 5000, "the whole line")).value, "whole");
+        const waiting = lines.next();
+        await response.cancel();
+        assert.deepEqual(await within(waiting, 5000, "the loop to end"), {
+          done: true,
+          value: undefined,
+        });
+        await body.cancelled();
+      })
+    ),
+    "cancel() ends a waiting events() loop and a waiting body read at once": headFirst(() =>
+      withClient(undefined, async (http) => {
+        const events = held("text/event-stream");
+        const response = await http.stream("GET", events.path);
+        const waiting = response.events().next();
+        await events.write("data: unfinished\n");
+        await response.cancel();
+        assert.equal((await within(waiting, 5000, "the events loop to end")).done, true);
+        await events.cancelled();
+        const bytes = held();
+        const streamed = await http.stream("GET", bytes.path);
+        const reader = streamed.body.getReader();
+        await bytes.write("some");
+        assert.equal(decoder.decode((await within(reader.read(), 5000, "some")).value), "some");
+        const reading = reader.read();
+        await streamed.cancel();
+        assert.equal((await within(reading, 5000, "the read to end")).done, true);
+        await bytes.cancelled();
+      })
+    ),
+    "cancel() fails a read() under way with HttpClientException at once": headFirst(() =>
+      withClient(undefined, async (http) => {
+        const body = held();
+        const response = await http.stream("GET", body.path);
+        // It fails while cancel() is awaited: handled from the start.
+        const reading = assert.rejects(
+          within(response.read(), 5000, "read() to fail"),
+          lib.HttpClientException,
+          /cancelled during read\(\)/,
+        );
+        await body.write("some");
+        await response.cancel();
+        await reading;
+        await body.cancelled();
+      })
+    ),
+    "close() fails a waiting lines() loop with HttpClientException": headFirst(async () => {
+      const http = client();
+      const body = held();
+      const response = await http.stream("GET", body.path);
+      const waiting = response.lines().next();
+      await body.write("unfinished");
+      const closing = http.close();
+      await assert.rejects(
+        within(waiting, 5000, "the loop to fail"),
+        lib.HttpClientException,
+        /Client was closed/,
+      );
+      await closing;
+      await body.cancelled();
+    }),
     "readTimeout fails a body that stalls mid-way with TimeoutException naming it": headFirst(() =>
       withClient((b) => b.withReadTimeout(0.2), async (http) => {
         const body = held();
