@@ -48,17 +48,22 @@ Deno.test("a derived client sends the parent's credentials to another origin whe
   assert.equal(samePlace.config.authOrigins, undefined);
 });
 
-Deno.test("a derived client's own auth hook starts a new auth scope: its base URL's origin, never the parent's list", async () => {
-  await using api = startFixtureServer();
-  await using other = startFixtureServer();
-  await using parent = new HttpClient(
+/** A client for `origin` whose API key (KEY-FOR-A) goes to that origin alone. */
+function parentOf(origin: string): HttpClient {
+  return new HttpClient(
     new HttpClientConfigBuilder()
-      .withBaseUrl(api.url)
-      .withAuthOrigins([api.url])
+      .withBaseUrl(origin)
+      .withAuthOrigins([origin])
       .withAuthHook(new ApiKeyAuthHook("KEY-FOR-A"))
       .withRetry({ maxRetries: 0 })
       .build(),
   );
+}
+
+Deno.test("a derived client's own auth hook starts a new auth scope: its base URL's origin, never the parent's list", async () => {
+  await using api = startFixtureServer();
+  await using other = startFixtureServer();
+  await using parent = parentOf(api.url);
   const own = parent.extend((builder) =>
     builder.withBaseUrl(other.url).withAuthHook(new ApiKeyAuthHook("KEY-FOR-B"))
   );
@@ -89,14 +94,7 @@ Deno.test("a derived client's own auth hook goes to the origins its builder name
   await using api = startFixtureServer();
   await using other = startFixtureServer();
   await using third = startFixtureServer();
-  await using parent = new HttpClient(
-    new HttpClientConfigBuilder()
-      .withBaseUrl(api.url)
-      .withAuthOrigins([api.url])
-      .withAuthHook(new ApiKeyAuthHook("KEY-FOR-A"))
-      .withRetry({ maxRetries: 0 })
-      .build(),
-  );
+  await using parent = parentOf(api.url);
   // Named before or after the hook, the derived builder's list is the list.
   const named = parent.extend((builder) =>
     builder.withBaseUrl(other.url).withAuthOrigins([third.url])
