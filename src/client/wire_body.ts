@@ -3,8 +3,7 @@
 
 import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
 import { receivedResponse } from "../models/received_response.ts";
-import type { HttpResponse, HttpResponseInit } from "../models/response.ts";
-import type { StreamedBody } from "../models/streamed_body.ts";
+import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import { CUT_SHORT } from "../http/lines.ts";
 import { decodedLength, readBody } from "../transport/read_body.ts";
 import { ProgressFailure, report, reportEnd } from "../transport/progress.ts";
