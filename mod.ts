@@ -68,15 +68,15 @@ export {
   TimeoutException,
 } from "./src/errors.ts";
 export {
-  EventStreamException,
+  HttpStatusException,
   ResponseException,
   ResponseParseException,
-} from "./src/response_exceptions.ts";
-export { HttpStatusException } from "./src/http_status_exception.ts";
+} from "./src/models/response.ts";
+export { EventStreamException } from "./src/event_stream_exception.ts";
 export type { ServerSentEvent } from "./src/http/sse.ts";
 export type { HttpClientExceptionOptions } from "./src/errors.ts";
 export type {
-  EventStreamExceptionOptions,
   ResponseExceptionOptions,
   ResponseParseExceptionOptions,
-} from "./src/response_exceptions.ts";
+} from "./src/models/response.ts";
+export type { EventStreamExceptionOptions } from "./src/event_stream_exception.ts";

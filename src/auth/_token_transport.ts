@@ -7,23 +7,12 @@
 // synchronous start of its fetch(), where clientCredentialsStep takes it.
 // A manager used on its own has none: its steps send as they always did.
 
-import type { HttpRequest } from "../models/request.ts";
-import type { HttpResponse } from "../models/response.ts";
 import {
   bindContextTokenSender,
   contextTokenSender,
   RequestContext,
+  type TokenSender,
 } from "../models/request_context.ts";
-
-/**
- * Sends a token request through a client's transport: its pool (so its
- * proxy and TLS settings) and its logging hooks, never its auth hook, and
- * without retries.
- */
-export type TokenSender = ((request: HttpRequest) => Promise<HttpResponse>) & {
-  /** Aborted when the client closes: its sender then sends nothing more. */
-  readonly closed?: AbortSignal | undefined;
-};
 
 /** Senders bound to responses, which are rare: only an auth error to refresh after gets one. */
 const bound = new WeakMap<object, TokenSender>();

@@ -7,7 +7,7 @@ import { checkKnownKeys, describeType, keysOf, validateSeconds } from "../models
 import { fitsInHeader } from "./_header_token.ts";
 import { hideCauseText } from "../masking/error_views.ts";
 import { currentTokenSender, withTokenSender } from "./_token_transport.ts";
-import type { TokenSender } from "./_token_transport.ts";
+import type { TokenSender } from "../models/request_context.ts";
 
 /** One step of a token fetch: its token is stored in the context under `name`. */
 export interface TokenFetchStep {

@@ -11,7 +11,7 @@ import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import { HttpRequest } from "../models/request.ts";
 import { headerValue } from "../http/headers.ts";
 import type { HttpResponse } from "../models/response.ts";
-import type { RequestContext } from "../models/request_context.ts";
+import type { RequestContext, TokenSender } from "../models/request_context.ts";
 import { describeType } from "../models/_validate.ts";
 import { Step, untilAborted } from "./deadline/abort.ts";
 import { stepEndedError } from "./call_errors.ts";
@@ -22,7 +22,6 @@ import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { originOf } from "../http/url.ts";
 import { bindTokenSender } from "../auth/_token_transport.ts";
-import type { TokenSender } from "../auth/_token_transport.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {

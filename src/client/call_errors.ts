@@ -10,7 +10,7 @@ import {
   TimeoutException,
 } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
-import type { Step } from "./deadline/abort.ts";
+import type { AbortSources, Step } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import {
   BodyDecodeError,
@@ -25,7 +25,6 @@ import { RuntimeLimitError } from "../transport/runtime_name.ts";
 import { RequestBodyFailure } from "../transport/body_failure.ts";
 import { hideCauseText } from "../masking/error_views.ts";
 import { describeType } from "../models/_validate.ts";
-import type { SendOptions } from "./exchange.ts";
 
 /**
  * The library's exception for `error`, thrown by the transport or the body
@@ -39,7 +38,7 @@ export function toClientError(
   error: unknown,
   request: HttpRequest,
   step: Step,
-  options: SendOptions,
+  options: Pick<AbortSources, "closed" | "signal">,
 ): unknown {
   if (error instanceof HttpClientException) return error;
   // A progress callback's own error fails the call as it is.
@@ -125,7 +124,7 @@ function requestBodyError(cause: unknown, request: HttpRequest): unknown {
 export function stepEndedError(
   request: HttpRequest,
   step: Step,
-  options: Pick<SendOptions, "closed" | "signal">,
+  options: Pick<AbortSources, "closed" | "signal">,
   cause?: unknown,
 ): HttpClientException | undefined {
   if (step.timedOut) {
@@ -176,7 +175,7 @@ export function retryPastDeadlineError(
  */
 export function abortedCallError(
   request: HttpRequest,
-  options: Pick<SendOptions, "closed" | "signal">,
+  options: Pick<AbortSources, "closed" | "signal">,
   cause?: unknown,
 ): HttpClientException | undefined {
   const target = describeCall(request);

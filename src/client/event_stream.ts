@@ -13,8 +13,7 @@ import {
 import { decodeText } from "../http/lines.ts";
 import { EventStreamParser, type ServerSentEvent } from "../http/sse.ts";
 import { HttpRequest } from "../models/request.ts";
-import type { HttpResponse } from "../models/response.ts";
-import { lineLimit } from "../models/streamed_body.ts";
+import { type HttpResponse, lineLimit } from "../models/response.ts";
 import type { CallOptions } from "./call_options.ts";
 import { abortedCallError } from "./call_errors.ts";
 import { eventStreamSettings } from "./event_stream_options.ts";

@@ -3,17 +3,40 @@
 
 import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
 import { receivedResponse } from "../models/received_response.ts";
-import type { HttpResponse, HttpResponseInit } from "../models/response.ts";
-import type { StreamedBody } from "../models/streamed_body.ts";
+import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import { CUT_SHORT } from "../http/lines.ts";
 import { decodedLength, readBody } from "../transport/read_body.ts";
 import { ProgressFailure, report, reportEnd } from "../transport/progress.ts";
+import type { ProgressCallback } from "../transport/progress.ts";
 import type { BodyFeed, FeedControl, WireResponse } from "../transport/types.ts";
-import type { Abort } from "./deadline/abort.ts";
+import type { Abort, AbortSources } from "./deadline/abort.ts";
 import { ReadTimeout } from "./read_timeout.ts";
-import type { StreamedCallOptions, StreamedExchange } from "./streamed_call.ts";
 
 type Controller = ReadableStreamDefaultController<Uint8Array>;
+
+/** What the body of a streamed call needs besides its response. */
+export interface StreamedCallOptions extends AbortSources {
+  /** The longest wait for the next chunk, in seconds (`null` or absent: none). */
+  readonly readTimeout?: number | null | undefined;
+  /** The largest body `read()` buffers, in bytes. */
+  readonly maxResponseBytes: number;
+  /** Told how far the body has been read: at the first read, after each chunk, at the end. */
+  readonly onDownloadProgress?: ProgressCallback | undefined;
+}
+
+/** The exchange a streamed body comes from, at its head. */
+export interface StreamedExchange {
+  /** The response, its body unread. */
+  readonly wire: WireResponse;
+  /** The exchange's abort, its timeout already stopped. */
+  readonly abort: Abort;
+  /** The response's fields, but its content. */
+  readonly init: Omit<HttpResponseInit, "content">;
+  /** Turns what the body's stream throws into the library's exception. */
+  readonly toClientError: (error: unknown) => unknown;
+  /** When the call's exchange started (`performance.now()`). */
+  readonly since: number;
+}
 
 /**
  * The body's one stream, over the transport's: pulled from the reader of

@@ -3,7 +3,7 @@
 // proxy's `basicAuth`, a proxy URL's user-info) and the TLS `key` masked; a
 // cookie jar by name only.
 
-import type { HttpClientConfig } from "./client_config.ts";
+import type { HttpClientConfig } from "./http_client_config.ts";
 import { maskDeepForView, maskHeadersForView, redactUrl } from "../masking/views.ts";
 import { tlsView } from "./tls.ts";
 

@@ -1,4 +1,4 @@
-import type { HttpClientConfig } from "./client_config.ts";
+import type { HttpClientConfig } from "./http_client_config.ts";
 import { DEFAULT_RETRY } from "./retry_policy.ts";
 
 /**

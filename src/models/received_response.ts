@@ -3,8 +3,8 @@
 // models): their headers are not copied until read.
 
 import { HttpResponse } from "./response.ts";
-import type { HttpResponseInit } from "./response.ts";
-import { NO_CONTENT, RECEIVED, type StreamedBody } from "./streamed_body.ts";
+import type { HttpResponseInit, StreamedBody } from "./response.ts";
+import { NO_CONTENT, RECEIVED } from "./response_parts.ts";
 
 /** The constructor with the parameter its public signature does not show. */
 const HttpResponseWithOrigin = HttpResponse as new (

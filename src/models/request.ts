@@ -33,7 +33,7 @@ import type {
 import { describeRawBody } from "../http/raw_body.ts";
 import { serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
-import { toCurl } from "../curl/to_curl.ts";
+import { curlCommand } from "../curl/curl_command.ts";
 
 /** A copy of a request with a header record checked and frozen already ({@linkcode withCheckedHeader}). */
 let copyWithHeaders: (from: HttpRequest, headers: Readonly<Record<string, string>>) => HttpRequest;
@@ -195,7 +195,7 @@ export class HttpRequest implements HttpRequestFields {
 
   /** This request as a cURL command, credentials included: {@linkcode toCurl}`(request)` of `utils.ts`. */
   toCurl(): string {
-    return toCurl(this);
+    return curlCommand(this);
   }
 
   /**

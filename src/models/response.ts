@@ -1,15 +1,38 @@
-import { describeCall } from "../errors.ts";
+// A response, and what names it and is named by it, so in one file: the
+// unread body a streamed one holds (the send path makes it; the response
+// only asks it for the body once, to read it whole, or to cancel), and the
+// exceptions that carry a response which its own methods throw
+// (`raiseForStatus()`'s HttpStatusException, `json()`'s
+// ResponseParseException) and their base, ResponseException.
+// EventStreamException, thrown by the send path, is in
+// ../event_stream_exception.ts.
+
+import {
+  describeCall,
+  HttpClientException,
+  type HttpClientExceptionOptions,
+  ResponseNotReadException,
+} from "../errors.ts";
+import { hideCauseText } from "../masking/error_views.ts";
 import { checkResponseInit, type HttpResponseInit } from "./response_init.ts";
-import { httpStatusError } from "../http_status_exception.ts";
-import { parseJson, parseJsonOrUndefined, validateJson } from "./response_json.ts";
-import type { StandardSchemaV1 } from "./standard_schema.ts";
+import {
+  describeIssues,
+  parseJsonOrUndefined,
+  schemaValidator,
+  validateSync,
+} from "./response_json.ts";
+import type { StandardSchemaIssue, StandardSchemaV1 } from "./standard_schema.ts";
 import type { HttpRequest } from "./request.ts";
-import { lines } from "../http/lines.ts";
+import { type LineLimit, lines, MAX_STRING } from "../http/lines.ts";
 import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import { events, type ServerSentEvent } from "../http/sse.ts";
-import { charsetOf, contentStream, decoderFor, lowerCaseHeaders } from "./streamed_body.ts";
-import { lineLimit, readStreamed, RECEIVED, STREAMED, streamedContent } from "./streamed_body.ts";
-import type { StreamedBody } from "./streamed_body.ts";
+import {
+  charsetOf,
+  contentStream,
+  decoderFor,
+  lowerCaseHeaders,
+  RECEIVED,
+} from "./response_parts.ts";
 import {
   defineRedactedInspect,
   jsonView,
@@ -18,6 +41,70 @@ import {
 } from "../masking/views.ts";
 
 export type { HttpResponseInit };
+
+/** The body of a streamed response, until it is read, cancelled or fails. */
+export interface StreamedBody {
+  /** The decoded body as it arrives; throws once it was taken, read or cancelled. */
+  take(): ReadableStream<Uint8Array>;
+  /** The whole body under the client's limit, as a buffered response (the same one each time). */
+  read(): Promise<HttpResponse>;
+  /**
+   * Cancels the body, unless it was already read to its end; gives the
+   * connection back. A read waiting on the taken stream ends at once.
+   */
+  cancel(): Promise<void>;
+  /** The client's limit of a buffered read, also that of a line of `lines()` and `events()`. */
+  readonly maxResponseBytes: number;
+}
+
+/** The unread bodies of streamed responses (a buffered response is never in it). */
+const STREAMED: WeakMap<HttpResponse, StreamedBody> = new WeakMap();
+
+/** The bodies of streamed responses that `read()` buffered, by response. */
+const READ: WeakMap<HttpResponse, Uint8Array> = new WeakMap();
+
+/** `read()` of a streamed response: its body read whole, which its `content` then gives too. */
+async function readStreamed(
+  response: HttpResponse,
+  body: StreamedBody,
+): Promise<HttpResponse> {
+  const buffered = await body.read();
+  READ.set(response, buffered.content);
+  return buffered;
+}
+
+/** The `content` getter of a streamed response: the body once `read()` resolved, else it throws. */
+function streamedContent(this: HttpResponse): Uint8Array {
+  const content = READ.get(this);
+  if (content !== undefined) return content;
+  throw new ResponseNotReadException(
+    `Response body was not read (call read() first): ${describeCall(this.request, this.url)}`,
+    { request: this.request },
+  );
+}
+
+/**
+ * The limit of a line of `lines()` and of a line or an event's data of
+ * `events()` of `response`, in characters: a streamed body's
+ * `maxResponseBytes` (a character is at least a byte), else the longest
+ * string (a buffered body is whole in memory already).
+ */
+export function lineLimit(response: HttpResponse): LineLimit {
+  const max = STREAMED.get(response)?.maxResponseBytes ?? Infinity;
+  return {
+    max,
+    tooLong(what) {
+      const { request } = response;
+      const target = describeCall(request, response.url);
+      const message = max > MAX_STRING
+        ? `${what} of the response body is longer than a string can hold: ${target} ` +
+          "(read response.body instead)"
+        : `${what} of the response body exceeds maxResponseBytes (${max}) characters: ` +
+          `${target} (read response.body instead, or raise withMaxResponseBytes)`;
+      return new HttpClientException(message, { request });
+    },
+  };
+}
 
 /**
  * An immutable HTTP response. It is returned for every received status:
@@ -171,7 +258,15 @@ export class HttpResponse {
   json<S extends StandardSchemaV1>(schema: S): NonNullable<S["~standard"]["types"]>["output"];
   json(schema?: StandardSchemaV1): unknown {
     // An explicit `undefined` is a schema that is missing, not "no schema".
-    return arguments.length === 0 ? parseJson(this) : validateJson(this, schema);
+    if (arguments.length === 0) return parseJson(this);
+    // Checked before the body is parsed: a schema that is not one fails whatever the body.
+    const validator = schemaValidator(schema);
+    const { issues, value } = validateSync(validator, parseJson(this));
+    if (issues === undefined) return value;
+    throw new ResponseParseException(
+      `Response body does not match the schema (${describeIssues(issues)}): ${where(this)}`,
+      { response: this, issues },
+    );
   }
 
   /**
@@ -200,7 +295,13 @@ export class HttpResponse {
    * ```
    */
   raiseForStatus(): this {
-    if (this.statusCode >= 400 && this.statusCode <= 599) throw httpStatusError(this);
+    if (this.statusCode >= 400 && this.statusCode <= 599) {
+      const kind = this.statusCode < 500 ? "Client error" : "Server error";
+      throw new HttpStatusException(
+        `${kind} (status ${this.statusCode}): ${describeCall(this.request, this.url)}`,
+        { response: this },
+      );
+    }
     return this;
   }
 
@@ -292,3 +393,161 @@ defineRedactedInspect(HttpResponse, (response) => ({
   request: response.request,
   encoding: response.encoding,
 }));
+
+/** `<METHOD> <URL> (status <n>)`, the URL masked: where every parse message ends. */
+function where(response: HttpResponse): string {
+  return `${describeCall(response.request, response.url)} (status ${response.statusCode})`;
+}
+
+/** The body parsed as JSON, or a {@linkcode ResponseParseException} carrying the response. */
+function parseJson(response: HttpResponse): unknown {
+  const text = response.text;
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    // The parser's message quotes the body (V8: `"token=…" is not valid JSON`),
+    // which no view shows: the cause is shown by its class only.
+    throw hideCauseText(
+      new ResponseParseException(`Response body is not valid JSON: ${where(response)}`, {
+        response,
+        cause,
+      }),
+    );
+  }
+}
+
+/** Options of an exception that carries a response. */
+export interface ResponseExceptionOptions extends HttpClientExceptionOptions {
+  /** The response the exception is about. */
+  response: HttpResponse;
+}
+
+/**
+ * The shape every exception about a response shares: `response`, and the
+ * response's request as `request`. Its view (`console.log()`,
+ * `JSON.stringify()`) shows the response through the response's own masked
+ * view, as every field of an exception is shown.
+ *
+ * @example Catch any exception that carries a response
+ * ```ts
+ * import { HttpRequest, HttpResponse, ResponseException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new HttpRequest("GET", "http://127.0.0.1/");
+ * const response = new HttpResponse({
+ *   statusCode: 500, headers: {}, content: new Uint8Array(), elapsedMs: 1, url: request.url, request,
+ * });
+ * assert.throws(
+ *   () => response.raiseForStatus(),
+ *   (error: unknown) => error instanceof ResponseException && error.response === response,
+ * );
+ * ```
+ */
+export abstract class ResponseException extends HttpClientException {
+  /** The response the exception is about. */
+  readonly response: HttpResponse;
+
+  /**
+   * Creates an exception.
+   *
+   * @param message What went wrong, naming the method and URL.
+   * @param options The response, and the underlying error as `cause`.
+   */
+  constructor(message: string, options: ResponseExceptionOptions) {
+    super(message, { request: options.response.request, cause: options.cause });
+    this.response = options.response;
+  }
+}
+
+/** Options of a {@linkcode ResponseParseException}. */
+export interface ResponseParseExceptionOptions extends ResponseExceptionOptions {
+  /** The response whose body could not be parsed. */
+  response: HttpResponse;
+  /**
+   * The issues a Standard Schema validator reported, when the body was JSON
+   * but did not match the schema given to {@linkcode HttpResponse.json}.
+   */
+  issues?: readonly StandardSchemaIssue[] | undefined;
+}
+
+/**
+ * {@linkcode HttpResponse.json} was called and the body is not valid JSON.
+ * The response is kept on the exception, so nothing is lost.
+ *
+ * @example Read the body that failed to parse
+ * ```ts
+ * import { HttpRequest, HttpResponse, ResponseParseException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const response = new HttpResponse({
+ *   statusCode: 200,
+ *   headers: {},
+ *   content: new TextEncoder().encode("not json"),
+ *   elapsedMs: 1,
+ *   url: "http://127.0.0.1/",
+ *   request: new HttpRequest("GET", "http://127.0.0.1/"),
+ * });
+ * assert.throws(() => response.json(), (error: unknown) => {
+ *   assert.ok(error instanceof ResponseParseException);
+ *   assert.equal(error.response.text, "not json");
+ *   return true;
+ * });
+ * ```
+ */
+export class ResponseParseException extends ResponseException {
+  /**
+   * The issues a Standard Schema validator reported (each a `message` and
+   * maybe a `path`), or `undefined` when the body was not JSON. The
+   * exception's message names their paths; views (`console.log()`,
+   * `JSON.stringify()`) leave the issues out, as an issue's message may
+   * quote the body, which no view shows.
+   */
+  readonly issues?: readonly StandardSchemaIssue[];
+
+  /**
+   * Creates an exception.
+   *
+   * @param message What went wrong.
+   * @param options The response, the parser's error as `cause`, the validator's `issues`.
+   */
+  constructor(message: string, options: ResponseParseExceptionOptions) {
+    super(message, options);
+    // Not enumerable: views show the fields of an exception, and an issue's
+    // message may quote the body, which no view shows.
+    if (options.issues !== undefined) {
+      Object.defineProperty(this, "issues", { value: options.issues, enumerable: false });
+    }
+  }
+}
+
+/**
+ * A response had a 4xx or 5xx status and the caller asked for that to
+ * throw, with {@linkcode HttpResponse.raiseForStatus}. The message names
+ * the status, the method and the URL (masked: no user-info, no
+ * credential-like query value); `response` is the response, its body as
+ * it was (a streamed one unread).
+ *
+ * @example Read the response of a failed status
+ * ```ts
+ * import { HttpClientException, HttpRequest, HttpResponse, HttpStatusException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new HttpRequest("POST", "http://127.0.0.1/orders?api_key=k3y");
+ * const response = new HttpResponse({
+ *   statusCode: 503, headers: {}, content: new TextEncoder().encode("busy"), elapsedMs: 1,
+ *   url: request.url, request,
+ * });
+ * assert.throws(() => response.raiseForStatus(), (error: unknown) => {
+ *   assert.ok(error instanceof HttpStatusException && error instanceof HttpClientException);
+ *   assert.equal(
+ *     String(error),
+ *     "HttpStatusException: Server error (status 503): POST http://127.0.0.1/orders?api_key=***",
+ *   );
+ *   return error.response.text === "busy";
+ * });
+ * ```
+ */
+export class HttpStatusException extends ResponseException {
+  /** The response whose status failed. */
+  declare readonly response: HttpResponse;
+}

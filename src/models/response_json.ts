@@ -1,37 +1,12 @@
-// The body of a response as JSON: parsed, and checked against a Standard
-// Schema validator when one is given.
+// The parts of json() and json(schema) below the response: a Standard Schema
+// validator checked and run synchronously, its issues described. The
+// response turns a failure into its ResponseParseException (response.ts).
 
-import { describeCall } from "../errors.ts";
-import { hideCauseText } from "../masking/error_views.ts";
-import { ResponseParseException } from "../response_exceptions.ts";
-import type { HttpResponse } from "./response.ts";
 import type { StandardSchemaIssue, StandardSchemaV1 } from "./standard_schema.ts";
 import { describeType } from "./_validate.ts";
 
 /** How many issue paths a message names; the rest are counted. */
 const SHOWN_PATHS = 3;
-
-/** `<METHOD> <URL> (status <n>)`, the URL masked: where every parse message ends. */
-function where(response: HttpResponse): string {
-  return `${describeCall(response.request, response.url)} (status ${response.statusCode})`;
-}
-
-/** The body parsed as JSON, or a {@linkcode ResponseParseException} carrying the response. */
-export function parseJson(response: HttpResponse): unknown {
-  const text = response.text;
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    // The parser's message quotes the body (V8: `"token=…" is not valid JSON`),
-    // which no view shows: the cause is shown by its class only.
-    throw hideCauseText(
-      new ResponseParseException(`Response body is not valid JSON: ${where(response)}`, {
-        response,
-        cause,
-      }),
-    );
-  }
-}
 
 /** `text` parsed as JSON, or `undefined` when it is not JSON. */
 export function parseJsonOrUndefined(text: string): unknown {
@@ -43,13 +18,10 @@ export function parseJsonOrUndefined(text: string): unknown {
 }
 
 /**
- * The body parsed as JSON and validated by `schema`: the validator's output,
- * or a {@linkcode ResponseParseException} carrying its issues and the
- * response. The body is in memory, so validation is synchronous: a
- * validator that returns a promise (an async refinement) is a `TypeError`
- * naming its vendor, rather than a promise the caller might not await.
+ * The validator of `schema`, a Standard Schema (version 1 under
+ * `"~standard"`), or a `TypeError` naming what `schema` is.
  */
-export function validateJson(response: HttpResponse, schema: unknown): unknown {
+export function schemaValidator(schema: unknown): StandardSchemaV1["~standard"] {
   const props = (schema as Partial<StandardSchemaV1> | null | undefined)?.["~standard"];
   if (props?.version !== 1 || typeof props.validate !== "function") {
     throw new TypeError(
@@ -58,24 +30,32 @@ export function validateJson(response: HttpResponse, schema: unknown): unknown {
       }`,
     );
   }
-  const result = props.validate(parseJson(response));
+  return props;
+}
+
+/**
+ * `value` validated by `validator`: its output, or its issues. The body is
+ * in memory, so validation is synchronous: a validator that returns a
+ * promise (an async refinement) is a `TypeError` naming its vendor, rather
+ * than a promise the caller might not await.
+ */
+export function validateSync(
+  validator: StandardSchemaV1["~standard"],
+  value: unknown,
+): { issues?: readonly StandardSchemaIssue[]; value?: unknown } {
+  const result = validator.validate(value);
   if (typeof (result as Partial<PromiseLike<unknown>>).then === "function") {
     // Nobody awaits it: its rejection must not go unhandled.
     (result as PromiseLike<unknown>).then(undefined, () => {});
     throw new TypeError(
-      `Invalid schema: the ${props.vendor} validator is asynchronous, and json(schema) validates synchronously; validate response.json() with the validator's own async call instead`,
+      `Invalid schema: the ${validator.vendor} validator is asynchronous, and json(schema) validates synchronously; validate response.json() with the validator's own async call instead`,
     );
   }
-  const { issues, value } = result as { issues?: readonly StandardSchemaIssue[]; value?: unknown };
-  if (issues === undefined) return value;
-  throw new ResponseParseException(
-    `Response body does not match the schema (${describeIssues(issues)}): ${where(response)}`,
-    { response, issues },
-  );
+  return result as { issues?: readonly StandardSchemaIssue[]; value?: unknown };
 }
 
 /** `2 issues: user.email, items[0].id`: the count, and the first paths (never the values). */
-function describeIssues(issues: readonly StandardSchemaIssue[]): string {
+export function describeIssues(issues: readonly StandardSchemaIssue[]): string {
   const paths = issues.slice(0, SHOWN_PATHS).map((issue) => pathOf(issue.path ?? []));
   const more = issues.length > SHOWN_PATHS ? `, ${issues.length - SHOWN_PATHS} more` : "";
   const count = issues.length === 1 ? "1 issue" : `${issues.length} issues`;
