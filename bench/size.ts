@@ -1,15 +1,17 @@
 /**
- * `deno task size`: the bytes the npm package's Web build adds to a browser
- * bundle that calls `createClient(url).get(path)`, beside ky and ofetch for
+ * `deno task size`: the bytes the npm package (its browser build, picked by
+ * the `browser` condition) adds to a browser bundle that calls
+ * `createClient(url).get(path)`, beside ky and ofetch for
  * the same call, and what in it weighs most; writes the "size" section of
  * bench/RESULTS.md.
  *
  * Packs `npm/` (built by `deno task build:npm`, which the task runs first),
  * installs the tarball, ky and ofetch (the versions deno.lock resolved) into
  * a temporary folder, bundles each entry with esbuild (pinned) for the
- * browser, minified, and gzips the output with `CompressionStream`. Code
- * splitting keeps what a dynamic `import()` loads (tough-cookie) apart.
- * `--print` prints the section instead of writing it.
+ * browser, minified, into one file as esbuild bundles by default (no code
+ * splitting: what a dynamic `import()` loads is in that file too, as the
+ * contract's weight measures it), and gzips the output with
+ * `CompressionStream`. `--print` prints the section instead of writing it.
  *
  * @module
  */
@@ -18,8 +20,15 @@ import { parseArgs } from "node:util";
 import { loadAverage, opening, table, writeSection } from "./_results.ts";
 
 const ESBUILD = "0.28.2";
-const FLAGS = "--bundle --splitting --minify --format=esm --platform=browser --conditions=browser";
+const FLAGS = "--bundle --minify --format=esm --platform=browser --conditions=browser";
 const PACKAGE = "@fetchline/fetchline";
+/** API.md "Weight": the basic bundle's most gzipped bytes. */
+const TARGET = 18_000;
+/**
+ * The basic bundle measured so (one file) before the browser build: the Web
+ * build, with tough-cookie, proxy routing and Deno's pool in it.
+ */
+const BEFORE = { commit: "e800ea2", min: 267_115, gzip: 92_346 };
 
 /**
  * The package's modules a bundle that only creates a client and sends a call
@@ -61,11 +70,7 @@ export const main = async (url) => (await createClient(url).get("/items")).json(
 ];
 
 interface Metafile {
-  outputs: Record<string, {
-    entryPoint?: string;
-    imports: { path: string; kind: string }[];
-    inputs: Record<string, { bytesInOutput: number }>;
-  }>;
+  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
 }
 
 const decoder = new TextDecoder();
@@ -78,43 +83,45 @@ async function run(command: string, args: string[], cwd: string): Promise<string
   return decoder.decode(output.stdout);
 }
 
-/** Minified and gzipped bytes of the files `paths` in `dir`. */
-async function bytesOf(paths: string[], dir: string) {
-  let [min, gzip] = [0, 0];
-  for (const path of paths) {
-    const bytes = await Deno.readFile(`${dir}/${path}`);
-    const gzipped = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
-    min += bytes.byteLength;
-    gzip += (await new Response(gzipped).arrayBuffer()).byteLength;
-  }
-  return { min, gzip };
+/** Minified and gzipped bytes of the file `path`. */
+async function bytesOf(path: string) {
+  const bytes = await Deno.readFile(path);
+  const gzipped = new Blob([bytes]).stream().pipeThrough(new CompressionStream("gzip"));
+  return { min: bytes.byteLength, gzip: (await new Response(gzipped).arrayBuffer()).byteLength };
 }
 
-/** Bundles `entry` in `dir`: the outputs loaded first and on demand, and the metafile. */
+/**
+ * Bundles `entry` in `dir` into one file: its bytes, and each input's bytes
+ * in it (the package's paths short, from the folder of whichever build the
+ * conditions picked).
+ */
 async function bundle(dir: string, entry: string) {
-  const outdir = `out-${entry.replace(/\.mjs$/, "")}`;
-  const args = ["-y", `esbuild@${ESBUILD}`, entry, ...FLAGS.split(" "), `--outdir=${outdir}`];
-  await run("npx", [...args, `--metafile=${outdir}.json`, "--log-level=warning"], dir);
-  const meta: Metafile = JSON.parse(await Deno.readTextFile(`${dir}/${outdir}.json`));
-  // A dynamic import()'s chunk has an entryPoint too: only the entry's own output starts the list.
-  const first = Object.keys(meta.outputs).filter((path) =>
-    meta.outputs[path]!.entryPoint === entry
-  );
-  for (let i = 0; i < first.length; i++) {
-    for (const { path, kind } of meta.outputs[first[i]!]!.imports) {
-      if (kind === "import-statement" && !first.includes(path)) first.push(path);
-    }
-  }
-  const lazy = Object.keys(meta.outputs).filter((p) => p.endsWith(".js") && !first.includes(p));
-  // Each input's bytes in the outputs loaded first, the package's paths short.
+  const outfile = `out-${entry.replace(/\.mjs$/, ".js")}`;
+  const args = ["-y", `esbuild@${ESBUILD}`, entry, ...FLAGS.split(" "), `--outfile=${outfile}`];
+  await run("npx", [...args, `--metafile=${outfile}.json`, "--log-level=warning"], dir);
+  const meta: Metafile = JSON.parse(await Deno.readTextFile(`${dir}/${outfile}.json`));
   const inputs = new Map<string, number>();
-  for (const output of first) {
-    for (const [input, { bytesInOutput }] of Object.entries(meta.outputs[output]!.inputs)) {
-      const path = input.replace(/^.*@fetchline\/fetchline\/web\//, "");
+  const builds = new Set<string>();
+  for (const output of Object.values(meta.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const build = /@fetchline\/fetchline\/(?:([a-z]+)\/)?src\//.exec(input);
+      if (build) builds.add(build[1] === undefined ? "the Node build" : `${build[1]}/`);
+      const path = input.replace(/^.*@fetchline\/fetchline\/(?:[a-z]+\/)?(?=src\/)/, "")
+        .replace(/^node_modules\/\.pnpm\/[^/]+\//, "");
       if (bytesInOutput > 0) inputs.set(path, (inputs.get(path) ?? 0) + bytesInOutput);
     }
   }
-  return { first, lazy, inputs };
+  return { size: await bytesOf(`${dir}/${outfile}`), inputs, builds: [...builds] };
+}
+
+/** The folder a share is counted in: `src/client`, a package under node_modules, the entry. */
+function folderOf(path: string): string {
+  const parts = path.split("/");
+  if (parts[0] === "src") return parts.slice(0, 2).join("/");
+  if (parts[0] === "node_modules") {
+    return parts.slice(0, parts[1]?.startsWith("@") ? 3 : 2).join("/");
+  }
+  return parts[0]!;
 }
 
 /** The version deno.lock resolved for the npm package `name`. */
@@ -148,16 +155,19 @@ try {
   const rows: string[][] = [];
   let top: string[][] = [];
   let spread = "";
+  let picked: string[] = [];
+  let basic = { min: 0, gzip: 0 };
   for (const [i, entry] of ENTRIES.entries()) {
     await Deno.writeTextFile(`${work}/entry${i}.mjs`, entry.source);
-    const { first, lazy, inputs } = await bundle(work, `entry${i}.mjs`);
-    const initial = await bytesOf(first, work);
+    const { size, inputs, builds } = await bundle(work, `entry${i}.mjs`);
     if (i === 0) {
+      picked = builds;
+      basic = size;
       const unshaken = SHAKEN.filter((path) => inputs.has(path));
       if (unshaken.length > 0) {
         throw new Error(`The basic bundle keeps what it never calls: ${unshaken.join(", ")}`);
       }
-      const share = (bytes: number) => `${(100 * bytes / initial.min).toFixed(1)}%`;
+      const share = (bytes: number) => `${(100 * bytes / size.min).toFixed(1)}%`;
       const sorted = [...inputs].sort((a, b) => b[1] - a[1]);
       top = sorted.slice(0, 10).map(([path, bytes], rank) => [
         String(rank + 1),
@@ -167,35 +177,35 @@ try {
       ]);
       const folders = new Map<string, number>();
       for (const [path, bytes] of sorted) {
-        const folder = path.split("/").slice(0, path.startsWith("src/") ? 2 : 1).join("/");
-        folders.set(folder, (folders.get(folder) ?? 0) + bytes);
+        folders.set(folderOf(path), (folders.get(folderOf(path)) ?? 0) + bytes);
       }
       spread = `${inputs.size} input files; by folder: ${
         [...folders].sort((a, b) => b[1] - a[1]).map(([f, bytes]) => `${f} ${share(bytes)}`)
           .join(", ")
       }`;
     }
-    rows.push([entry.name, entry.description, cell(initial), cell(await bytesOf(lazy, work))]);
-    console.error(`${entry.name}: ${initial.min} B, ${initial.gzip} B gzipped`);
+    rows.push([entry.name, entry.description, cell(size)]);
+    console.error(`${entry.name}: ${size.min} B, ${size.gzip} B gzipped`);
   }
   const markdown = `${
     opening({ title: "Size", task: "size", file: "bench/size.ts", started, loadBefore })
   }
-- Bundler: esbuild ${ESBUILD}, \`${FLAGS}\`, from the packed npm package as a user installs it
-  (its Web build, picked by the \`browser\` condition)
+- Bundler: esbuild ${ESBUILD}, \`${FLAGS}\`, one file (no code splitting), from the packed npm
+  package as a user installs it (the basic bundle took ${picked.join(" and ")} of it)
 - Packages: ${PACKAGE}@${version}, ${others.join(", ")}
 
-"Loaded first" is the entry's own file; "loaded on demand" the chunk of a dynamic \`import()\`
-(tough-cookie and its public suffix list, loaded by the default cookie jar on the first cookie a
-client receives). KB are 1,024 bytes; gzip is the platform's \`CompressionStream\`.
+Each bundle is the one file esbuild writes: what a dynamic \`import()\` would load is in it too.
+KB are 1,024 bytes; gzip is the platform's \`CompressionStream\`.
 
-${
-    table(
-      ["bundle", "entry", "loaded first: min / min+gzip", "loaded on demand: min / min+gzip"],
-      rows,
-      0,
-    )
-  }
+${table(["bundle", "entry", "min / min+gzip"], rows, 0)}
+
+Target (API.md, "Weight"): the basic bundle at most ${TARGET.toLocaleString("en-US")} B gzipped: ${
+    basic.gzip <= TARGET ? "met" : "**missed**"
+  } (${
+    basic.gzip.toLocaleString("en-US")
+  } B). Before the browser build (commit ${BEFORE.commit}, the
+Web build in one file, with tough-cookie and its public-suffix list, proxy routing and Deno's pool):
+${cell(BEFORE)}.
 
 The basic bundle's top contributors: its input files by bytes in the minified output (esbuild's
 metafile, \`bytesInOutput\`; before gzip). The run fails if it keeps any of ${SHAKEN.length} modules a

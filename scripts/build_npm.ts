@@ -1,16 +1,22 @@
 /**
  * Builds the npm package `@fetchline/fetchline` into `npm/` from the same sources as
  * the JSR package, with TypeScript's own compiler: ESM JavaScript and `.d.ts`
- * types, relative `.ts` imports rewritten to `.js`, in two builds:
+ * types, relative `.ts` imports rewritten to `.js`, in the builds of
+ * {@linkcode BUILDS}, each with its own files compiled in place of some
+ * sources (its swaps):
  * - the Node build at the package's root, with `src/transport/runtime_node.ts`
- *   compiled in place of `src/transport/runtime.ts` (undici and node:fs);
- * - the Web build in `web/`, with `runtime.ts` as it is (Deno's pool on Deno,
- *   the global `fetch` elsewhere): no `node:` module, no undici;
+ *   in place of `src/transport/runtime.ts` (undici and node:fs);
+ * - the Web build in `web/`, with no swap (Deno's pool on Deno, the global
+ *   `fetch` elsewhere, and tough-cookie for the default cookie jar): no
+ *   `node:` module, no undici;
+ * - the browser build in `browser/`, with `runtime_browser.ts` (the global
+ *   `fetch` only) and `memory_jar_browser.ts` (no default jar): none of what
+ *   a browser cannot use, neither tough-cookie, nor proxies, nor Deno's pool;
  *
  * a package.json whose `exports` map mirrors deno.json's, each subpath
- * giving the Node build under the `node` condition and the Web build to Bun,
- * workerd, workers, browsers, Deno and any other runtime; the README and the
- * license.
+ * giving the browser build to workers and browsers, the Node build under
+ * the `node` condition and the Web build to Bun, workerd, Deno and any other
+ * runtime; the README and the license.
  *
  * Run with `deno task build:npm`.
  *
@@ -22,8 +28,6 @@ import ts from "typescript";
 const root = new URL("../", import.meta.url);
 const rootDir = decodeURIComponent(root.pathname).replace(/\/$/, "");
 const outDir = `${rootDir}/npm`;
-/** The Web build's folder inside the package. */
-const webDir = "web";
 
 interface DenoJson {
   name: string;
@@ -35,15 +39,12 @@ interface DenoJson {
 
 const denoJson: DenoJson = JSON.parse(await Deno.readTextFile(`${rootDir}/deno.json`));
 const entryPoints = Object.values(denoJson.exports).map((path) => `${rootDir}/${path.slice(2)}`);
-const runtimeFile = `${rootDir}/src/transport/runtime.ts`;
-const nodeRuntimeFile = `${rootDir}/src/transport/runtime_node.ts`;
 
-const nodeOptions: ts.CompilerOptions = {
+const baseOptions: ts.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.ES2022,
   moduleResolution: ts.ModuleResolutionKind.Bundler,
   lib: ["lib.es2023.d.ts", "lib.esnext.disposable.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
-  types: ["node"],
   declaration: true,
   rootDir,
   outDir,
@@ -58,8 +59,34 @@ const nodeOptions: ts.CompilerOptions = {
   newLine: ts.NewLineKind.LineFeed,
 };
 
-// No Node types: a Node API the Web build used by mistake fails to compile.
-const webOptions: ts.CompilerOptions = { ...nodeOptions, types: [], outDir: `${outDir}/${webDir}` };
+/** A build: its folder in the package, whether it may use Node's types, its swapped sources. */
+interface Build {
+  readonly dir: string;
+  readonly node: boolean;
+  /** A source (from the root) and the file compiled in its place. */
+  readonly swaps: Readonly<Record<string, string>>;
+}
+
+/**
+ * The package's builds. Without Node types, a Node API a build other than
+ * Node's used by mistake fails to compile.
+ */
+const BUILDS: Readonly<Record<"node" | "web" | "browser", Build>> = {
+  node: {
+    dir: "",
+    node: true,
+    swaps: { "src/transport/runtime.ts": "src/transport/runtime_node.ts" },
+  },
+  web: { dir: "web", node: false, swaps: {} },
+  browser: {
+    dir: "browser",
+    node: false,
+    swaps: {
+      "src/transport/runtime.ts": "src/transport/runtime_browser.ts",
+      "src/cookies/memory_jar.ts": "src/cookies/memory_jar_browser.ts",
+    },
+  },
+};
 
 /** `from "./x.ts"` and `import("./x.ts")` become `.js`; package imports stay. */
 export function rewriteImports(source: string): string {
@@ -69,22 +96,30 @@ export function rewriteImports(source: string): string {
   );
 }
 
-/** A host reading our sources with imports rewritten, `runtime.ts` read from `runtimeSource`. */
-function createHost(options: ts.CompilerOptions, runtimeSource: string): ts.CompilerHost {
+/** A host reading our sources with imports rewritten, each of `swaps` from its swap. */
+function createHost(options: ts.CompilerOptions, swaps: Record<string, string>): ts.CompilerHost {
   const host = ts.createCompilerHost(options);
   const getSourceFile = host.getSourceFile;
+  const swapped = new Map(
+    Object.entries(swaps).map(([from, to]) => [`${rootDir}/${from}`, `${rootDir}/${to}`]),
+  );
   host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) => {
     const ours = fileName.startsWith(`${rootDir}/`) && !fileName.includes("/node_modules/") &&
       !fileName.endsWith(".d.ts");
     if (!ours) return getSourceFile(fileName, languageVersion, onError, shouldCreate);
-    const text = Deno.readTextFileSync(fileName === runtimeFile ? runtimeSource : fileName);
+    const text = Deno.readTextFileSync(swapped.get(fileName) ?? fileName);
     return ts.createSourceFile(fileName, rewriteImports(text), languageVersion, true);
   };
   return host;
 }
 
-function compile(options: ts.CompilerOptions, runtimeSource: string): void {
-  const program = ts.createProgram(entryPoints, options, createHost(options, runtimeSource));
+function compile({ dir, node, swaps }: Build): void {
+  const options: ts.CompilerOptions = {
+    ...baseOptions,
+    types: node ? ["node"] : [],
+    outDir: dir === "" ? outDir : `${outDir}/${dir}`,
+  };
+  const program = ts.createProgram(entryPoints, options, createHost(options, swaps));
   const result = program.emit();
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
   if (diagnostics.length > 0) {
@@ -108,18 +143,21 @@ function packageJson(): Record<string, unknown> {
   const exports: Record<string, unknown> = {};
   for (const [subpath, file] of Object.entries(denoJson.exports)) {
     const base = file.replace(/\.ts$/, "").slice(2);
-    const node = { types: `./${base}.d.ts`, default: `./${base}.js` };
-    const web = { types: `./${webDir}/${base}.d.ts`, default: `./${webDir}/${base}.js` };
+    const [node, web, browser] = [BUILDS.node, BUILDS.web, BUILDS.browser].map(({ dir }) => {
+      const path = dir === "" ? `./${base}` : `./${dir}/${base}`;
+      return { types: `${path}.d.ts`, default: `${path}.js` };
+    });
     // The first condition a runtime knows wins, so the runtimes that also
     // claim `node` (Bun, Deno) are named before it: Bun replaces the
     // installed undici with its own, whose Agent the Node build cannot use,
-    // and Deno has its own pool.
+    // and Deno has its own pool. workerd (whose bundlers set `worker` and
+    // `browser` too) is named before those: it keeps the Web build.
     exports[subpath] = {
       bun: web,
       deno: web,
       workerd: web,
-      worker: web,
-      browser: web,
+      worker: browser,
+      browser,
       node,
       default: web,
     };
@@ -142,7 +180,7 @@ function packageJson(): Record<string, unknown> {
     // are the same in both builds and name no Node or undici type.
     main: "./mod.js",
     types: "./mod.d.ts",
-    files: ["*.js", "*.d.ts", "src/", `${webDir}/`],
+    files: ["*.js", "*.d.ts", "src/", `${BUILDS.web.dir}/`, `${BUILDS.browser.dir}/`],
     sideEffects: false,
     // The LTS lines the suite runs on, 22 and 24, and later ones, with no
     // upper bound (one would refuse every new Node before it is tried); 22
@@ -177,8 +215,7 @@ function packageJson(): Record<string, unknown> {
 await Deno.remove(outDir, { recursive: true }).catch((error) => {
   if (!(error instanceof Deno.errors.NotFound)) throw error;
 });
-compile(nodeOptions, nodeRuntimeFile);
-compile(webOptions, runtimeFile);
+for (const build of Object.values(BUILDS)) compile(build);
 await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(packageJson(), null, 2) + "\n");
 await Deno.copyFile(`${rootDir}/README.md`, `${outDir}/README.md`);
 await Deno.copyFile(`${rootDir}/LICENSE`, `${outDir}/LICENSE`);

@@ -5,8 +5,11 @@
  * conditions of each case in {@linkcode CASES}, and the metafile says which
  * of the package's files came in. workerd's case is wrangler's: it bundles a
  * worker with the `workerd`, `worker` and `browser` conditions. The Web build
- * must come in whole, with no `node:` module and no undici; the Node build
- * (Node's case) with undici.
+ * (workerd's, Bun's and Deno's cases) must come in whole, with no `node:`
+ * module and no undici; the browser build (a web worker's and a browser
+ * bundler's) so too, and with none of what a browser cannot use: no
+ * tough-cookie, no proxy routing, no Deno proxy transport, no Deno pool
+ * (`createHttpClient`); the Node build (Node's case) with undici.
  *
  * scripts/test_runtimes.ts runs it on the package it installed.
  *
@@ -17,15 +20,24 @@ const ESBUILD = "esbuild@0.28.2";
 const PACKAGE = "@fetchline/fetchline";
 const SUBPATHS = ["", "/models", "/interfaces", "/config", "/utils"];
 
+/** A build of the package. */
+type Build = "web" | "browser" | "node";
+
+/** Each build's folder in the package. */
+const FOLDERS: Record<Build, string> = { web: "web/", browser: "browser/", node: "" };
+
+/** The files of the Web build the browser build must not bring in. */
+const NOT_IN_BROWSER = ["src/transport/proxy_route.js", "src/transport/deno_proxy.js"];
+
 /** A bundler's or runtime's conditions (as esbuild flags), and the build they must pick. */
-export const CASES: readonly { name: string; flags: string[]; build: "web" | "node" }[] = [
+export const CASES: readonly { name: string; flags: string[]; build: Build }[] = [
   {
     name: "workerd (wrangler's conditions)",
     flags: ["--platform=neutral", "--conditions=workerd,worker,browser"],
     build: "web",
   },
-  { name: "a web worker", flags: ["--platform=neutral", "--conditions=worker"], build: "web" },
-  { name: "a browser bundler", flags: ["--platform=browser"], build: "web" },
+  { name: "a web worker", flags: ["--platform=neutral", "--conditions=worker"], build: "browser" },
+  { name: "a browser bundler", flags: ["--platform=browser"], build: "browser" },
   { name: "Bun", flags: ["--platform=node", "--conditions=bun,node"], build: "web" },
   { name: "Deno", flags: ["--platform=node", "--conditions=deno,node"], build: "web" },
   { name: "Node", flags: ["--platform=node"], build: "node" },
@@ -35,24 +47,40 @@ interface Metafile {
   inputs: Record<string, { imports: { path: string; external?: boolean }[] }>;
 }
 
-/** What is wrong with the files `meta` bundled for a case that must pick `build`. */
-export function problems(meta: Metafile, build: "web" | "node"): string[] {
+/**
+ * What is wrong with the files `meta` bundled, into the output `code`, for a
+ * case that must pick `build`.
+ */
+export function problems(meta: Metafile, build: Build, code: string): string[] {
   const ours = Object.keys(meta.inputs)
     .map((input) => input.match(/node_modules\/@fetchline\/fetchline\/(.*)$/)?.[1])
     .filter((path) => path !== undefined);
   const imports = Object.values(meta.inputs).flatMap((input) => input.imports)
     .filter((found) => found.external).map((found) => found.path);
   const found: string[] = [];
-  const wrong = ours.filter((path) => path.startsWith("web/") !== (build === "web"));
-  if (wrong.length > 0) found.push(`files of the other build: ${wrong.slice(0, 3).join(", ")}`);
+  const folderOf = (path: string) =>
+    (Object.keys(FOLDERS) as Build[]).find((other) =>
+      FOLDERS[other] !== "" && path.startsWith(FOLDERS[other])
+    ) ?? "node";
+  const wrong = ours.filter((path) => folderOf(path) !== build);
+  if (wrong.length > 0) found.push(`files of another build: ${wrong.slice(0, 3).join(", ")}`);
   const entries = SUBPATHS.map((subpath) =>
-    `${build === "web" ? "web/" : ""}${subpath === "" ? "mod" : subpath.slice(1)}.js`
+    `${FOLDERS[build]}${subpath === "" ? "mod" : subpath.slice(1)}.js`
   );
   const missing = entries.filter((entry) => !ours.includes(entry));
   if (missing.length > 0) found.push(`no ${missing.join(", ")}`);
   const node = imports.filter((path) => path.startsWith("node:") || path === "undici");
-  if (build === "web" && node.length > 0) found.push(`imports ${[...new Set(node)].join(", ")}`);
+  if (build !== "node" && node.length > 0) {
+    found.push(`imports ${[...new Set(node)].join(", ")}`);
+  }
   if (build === "node" && !imports.includes("undici")) found.push("no undici import");
+  if (build === "browser") {
+    if (imports.includes("tough-cookie")) found.push("imports tough-cookie");
+    const unusable = NOT_IN_BROWSER.filter((path) => ours.includes(`${FOLDERS.browser}${path}`));
+    if (unusable.length > 0) found.push(`carries ${unusable.join(", ")}`);
+    // A call, not a comment that names it.
+    if (/\.createHttpClient\(/.test(code)) found.push("carries Deno's pool (createHttpClient)");
+  }
   return found;
 }
 
@@ -82,7 +110,11 @@ export async function checkConditions(folder: string): Promise<string[]> {
     ];
     const output = await new Deno.Command("npx", { args, cwd: folder, stdin: "null" }).output();
     const found = output.success
-      ? problems(JSON.parse(await Deno.readTextFile(`${folder}/conditions-${i}.json`)), build)
+      ? problems(
+        JSON.parse(await Deno.readTextFile(`${folder}/conditions-${i}.json`)),
+        build,
+        await Deno.readTextFile(`${folder}/conditions-${i}.js`),
+      )
       : [new TextDecoder().decode(output.stderr).trim()];
     console.log(
       `${found.length === 0 ? "ok" : "not ok"} ${name}: the ${build} build${

@@ -12,7 +12,10 @@
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
  *   module and no undici, but tough-cookie dynamically in the same one file,
  *   and reads Deno only as a property of `globalThis` (a bare `Deno` would
- *   throw where there is none).
+ *   throw where there is none);
+ * - the npm build's browser build (`npm/browser/`) imports no package at all
+ *   (no tough-cookie), names no Deno API, and has none of the files only a
+ *   runtime with a pool uses (proxy routing, Deno's proxy transport).
  *
  * Run with `deno task check:layout`; it exits 1 with every problem listed.
  *
@@ -88,15 +91,20 @@ export function circles(edges: Map<string, Set<string>>): string[][] {
 const problems: string[] = [];
 const denoJson = JSON.parse(await Deno.readTextFile(`${rootDir}/deno.json`));
 const entryPoints = Object.values(denoJson.exports as Record<string, string>);
-const nodeRuntime = "./src/transport/runtime_node.ts";
+/** The files the npm builds compile in place of others (scripts/build_npm.ts). */
+const swaps = [
+  "./src/transport/runtime_node.ts",
+  "./src/transport/runtime_browser.ts",
+  "./src/cookies/memory_jar_browser.ts",
+];
 
-// Circles, over both builds' files and the entry points, type and dynamic
+// Circles, over every build's files and the entry points, type and dynamic
 // imports included: `deno info` gives a value import as `code`, an `import type` or
 // `export type ... from` as `type`, and a module imported both ways as both.
 const entryFiles = new Set(entryPoints.map((file) => `file://${rootDir}/${file.slice(2)}`));
 const inGraph = (specifier: string) => isSource(specifier) || entryFiles.has(specifier);
 const edges = new Map<string, Set<string>>();
-for (const module of await moduleGraph([...entryPoints, nodeRuntime])) {
+for (const module of await moduleGraph([...entryPoints, ...swaps])) {
   if (!inGraph(module.specifier)) continue;
   const targets = new Set<string>();
   for (const dependency of module.dependencies ?? []) {
@@ -133,7 +141,7 @@ for (const module of await moduleGraph(entryPoints)) {
   }
 }
 
-// The npm build: no Deno API, and the Node runtime in place.
+// The npm build's Node and browser builds: no Deno API; the Node runtime in place.
 async function* jsFiles(dir: string, skip: string[] = []): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(dir)) {
     const path = `${dir}/${entry.name}`;
@@ -144,6 +152,7 @@ async function* jsFiles(dir: string, skip: string[] = []): AsyncGenerator<string
 }
 const npmDir = `${rootDir}/npm`;
 const webDir = `${npmDir}/web`;
+const browserDir = `${npmDir}/browser`;
 try {
   await Deno.stat(`${npmDir}/package.json`);
   for await (const file of jsFiles(npmDir, [webDir])) {
@@ -165,7 +174,7 @@ try {
   problems.push("No npm build to check: run `deno task build:npm` first");
 }
 
-// The Web build: what it imports, and no bare `Deno`.
+// The Web and browser builds: what they import, and no bare `Deno`.
 /** The specifiers `source` imports or re-exports, statically or by import(). */
 function importsOf(source: ts.SourceFile): { specifier: string; dynamic: boolean }[] {
   const found: { specifier: string; dynamic: boolean }[] = [];
@@ -201,27 +210,41 @@ function readsBareDeno(source: ts.SourceFile): boolean {
   };
   return visit(source);
 }
-try {
-  let files = 0;
-  for await (const file of jsFiles(webDir)) {
-    files++;
-    const name = file.slice(webDir.length + 1);
-    const text = await Deno.readTextFile(file);
-    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-    for (const { specifier, dynamic } of importsOf(source)) {
-      if (specifier.startsWith("./") || specifier.startsWith("../")) continue;
-      const allowed = name === allowedNpmImport.file.replace(/\.ts$/, ".js") &&
-        specifier === "tough-cookie" && dynamic;
-      if (!allowed) problems.push(`The npm Web build imports ${specifier} in web/${name}`);
+/**
+ * Checks the Web-standard build in `dir` (`web` or `browser`): it imports
+ * no package but `allowed` (the one dynamic import of tough-cookie, or none)
+ * and reads no bare Deno global.
+ */
+async function checkWebBuild(dir: string, allowed: typeof allowedNpmImport | undefined) {
+  try {
+    let files = 0;
+    for await (const file of jsFiles(`${npmDir}/${dir}`)) {
+      files++;
+      const name = file.slice(npmDir.length + dir.length + 2);
+      const text = await Deno.readTextFile(file);
+      const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+      for (const { specifier, dynamic } of importsOf(source)) {
+        if (specifier.startsWith("./") || specifier.startsWith("../")) continue;
+        const ok = allowed !== undefined && name === allowed.file.replace(/\.ts$/, ".js") &&
+          specifier === "tough-cookie" && dynamic;
+        if (!ok) problems.push(`The npm ${dir} build imports ${specifier} in ${dir}/${name}`);
+      }
+      if (readsBareDeno(source)) {
+        problems.push(`The npm ${dir} build reads a bare Deno global in ${dir}/${name}`);
+      }
     }
-    if (readsBareDeno(source)) {
-      problems.push(`The npm Web build reads a bare Deno global in web/${name}`);
-    }
+    if (files === 0) problems.push(`The npm build has no ${dir} build in npm/${dir}`);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    problems.push(`The npm build has no ${dir} build in npm/${dir}`);
   }
-  if (files === 0) problems.push("The npm build has no Web build in npm/web");
-} catch (error) {
-  if (!(error instanceof Deno.errors.NotFound)) throw error;
-  problems.push("The npm build has no Web build in npm/web");
+}
+await checkWebBuild("web", allowedNpmImport);
+await checkWebBuild("browser", undefined);
+// The browser build: neither proxies nor Deno's pool, which only the Web build's runtime.ts reaches.
+for (const file of ["src/transport/proxy_route.js", "src/transport/deno_proxy.js"]) {
+  const exists = await Deno.stat(`${browserDir}/${file}`).then(() => true, () => false);
+  if (exists) problems.push(`The npm browser build has browser/${file}`);
 }
 
 if (problems.length > 0) {
@@ -229,7 +252,8 @@ if (problems.length > 0) {
   Deno.exit(1);
 }
 console.log(
-  `Layout: no import circle, type imports included, among ${edges.size} files; the Deno build imports no node: ` +
-    `or npm: module but tough-cookie, dynamically; the npm build names no Deno API; its Web build ` +
-    `imports no package but tough-cookie, dynamically, and no bare Deno`,
+  `Layout: no import circle, type imports included, among ${edges.size} files; the Deno build ` +
+    `imports no node: or npm: module but tough-cookie, dynamically; the npm Node and browser ` +
+    `builds name no Deno API; its Web build imports no package but tough-cookie, dynamically, ` +
+    `and no bare Deno; its browser build no package at all, nor proxies`,
 );

@@ -1,5 +1,5 @@
 /**
- * The npm package's Web build in a headless Chromium or Firefox, for
+ * The npm package's browser build in a headless Chromium or Firefox, for
  * scripts/test_runtimes.ts: the system's browser (Debian's `chromium` or
  * `firefox-esr`), driven by puppeteer-core (from the npm registry, pinned)
  * through tests/runtimes/chromium.mjs, Firefox over WebDriver BiDi. A page server on 127.0.0.1 serves
@@ -37,8 +37,8 @@ const page = `<!doctype html>
 <script type="importmap">
 {
   "imports": {
-    "@fetchline/fetchline": "/pkg/web/mod.js",
-    "@fetchline/fetchline/utils": "/pkg/web/utils.js"
+    "@fetchline/fetchline": "/pkg/browser/mod.js",
+    "@fetchline/fetchline/utils": "/pkg/browser/utils.js"
   }
 }
 </script>

@@ -10,7 +10,8 @@
  * esbuild has checked which build each runtime's and bundler's conditions
  * pick (scripts/check_conditions.ts). Bun, workerd and esbuild come from the
  * npm registry, pinned, as Deno does. Then a headless Chromium and a
- * headless Firefox run them from a page (scripts/test_browser.ts).
+ * headless Firefox run them from a page, with the browser build
+ * (scripts/test_browser.ts).
  *
  * The shared behavioural suite (tests/shared/) runs on Bun
  * (tests/runtimes/shared_suite.mjs), in workerd and in the page too, after

@@ -19,7 +19,7 @@ import {
   MalformedResponse,
 } from "../transport/fetch_transport.ts";
 import { connectionCause } from "../transport/connection_cause.ts";
-import { ProxyFailure } from "../transport/proxy_route.ts";
+import { ProxyFailure } from "../transport/proxy_failure.ts";
 import { ProgressFailure } from "../transport/progress.ts";
 import { RuntimeLimitError } from "../transport/runtime_name.ts";
 import { RequestBodyFailure } from "../transport/body_failure.ts";

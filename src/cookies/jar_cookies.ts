@@ -8,7 +8,7 @@ import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { WireRequest } from "../transport/types.ts";
 import type { CookieJarLike } from "./cookie_jar.ts";
-import { CookieLibraryError } from "./memory_jar.ts";
+import { CookieLibraryError } from "./cookie_library_error.ts";
 import { boundedSetCookie } from "./cookie_size.ts";
 
 /**

@@ -6,7 +6,8 @@
 // an npm package (scripts/check_layout.ts allows it here and nowhere else).
 
 import type { CookieJarLike } from "./cookie_jar.ts";
-import { RuntimeLimitError, runtimeName } from "../transport/runtime_name.ts";
+import { runtimeName } from "../transport/runtime_name.ts";
+import { CookieLibraryError } from "./cookie_library_error.ts";
 import { CookieEviction, type CookieStore, type StoredCookie } from "./cookie_eviction.ts";
 
 /** What the jar uses of tough-cookie's `CookieJar`. */
@@ -24,13 +25,6 @@ interface ToughCookie {
 
 /** Loads tough-cookie's module; a test gives one that fails. */
 export type CookieLibrary = () => Promise<ToughCookie>;
-
-/**
- * The default jar's library could not be loaded: a runtime that resolves no
- * package name (a browser without a bundler, say). Unlike a cookie the jar
- * refuses, this is not dropped: every cookie would be, silently.
- */
-export class CookieLibraryError extends RuntimeLimitError {}
 
 /**
  * A cookie jar in memory, one per client: tough-cookie's, with its defaults

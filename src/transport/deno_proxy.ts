@@ -14,13 +14,13 @@ import { fetchTransport } from "./fetch_transport.ts";
 import {
   ownProxyAuthorization,
   PROXY_ENV_NAMES,
-  ProxyFailure,
   proxyFailure,
   proxyFor,
   readProxyEnv,
   shownProxy,
 } from "./proxy_route.ts";
 import type { EnvProxies } from "./proxy_route.ts";
+import { ProxyFailure } from "./proxy_failure.ts";
 import { inIpRange, parseIp } from "./ip_range.ts";
 import type { Pool, PoolOptions, ProxySetting, Transport, WireResponse } from "./types.ts";
 import type { Abort } from "../client/deadline/abort.ts";

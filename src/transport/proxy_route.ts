@@ -4,6 +4,7 @@
 
 import { redactUrl } from "../masking/views.ts";
 import { inIpRange, parseIp } from "./ip_range.ts";
+import { ProxyFailure } from "./proxy_failure.ts";
 import type { ProxySetting } from "./types.ts";
 
 /** The environment's proxies, read once when a pool is made. */
@@ -180,21 +181,6 @@ export function proxyAuthorization(proxy: ProxySetting): string | undefined {
   if (credentials === undefined) return undefined;
   const bytes = new TextEncoder().encode(`${credentials.username}:${credentials.password}`);
   return `Basic ${btoa(String.fromCharCode(...bytes))}`;
-}
-
-/**
- * The error a transport throws when the proxy, not the target, failed the
- * exchange: unreachable, or refusing the tunnel or the credentials
- * (`transient`: a retry may succeed), or a route the runtime cannot take
- * (not transient). The message names the proxy, masked; `cause` is the
- * runtime's error.
- */
-export class ProxyFailure extends Error {
-  /** Takes the message, the runtime's error, and whether a retry may succeed. */
-  constructor(message: string, cause: unknown, readonly transient = true) {
-    super(message, { cause });
-    this.name = "ProxyFailure";
-  }
 }
 
 // What Deno's client and undici say when the proxy, not the target, failed.

@@ -1,4 +1,4 @@
-// The npm package's Web build in a real browser: scripts/test_browser.ts
+// The npm package's browser build in a real browser: scripts/test_browser.ts
 // serves this module, the package's files and an import map for
 // `@fetchline/fetchline` on one port, and a fixture that answers CORS (and
 // its preflights) on another, so every call is cross-origin as a page's
@@ -72,7 +72,7 @@ const all = {
   ...browserOnly(lib, fixture),
   ...cors(lib, fixture),
 };
-const label = `${query.get("browser") === "firefox" ? "Firefox" : "Chromium"} (web build)`;
+const label = `${query.get("browser") === "firefox" ? "Firefox" : "Chromium"} (browser build)`;
 const report = await run(all, label).catch((error) => ({
   lines: [`not ok ${label}: ${error?.message ?? error}`],
   failed: 1,
