@@ -101,7 +101,7 @@ export async function runLoad(requests: number, concurrency: number): Promise<Lo
   };
 }
 
-/** One line for the log: the figures the README quotes. */
+/** One line for the log: the figures CONTRIBUTING.md quotes. */
 export function describeLoad(result: LoadResult): string {
   const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
   return `${result.requests} requests at concurrency ${result.concurrency}: ` +
