@@ -40,7 +40,8 @@ const AREAS = Deno.env.get("FETCHLINE_SHARED_AREAS") ?? "";
 
 /** Each runtime's command line for a script, with its arguments. */
 const runtimes: Record<string, (script: string, args: string[]) => [string, string[]]> = {
-  Node: (script, args) => ["node", [script, ...args]],
+  // The oldest supported line (undici 8 needs 22.19), whatever the machine's own node is.
+  Node: (script, args) => ["npx", ["-y", "node@22", script, ...args]],
   Bun: (script, args) => ["npx", ["-y", BUN, script, ...args]],
   Deno: (script, args) => [
     "deno",
