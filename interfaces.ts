@@ -27,6 +27,7 @@ export type {
   ResponseHookInterface,
   RetryInfo,
 } from "./src/hooks/hook_interfaces.ts";
+export type { Middleware, MiddlewareFunction, Next } from "./src/hooks/middleware.ts";
 export type {
   AuthHookInterface,
   AuthRetryStrategyInterface,

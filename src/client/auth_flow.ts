@@ -98,7 +98,7 @@ export async function sendAuthenticated(
           return result;
         },
       };
-      const response = await sendWithRedirects(first.request, options, hops, step);
+      const response = await sendWithRedirects(first.request, options, context, hops, step);
       let refresh: boolean;
       try {
         refresh = credentialed && hook.isAuthError(response) &&

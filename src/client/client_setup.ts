@@ -1,11 +1,13 @@
 // What a client sets up once, on its first request: the options every call
 // of it shares, over the transport its scope gives (a pool made with the
 // client's pool options, proxy and TLS settings, maybe shared with the
-// client it was derived from, or its custom fetch), and its cookie jar.
+// client it was derived from, or its custom fetch), and its middleware
+// chain, the cookie jar first.
 
 import type { HttpClientConfig } from "../config/http_client_config.ts";
 import type { Transport } from "../transport/types.ts";
 import { MemoryCookieJar } from "../cookies/memory_jar.ts";
+import { chainLinks } from "./middleware.ts";
 import type { CallsInFlight, LifecycleOptions } from "./lifecycle.ts";
 import { authScope } from "./auth_scope.ts";
 import { tokenSender } from "./token_sender.ts";
@@ -36,7 +38,10 @@ export function clientSetup(
     errorHooks: config.errorHooks,
     retry: config.retry,
     authHook: config.authHook,
-    cookies: config.cookies === true ? new MemoryCookieJar() : config.cookies,
+    middleware: chainLinks(
+      config.middleware,
+      config.cookies === true ? new MemoryCookieJar() : config.cookies,
+    ),
     ...authScope(config),
     calls,
   };

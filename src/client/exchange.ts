@@ -17,8 +17,8 @@ import { cancelTimeout } from "./deadline/timeouts.ts";
 import { streamedCall } from "./streamed_call.ts";
 import { sendBody } from "./upload_progress.ts";
 import type { ProgressCallback } from "../transport/progress.ts";
-import { addJarCookies, storeCookies } from "../cookies/jar_cookies.ts";
-import type { CookieJarLike } from "../cookies/cookie_jar.ts";
+import type { RequestContext } from "../models/request_context.ts";
+import { type ChainLink, runChain } from "./middleware.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
 export interface SendOptions extends AbortSources, CallTimeouts {
@@ -38,8 +38,11 @@ export interface SendOptions extends AbortSources, CallTimeouts {
   readonly onUploadProgress?: ProgressCallback | undefined;
   /** Told how far each response body has been read. */
   readonly onDownloadProgress?: ProgressCallback | undefined;
-  /** The cookie jar each hop's request takes its cookies from and each response stores its own in. */
-  readonly cookies?: CookieJarLike | undefined;
+  /**
+   * The middleware every exchange passes through, outermost first (the
+   * cookie jar's, when the client keeps cookies, then `withMiddleware`'s).
+   */
+  readonly middleware: readonly ChainLink[];
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -55,20 +58,21 @@ export class Redirect {
 }
 
 /**
- * Sends `hop` through the transport in `step` and reads the whole body
- * under `maxResponseBytes`. A 301, 302, 303, 307 or 308 with a Location,
- * while the client follows redirects, is not read: its body is discarded
- * and it comes back as a {@linkcode Redirect}; unless the next hop would
- * need the body again and it was a stream, sent once: then the redirect is
- * read and returned as the response. The response and every
- * failure name `request`, the call's request (the first hop, whatever
- * redirects followed); `elapsedMs` counts from `since`. What fails becomes
- * the library's exception ({@linkcode toClientError}).
+ * Sends `hop` through the middleware chain and the transport in `step`
+ * ({@linkcode exchange}): a 301, 302, 303, 307 or 308 with a Location,
+ * while the client follows redirects, comes back as a {@linkcode Redirect}
+ * (its body discarded), unless the next hop would need the body again and
+ * it was a stream, sent once: then it is the response. The response and
+ * every failure name `request`, the call's request (the first hop, whatever
+ * redirects followed); `elapsedMs` counts from `since`. A middleware's own
+ * failure passes as it is, but for the step's end: its timeout, the
+ * client's close and the caller's signal end a middleware's wait too.
  *
  * With `last`, this is the call's first hop and the step's owner: a
  * redirect goes on in `last.follow` (whose failures pass as they are), and
  * the step is released at the end when `last.release`. The common call (no
- * redirect) then takes one async frame from the send to its response.
+ * redirect, no middleware) then takes one async frame from the send to its
+ * response.
  */
 export async function sendSingleRequest(
   hop: HttpRequest,
@@ -76,44 +80,61 @@ export async function sendSingleRequest(
   step: Step,
   since: number,
   options: SendOptions,
+  context: RequestContext,
   last?: FirstHop,
 ): Promise<HttpResponse | Redirect> {
-  // Set once a redirect is followed: what follows fails as it is.
-  let following: Redirect | undefined;
+  try {
+    const { middleware } = options;
+    let response: HttpResponse;
+    if (middleware.length === 0) response = await exchange(hop, request, step, since, options);
+    else {
+      const chain = runChain(
+        middleware,
+        hop,
+        context,
+        (sent) => exchange(sent, request, step, since, options),
+      );
+      response = await untilAborted(chain, step, () => ended(request, step, options));
+    }
+    if (!followed(response, hop, options)) return response;
+    if (response.isStreamed) await response.cancel();
+    const redirect = new Redirect(response.statusCode, response.headers.location!, response.url);
+    // A hop of the loop, or the first one when this is its last step's owner.
+    return last === undefined ? redirect : await last.follow(redirect);
+  } finally {
+    if (last?.release) step.release();
+  }
+}
+
+/**
+ * One exchange, the chain's innermost link: `hop` through the transport,
+ * its body read whole under `maxResponseBytes`, or, for a streamed call, a
+ * response at its head with the body unread. A redirect the client follows
+ * is not read: its body is discarded. What the transport and the body read
+ * throw becomes the library's exception here ({@linkcode toClientError}),
+ * the one place that maps them.
+ */
+async function exchange(
+  hop: HttpRequest,
+  request: HttpRequest,
+  step: Step,
+  since: number,
+  options: SendOptions,
+): Promise<HttpResponse> {
   try {
     const pending = toWireRequest(hop);
-    let wire = pending instanceof Promise ? await pending : pending;
-    const jar = options.cookies;
-    // A jar is the caller's code: the step's timeout, signal and close bound the wait for it.
-    const ended = jar === undefined
-      ? undefined
-      : () => stepEndedError(request, step, options) ?? new Error("Step aborted");
-    if (jar !== undefined) {
-      wire = await untilAborted(addJarCookies(wire, jar, request), step, ended!);
-    }
+    const wire = pending instanceof Promise ? await pending : pending;
     const response = wire.body === undefined
       ? await options.transport(wire, step)
       : await sendBody(wire, step, options.transport, options.onUploadProgress);
-    if (jar !== undefined) {
-      await untilAborted(storeCookies(jar, response.headers, wire.url), step, ended!);
-    }
+    const init = { statusCode: response.status, headers: response.headers, url: wire.url, request };
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
-      const redirect = new Redirect(response.status, response.location, wire.url);
-      // A hop of the loop, or the first one when this is its last step's owner.
-      if (last === undefined) return redirect;
-      following = redirect;
-      return await last.follow(redirect);
+      return receivedResponse({ ...init, content: EMPTY, elapsedMs: performance.now() - since });
     }
     if (options.stream) {
       // The attempt's timeout (and the total) end at the head.
       cancelTimeout(step);
-      const init = {
-        statusCode: response.status,
-        headers: response.headers,
-        url: wire.url,
-        request,
-      };
       return streamedCall({
         wire: response,
         abort: step,
@@ -130,19 +151,28 @@ export async function sendSingleRequest(
     const content = native !== undefined
       ? checkedLength(await native, options.maxResponseBytes)
       : await readBody(response, options.maxResponseBytes, options.onDownloadProgress);
-    return receivedResponse({
-      statusCode: response.status,
-      headers: response.headers,
-      content,
-      elapsedMs: performance.now() - since,
-      url: wire.url,
-      request,
-    });
+    return receivedResponse({ ...init, content, elapsedMs: performance.now() - since });
   } catch (error) {
-    throw following === undefined ? toClientError(error, request, step, options) : error;
-  } finally {
-    if (last?.release) step.release();
+    throw toClientError(error, request, step, options);
   }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** What a wait of the chain fails with once `step` has ended. */
+function ended(request: HttpRequest, step: Step, options: SendOptions): unknown {
+  return stepEndedError(request, step, options) ?? new Error("Step aborted");
+}
+
+/**
+ * True when the client follows `response` to `hop`'s next hop: a redirect
+ * status with a Location, redirects on, and a body the next hop can send
+ * again ({@linkcode canFollow}). The transport's answer and a middleware's
+ * are judged alike.
+ */
+function followed(response: HttpResponse, hop: HttpRequest, options: SendOptions): boolean {
+  return options.maxRedirects > 0 && REDIRECT_STATUSES.has(response.statusCode) &&
+    response.headers.location !== undefined && canFollow(hop, response.statusCode);
 }
 
 /** The first hop's continuation, for {@linkcode sendSingleRequest}. */

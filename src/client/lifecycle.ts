@@ -104,7 +104,7 @@ export async function executeCall(
         context.request = hooked;
         const { authHook } = options;
         received = authHook === undefined
-          ? await sendWithRedirects(hooked, options)
+          ? await sendWithRedirects(hooked, options, context)
           : await sendAuthenticated(hooked, authHook, context, options);
         const responded = runResponseHooks(options.responseHooks, received, context);
         const response = responded instanceof Promise ? await responded : responded;

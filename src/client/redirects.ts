@@ -7,6 +7,7 @@
 import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
+import type { RequestContext } from "../models/request_context.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
 import { Step } from "./deadline/abort.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
@@ -44,6 +45,7 @@ const TO_GET = Object.freeze(
 export function sendWithRedirects(
   request: HttpRequest,
   options: SendOptions,
+  context: RequestContext,
   auth?: HopAuth,
   started?: Step,
 ): Promise<HttpResponse> {
@@ -55,10 +57,12 @@ export function sendWithRedirects(
   // The first hop sends, reads and (owning the step) releases it in one
   // async frame; only a redirect goes on in followRedirects.
   const last: FirstHop = {
-    follow: (redirect) => followRedirects(request, redirect, step, since, options, auth),
+    follow: (redirect) => followRedirects(request, redirect, step, since, options, context, auth),
     release: started === undefined,
   };
-  return sendSingleRequest(request, request, step, since, options, last) as Promise<HttpResponse>;
+  return sendSingleRequest(request, request, step, since, options, context, last) as Promise<
+    HttpResponse
+  >;
 }
 
 /** Follows the first hop's `redirect` of `request` to the response, in `step`. */
@@ -68,6 +72,7 @@ async function followRedirects(
   step: Step,
   since: number,
   options: SendOptions,
+  context: RequestContext,
   auth: HopAuth | undefined,
 ): Promise<HttpResponse> {
   let hop = request;
@@ -86,7 +91,7 @@ async function followRedirects(
       hop = reapplied.request;
       authHeaders = new Set([...authHeaders, ...reapplied.added]);
     }
-    const answer = await sendSingleRequest(hop, request, step, since, options);
+    const answer = await sendSingleRequest(hop, request, step, since, options, context);
     if (!(answer instanceof Redirect)) return answer;
     redirect = answer;
   }

@@ -35,7 +35,7 @@ export function tokenSender(options: LifecycleOptions, config: HttpClientConfig)
     responseHooks: options.responseHooks.filter((hook) => tokenLoggers.has(hook)),
     errorHooks: options.errorHooks.filter((hook) => tokenLoggers.has(hook)),
     authHook: undefined,
-    cookies: undefined,
+    middleware: [],
     retry,
     calls: undefined,
   };

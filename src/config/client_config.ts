@@ -27,8 +27,10 @@ import {
   checkBaseUrl,
   checkFetch,
   checkHook,
+  checkMiddleware,
   checkPool,
 } from "./config_checks.ts";
+import type { Middleware } from "../hooks/middleware.ts";
 
 export { DEFAULT_CONFIG };
 export type { CookieJarLike, FetchLike, HttpClientConfig, PoolOptions, ProxyOptions, TlsOptions };
@@ -233,6 +235,32 @@ export class HttpClientConfigBuilder {
   /** Appends an error hook, an object with `onError(error, context)`; they run in order. */
   withErrorHook(hook: ErrorHookInterface): this {
     this.#config.errorHooks = [...this.#config.errorHooks, checkHook("error", hook, "onError")];
+    return this;
+  }
+
+  /**
+   * Appends middleware, each a function `(request, next, context)` or an
+   * object with `handle()`: every exchange (each attempt, redirect hop and
+   * resend after a 401) passes through them, the first registered
+   * outermost, after the request hooks, the auth hook and the cookie jar.
+   * A client's token requests do not.
+   *
+   * @example Sign every exchange
+   * ```ts
+   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+   *
+   * const config = new HttpClientConfigBuilder()
+   *   .withMiddleware((request, next) => next(request.withHeaders({ "X-Signature": "…" })))
+   *   .build();
+   * ```
+   *
+   * @param middleware The middleware to append, in order.
+   * @returns This builder.
+   * @throws {TypeError} When one is neither a function nor an object with `handle()`.
+   */
+  withMiddleware(...middleware: Middleware[]): this {
+    const checked = middleware.map(checkMiddleware);
+    this.#config.middleware = [...this.#config.middleware, ...checked];
     return this;
   }
 

@@ -3,6 +3,7 @@
 
 import { describeType, isPlainRecord, validateUrlText } from "../models/_validate.ts";
 import { redactUrl } from "../masking/views.ts";
+import type { Middleware } from "../hooks/middleware.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 
@@ -71,6 +72,20 @@ export function checkHook<T extends object>(kind: string, hook: T, method: strin
     );
   }
   return hook;
+}
+
+/** A middleware: a function, or an object whose `handle` is one; `index` names it in the error. */
+export function checkMiddleware(middleware: Middleware, index: number): Middleware {
+  const handle = typeof middleware === "function"
+    ? middleware
+    : (middleware as { handle?: unknown } | null)?.handle;
+  if (typeof handle !== "function") {
+    throw new TypeError(
+      `Invalid middleware (argument ${index + 1}): expected a function (request, next, context) ` +
+        `or an object with handle(), got ${describeType(middleware)}`,
+    );
+  }
+  return middleware;
 }
 
 const AUTH_HOOK_METHODS = [

@@ -16,5 +16,6 @@ export const DEFAULT_CONFIG: HttpClientConfig = Object.freeze({
   requestHooks: Object.freeze([]),
   responseHooks: Object.freeze([]),
   errorHooks: Object.freeze([]),
+  middleware: Object.freeze([]),
   retry: DEFAULT_RETRY,
 });

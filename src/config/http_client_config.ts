@@ -6,6 +6,7 @@ import type {
   ResponseHookInterface,
 } from "../hooks/hook_interfaces.ts";
 import type { RetryPolicy } from "./retry_policy.ts";
+import type { Middleware } from "../hooks/middleware.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";
@@ -51,6 +52,8 @@ export interface HttpClientConfig {
   readonly responseHooks: readonly ResponseHookInterface[];
   /** Error hooks, in registration order. */
   readonly errorHooks: readonly ErrorHookInterface[];
+  /** The exchange-level middleware, outermost first (`withMiddleware`). */
+  readonly middleware: readonly Middleware[];
   /** The retry policy. */
   readonly retry: RetryPolicy;
   /** The authentication hook. */

@@ -1,38 +1,35 @@
-// The cookie jar on the send path: each request the exchange sends (every
-// redirect hop, every retry) asks the jar for the cookies of its own URL,
-// and every response head, a redirect's too, hands its Set-Cookie lines to
-// the jar before the next hop is built.
+// The cookie jar's side of the send path (its middleware link is in
+// client/middleware.ts): the cookies a request takes from the jar, and the
+// Set-Cookie lines a response hands to it.
 
 import { describeCall, HttpClientException } from "../errors.ts";
-import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
-import type { WireRequest } from "../transport/types.ts";
 import type { CookieJarLike } from "./cookie_jar.ts";
 import { CookieLibraryError } from "./cookie_library_error.ts";
 import { boundedSetCookie } from "./cookie_size.ts";
 
 /**
- * `wire` with the jar's cookies for its URL in its `Cookie` header. A
- * `Cookie` header of the request's own is kept and wins for the names it
- * sets; the jar's other cookies are appended to it. A jar that fails fails
- * the call of `request` with an {@linkcode HttpClientException}.
+ * `request` with the jar's cookies for `url` (its URL with its params) in
+ * its `Cookie` header. A `Cookie` header of the request's own is kept and
+ * wins for the names it sets; the jar's other cookies are appended to it. A
+ * jar that fails fails the call with an {@linkcode HttpClientException}.
  */
 export async function addJarCookies(
-  wire: WireRequest,
-  jar: CookieJarLike,
   request: HttpRequest,
-): Promise<WireRequest> {
+  url: string,
+  jar: CookieJarLike,
+): Promise<HttpRequest> {
   let cookies: string;
   try {
-    cookies = await jar.getCookieString(wire.url);
+    cookies = await jar.getCookieString(url);
   } catch (cause) {
     throw new HttpClientException(`Cookie jar failed: ${describeCall(request)}`, {
       request,
       cause,
     });
   }
-  if (typeof cookies !== "string" || cookies === "") return wire;
-  return { ...wire, headers: mergeCookieHeader(wire.headers, cookies) };
+  if (typeof cookies !== "string" || cookies === "") return request;
+  return request.with({ headers: mergeCookieHeader(request.headers ?? {}, cookies) });
 }
 
 /**
@@ -60,7 +57,7 @@ function cookieName(pair: string): string {
 }
 
 /**
- * Hands the Set-Cookie lines of a response from `url` to the jar, in the
+ * Hands the Set-Cookie `lines` of a response from `url` to the jar, in the
  * order received (a later line replaces an earlier one of the same cookie),
  * within the sizes browsers keep ({@linkcode boundedSetCookie}: a cookie
  * too large is never given to the jar). A line the jar refuses (its rejection) is dropped, as a browser drops it;
@@ -68,10 +65,10 @@ function cookieName(pair: string): string {
  */
 export async function storeCookies(
   jar: CookieJarLike,
-  headers: WireHeaders,
+  lines: readonly string[],
   url: string,
 ): Promise<void> {
-  for (const received of headerValuesOf(headers, "set-cookie")) {
+  for (const received of lines) {
     const line = boundedSetCookie(received);
     if (line === undefined) continue;
     try {
