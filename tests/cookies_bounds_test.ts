@@ -8,6 +8,7 @@ import {
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
+  HttpResponse,
   TimeoutException,
 } from "../mod.ts";
 import type { CookieJarLike } from "../mod.ts";
@@ -85,3 +86,100 @@ for (const stuck of ["getCookieString", "setCookie"] as const) {
     assert.notEqual(ended, "still waiting");
   });
 }
+
+Deno.test("A jar whose setCookie() never settles fails a streamed call at its timeout: the head's cookies are stored before the timeout ends", async () => {
+  await using server = startFixtureServer();
+  server.route("/login", setsCookie);
+  using client = stuckClient(server, "setCookie");
+  const outcome = await settledWithin(
+    client.stream("GET", "/login").then(async (response) => (await response.cancel(), response)),
+  ).catch((error: unknown) => error);
+  assert.ok(outcome instanceof TimeoutException, String(outcome));
+});
+
+Deno.test("A middleware's wait after a streamed call's head is bounded by the call's timeout", async () => {
+  await using server = startFixtureServer();
+  using client = new HttpClient(
+    new HttpClientConfigBuilder()
+      .withBaseUrl(server.url)
+      .withRetry({ maxRetries: 0 })
+      .withTimeout(0.3)
+      .withMiddleware(async (request, next) => {
+        const response = await next(request);
+        await response.cancel();
+        return new Promise<never>(() => {});
+      })
+      .build(),
+  );
+  const outcome = await settledWithin(client.stream("GET", "/echo")).catch((error: unknown) =>
+    error
+  );
+  assert.ok(outcome instanceof TimeoutException, String(outcome));
+});
+
+Deno.test("The jar stores a head's cookies though its body then fails", async () => {
+  await using server = startFixtureServer();
+  server.route(
+    "/big",
+    () => new Response("x".repeat(5000), { headers: { "set-cookie": "sid=1; Path=/" } }),
+  );
+  using client = new HttpClient(
+    new HttpClientConfigBuilder()
+      .withBaseUrl(server.url)
+      .withCookies()
+      .withRetry({ maxRetries: 0 })
+      .withMaxResponseBytes(100)
+      .build(),
+  );
+  server.route("/small", () => new Response("ok"));
+  await rejectsWith(client.get("/big"), HttpClientException, /exceeds maxResponseBytes/);
+  await client.get("/small");
+  assert.equal(server.last().headers["cookie"], "sid=1");
+});
+
+Deno.test("Every Set-Cookie line reaches the jar, whatever a middleware makes of the response", async () => {
+  await using server = startFixtureServer();
+  server.route("/login", () => {
+    const headers = new Headers();
+    headers.append("set-cookie", "a=1; Path=/; Expires=Wed, 21 Oct 2099 07:28:00 GMT");
+    headers.append("set-cookie", "b=2; Path=/");
+    return new Response("set", { headers });
+  });
+  using client = new HttpClient(
+    new HttpClientConfigBuilder()
+      .withBaseUrl(server.url)
+      .withCookies()
+      .withRetry({ maxRetries: 0 })
+      .withMiddleware(async (request, next) => {
+        const response = await next(request);
+        return new HttpResponse({
+          statusCode: response.statusCode,
+          headers: { ...response.headers },
+          content: response.content,
+          elapsedMs: response.elapsedMs,
+          url: response.url,
+          request: response.request,
+        });
+      })
+      .build(),
+  );
+  await client.get("/login");
+  await client.get("/echo");
+  assert.equal(server.last().headers["cookie"], "a=1; b=2");
+});
+
+Deno.test("A jar's cookie that is no valid header value fails the call as the jar's failure", async () => {
+  await using server = startFixtureServer();
+  using client = new HttpClient(
+    new HttpClientConfigBuilder()
+      .withBaseUrl(server.url)
+      .withCookies({
+        getCookieString: () => Promise.resolve("a=1\r\nX-Injected: yes"),
+        setCookie: () => Promise.resolve(),
+      })
+      .withRetry({ maxRetries: 0 })
+      .build(),
+  );
+  await rejectsWith(client.get("/echo"), HttpClientException, /^Cookie jar failed: GET/);
+  assert.equal(server.requests.length, 0);
+});

@@ -90,3 +90,24 @@ Deno.test("a file that cannot be read as it is sent fails the call, not retried 
   assert.ok(error.cause instanceof Deno.errors.NotFound);
   assert.deepEqual(attempts, [0]);
 });
+
+Deno.test("a body source that fails because the call was aborted leaves the call's own failure", async () => {
+  await using server = startFixtureServer();
+  server.route("/up", async (request) => (await request.arrayBuffer(), new Response("late")));
+  const { client } = countingClient(server);
+  using _ = client;
+  const tiedTo = (signal: AbortSignal) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new Uint8Array(10));
+        signal.addEventListener("abort", () => controller.error(signal.reason));
+      },
+    });
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 100);
+  await rejectsWith(
+    client.post("/up", { body: tiedTo(controller.signal), signal: controller.signal }),
+    HttpClientException,
+    /^Request was aborted: POST/,
+  );
+});

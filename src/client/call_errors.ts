@@ -43,7 +43,12 @@ export function toClientError(
   if (error instanceof HttpClientException) return error;
   // A progress callback's own error fails the call as it is.
   if (error instanceof ProgressFailure) return error.error;
-  if (error instanceof RequestBodyFailure) return requestBodyError(error.error, request);
+  // A body source tied to the call's own signal or timeout fails with it:
+  // the call's end is named, not the source's echo of it.
+  if (error instanceof RequestBodyFailure) {
+    return stepEndedError(request, step, options, error.error) ??
+      requestBodyError(error.error, request);
+  }
   // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
   // caller's environment, not the network: it reaches the caller as it is,
   // and the retry decision never sees a ConnectionException to retry.

@@ -24,6 +24,7 @@ export function clientSetup(
   calls: CallsInFlight,
   transport: Transport,
 ): LifecycleOptions {
+  const cookies = config.cookies === true ? new MemoryCookieJar() : config.cookies;
   const options: LifecycleOptions = {
     transport,
     timeout: config.timeout,
@@ -38,10 +39,8 @@ export function clientSetup(
     errorHooks: config.errorHooks,
     retry: config.retry,
     authHook: config.authHook,
-    middleware: chainLinks(
-      config.middleware,
-      config.cookies === true ? new MemoryCookieJar() : config.cookies,
-    ),
+    middleware: chainLinks(config.middleware, cookies),
+    cookies,
     ...authScope(config),
     calls,
   };

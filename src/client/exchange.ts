@@ -19,6 +19,9 @@ import { sendBody } from "./upload_progress.ts";
 import type { ProgressCallback } from "../transport/progress.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { type ChainLink, runChain } from "./middleware.ts";
+import type { CookieJarLike } from "../cookies/cookie_jar.ts";
+import { storeCookies } from "../cookies/jar_cookies.ts";
+import { headerValuesOf } from "../http/headers.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
 export interface SendOptions extends AbortSources, CallTimeouts {
@@ -43,6 +46,13 @@ export interface SendOptions extends AbortSources, CallTimeouts {
    * cookie jar's, when the client keeps cookies, then `withMiddleware`'s).
    */
   readonly middleware: readonly ChainLink[];
+  /**
+   * The cookie jar every response head the transport receives, a
+   * redirect's too, hands its Set-Cookie lines to, before its body is read
+   * and within the step's timeout (the chain's first link adds its cookies
+   * to each request).
+   */
+  readonly cookies?: CookieJarLike | undefined;
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -96,7 +106,12 @@ export async function sendSingleRequest(
       );
       response = await untilAborted(chain, step, () => ended(request, step, options));
     }
-    if (!followed(response, hop, options)) return response;
+    if (!followed(response, hop, options)) {
+      // The attempt's timeout (and the total) end at the head of a streamed
+      // call: the chain's, so a middleware's wait after `next` is bounded too.
+      if (options.stream) cancelTimeout(step);
+      return response;
+    }
     if (response.isStreamed) await response.cancel();
     const redirect = new Redirect(response.statusCode, response.headers.location!, response.url);
     // A hop of the loop, or the first one when this is its last step's owner.
@@ -127,14 +142,26 @@ async function exchange(
     const response = wire.body === undefined
       ? await options.transport(wire, step)
       : await sendBody(wire, step, options.transport, options.onUploadProgress);
+    const jar = options.cookies;
+    if (jar !== undefined) {
+      const lines = headerValuesOf(response.headers, "set-cookie");
+      // A jar is the caller's code: the step's timeout, signal and close bound the wait for it.
+      const stored = untilAborted(
+        storeCookies(jar, lines, wire.url),
+        step,
+        () => ended(request, step, options),
+      );
+      await stored.catch(async (error) => {
+        await discardBody(response);
+        throw error;
+      });
+    }
     const init = { statusCode: response.status, headers: response.headers, url: wire.url, request };
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
       return receivedResponse({ ...init, content: EMPTY, elapsedMs: performance.now() - since });
     }
     if (options.stream) {
-      // The attempt's timeout (and the total) end at the head.
-      cancelTimeout(step);
       return streamedCall({
         wire: response,
         abort: step,

@@ -8,7 +8,7 @@ import { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { appendParams } from "../http/url.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";
-import { addJarCookies, storeCookies } from "../cookies/jar_cookies.ts";
+import { addJarCookies } from "../cookies/jar_cookies.ts";
 import { describeType } from "../models/_validate.ts";
 
 /** A middleware as the chain calls it: a function, an object's `handle` bound to it. */
@@ -62,14 +62,12 @@ export function runChain(
 /**
  * The cookie jar as the chain's first link: each exchange's request takes
  * the jar's cookies for its URL (a `Cookie` header of the request's own
- * wins for the names it sets), and every response head, a redirect's too,
- * hands its Set-Cookie lines to the jar before the next hop is built.
+ * wins for the names it sets), so every middleware sees them. The
+ * exchange hands each head's Set-Cookie lines to the jar, as received.
  */
 function cookieLink(jar: CookieJarLike): ChainLink {
   return async (request, next) => {
     const url = appendParams(request.url, request.params);
-    const response = await next(await addJarCookies(request, url, jar));
-    await storeCookies(jar, response.headerValues("set-cookie"), response.url);
-    return response;
+    return next(await addJarCookies(request, url, jar));
   };
 }

@@ -36,6 +36,7 @@ export function tokenSender(options: LifecycleOptions, config: HttpClientConfig)
     errorHooks: options.errorHooks.filter((hook) => tokenLoggers.has(hook)),
     authHook: undefined,
     middleware: [],
+    cookies: undefined,
     retry,
     calls: undefined,
   };

@@ -29,7 +29,15 @@ export async function addJarCookies(
     });
   }
   if (typeof cookies !== "string" || cookies === "") return request;
-  return request.with({ headers: mergeCookieHeader(request.headers ?? {}, cookies) });
+  try {
+    return request.with({ headers: mergeCookieHeader(request.headers ?? {}, cookies) });
+  } catch (cause) {
+    // A value no header may carry (a line break): the jar's failure, never sent.
+    throw new HttpClientException(`Cookie jar failed: ${describeCall(request)}`, {
+      request,
+      cause,
+    });
+  }
 }
 
 /**
