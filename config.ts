@@ -15,16 +15,11 @@
  * @module
  */
 
-export { HttpClientConfigBuilder } from "./src/config/client_config.ts";
-export type {
-  CookieJarLike,
-  HttpClientConfig,
-  PoolOptions,
-  ProxyOptions,
-  TlsOptions,
-} from "./src/config/client_config.ts";
-export type { ProxySetting } from "./src/transport/types.ts";
-export type { LoggingOptions, TokenAuthOptions } from "./src/config/builder_options.ts";
+export { HttpClientConfigBuilder } from "./src/config/config.ts";
+export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
+export type { ProxyOptions, TlsOptions } from "./src/config/network.ts";
 export type { RetryOptions, RetryPolicy } from "./src/config/retry_policy.ts";
-export { TokenData } from "./src/config/token_data.ts";
-export type { TokenDataInit } from "./src/config/token_data.ts";
+export type { CookieJarLike } from "./src/cookies/cookie_jar.ts";
+export type { PoolOptions, ProxySetting } from "./src/transport/types.ts";
+export { TokenData } from "./src/models/token_data.ts";
+export type { TokenDataInit } from "./src/models/token_data.ts";

@@ -19,7 +19,7 @@
  * @module
  */
 
-export type { FetchLike } from "./src/config/client_config.ts";
+export type { FetchLike } from "./src/transport/types.ts";
 export type {
   ErrorHookInterface,
   Logger,

@@ -2,7 +2,7 @@
 // browser. Deno is no browser: each rule is checked with a browser's globals.
 
 import assert from "node:assert/strict";
-import { checkNetwork } from "../src/config/network_checks.ts";
+import { checkNetwork } from "../src/config/network.ts";
 
 const page = { document: {}, navigator: { userAgent: "Mozilla/5.0" } };
 const worker = { WorkerGlobalScope: class {} };

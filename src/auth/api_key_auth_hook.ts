@@ -1,6 +1,6 @@
 import { BASE_AUTH_HOOK_OPTIONS, BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
-import { TokenData } from "../config/token_data.ts";
+import { TokenData } from "../models/token_data.ts";
 import { type HttpRequest, withCheckedHeader } from "../models/request.ts";
 import { checkKnownKeys, keysOf, requireText, validateHeader } from "../models/_validate.ts";
 

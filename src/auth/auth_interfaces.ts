@@ -1,4 +1,4 @@
-import type { TokenData } from "../config/token_data.ts";
+import type { TokenData } from "../models/token_data.ts";
 import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";

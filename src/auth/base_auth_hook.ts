@@ -1,7 +1,7 @@
 import type { AuthHookInterface, AuthRetryStrategyInterface } from "./auth_interfaces.ts";
 import { SimpleAuthRetryStrategy } from "./retry_strategies.ts";
 import { pathExclusion } from "./_path_match.ts";
-import type { TokenData } from "../config/token_data.ts";
+import type { TokenData } from "../models/token_data.ts";
 import { headerValue } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";

@@ -1,7 +1,7 @@
 import { BASE_AUTH_HOOK_OPTIONS, BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import { checkKnownKeys, keysOf, validateUsername } from "../models/_validate.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
-import { TokenData } from "../config/token_data.ts";
+import { TokenData } from "../models/token_data.ts";
 import { basicAuthorization } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 

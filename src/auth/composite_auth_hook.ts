@@ -1,6 +1,6 @@
 import type { AuthHookInterface, AuthRetryStrategyInterface } from "./auth_interfaces.ts";
 import { SimpleAuthRetryStrategy } from "./retry_strategies.ts";
-import type { TokenData } from "../config/token_data.ts";
+import type { TokenData } from "../models/token_data.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";

@@ -1,7 +1,7 @@
 import type { TokenManagerInterface } from "./auth_interfaces.ts";
 import { BASE_AUTH_HOOK_OPTIONS, BaseAuthHook, carriesCredentials } from "./base_auth_hook.ts";
 import type { BaseAuthHookOptions } from "./base_auth_hook.ts";
-import type { TokenData } from "../config/token_data.ts";
+import type { TokenData } from "../models/token_data.ts";
 import { headerValue } from "../http/headers.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";

@@ -1,5 +1,5 @@
 import type { TokenManagerInterface } from "./auth_interfaces.ts";
-import { TokenData } from "../config/token_data.ts";
+import { TokenData } from "../models/token_data.ts";
 import { AuthenticationException, HttpClientException } from "../errors.ts";
 import { FetchContext } from "../models/fetch_context.ts";
 import { HttpResponse } from "../models/response.ts";

@@ -2,7 +2,7 @@
 // configuration: the origins its auth hook runs for, and the headers that
 // carry credentials, which a redirect drops when it leaves the origin.
 
-import type { HttpClientConfig } from "../config/client_config.ts";
+import type { HttpClientConfig } from "../config/config.ts";
 import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
 import type { AuthOptions } from "./auth_flow.ts";
 import type { SendOptions } from "./exchange.ts";

@@ -14,7 +14,7 @@
 // `AbortSignal.any()`, a step knows its client's scope and its parents, and
 // only a pool, once made, listens for its owner's close.
 
-import type { HttpClientConfig } from "../config/http_client_config.ts";
+import type { HttpClientConfig } from "../config/config.ts";
 import { runtime } from "../transport/runtime.ts";
 import { fetchTransport } from "../transport/fetch_transport.ts";
 import type { Pool, Transport } from "../transport/types.ts";

@@ -4,7 +4,7 @@
 // client it was derived from, or its custom fetch), and its middleware
 // chain, the cookie jar first.
 
-import type { HttpClientConfig } from "../config/http_client_config.ts";
+import type { HttpClientConfig } from "../config/config.ts";
 import type { Transport } from "../transport/types.ts";
 import { MemoryCookieJar } from "../cookies/memory_jar.ts";
 import { chainLinks } from "./middleware.ts";

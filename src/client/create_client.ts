@@ -1,6 +1,4 @@
-import { DEFAULT_CONFIG } from "../config/defaults.ts";
-import { checkBaseUrl } from "../config/config_checks.ts";
-import { frozenConfig } from "../config/frozen_config.ts";
+import { checkBaseUrl, DEFAULT_CONFIG, frozenConfig } from "../config/config.ts";
 import { HttpClient } from "./http_client.ts";
 
 /**

@@ -1,9 +1,8 @@
 // The configuration of a derived client (`HttpClient.extend()`): the
 // parent's, changed by the caller's function of a builder started from it.
 
-import { HttpClientConfigBuilder } from "../config/client_config.ts";
-import { frozenConfig } from "../config/frozen_config.ts";
-import type { HttpClientConfig } from "../config/http_client_config.ts";
+import { frozenConfig, HttpClientConfigBuilder } from "../config/config.ts";
+import type { HttpClientConfig } from "../config/config.ts";
 
 /** The function `HttpClient.extend()` takes: it changes the builder and returns it. */
 export type ExtendConfig = (

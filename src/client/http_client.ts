@@ -1,10 +1,9 @@
-import { DEFAULT_CONFIG } from "../config/client_config.ts";
-import type { HttpClientConfig } from "../config/client_config.ts";
+import { configView, DEFAULT_CONFIG } from "../config/config.ts";
+import type { HttpClientConfig } from "../config/config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
-import { configView } from "../config/_config_view.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import { clientSetup } from "./client_setup.ts";

@@ -1,7 +1,7 @@
 // Lifecycle step 1, once per call before the first attempt: the request as
 // every attempt starts from it.
 
-import type { HttpClientConfig } from "../config/client_config.ts";
+import type { HttpClientConfig } from "../config/config.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { headerValue, mergeHeaders } from "../http/headers.ts";

@@ -2,7 +2,7 @@
 // the token request is one more call of the client, through the same
 // lifecycle, without the parts that belong to the user's calls.
 
-import type { HttpClientConfig } from "../config/client_config.ts";
+import type { HttpClientConfig } from "../config/config.ts";
 import { retryPolicy } from "../config/retry_policy.ts";
 import type { TokenSender } from "../models/request_context.ts";
 import type { HttpRequest } from "../models/request.ts";

@@ -2,7 +2,7 @@
 // build (`browser/`, for pages and web workers) compiles this file in its
 // place, so no bundle of it carries tough-cookie and its public-suffix list.
 // A browser's fetch keeps cookies itself, and `build()` refuses
-// `withCookies()` there (config/network_checks.ts); this jar is reached only
+// `withCookies()` there (config/network.ts); this jar is reached only
 // where that check lets it through (a custom `withFetch`, or a runtime that
 // is not a browser given the browser build), and it fails the call on the
 // first cookie rather than drop every cookie in silence, as the default jar

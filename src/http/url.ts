@@ -13,6 +13,14 @@ export function isAbsoluteUrl(url: string): boolean {
   return ABSOLUTE.test(url);
 }
 
+/** The URL `text` parses to when it is an absolute `http:` or `https:` one, else `null`. */
+export function parseHttpUrl(text: string): URL | null {
+  const parsed = URL.parse(text);
+  return parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    ? null
+    : parsed;
+}
+
 /** The `scheme://authority` texts seen that are origins as URL parsing writes them. */
 const ORIGINS = new Set<string>();
 /** How many origins {@linkcode originOf} keeps; past it, it starts over. */

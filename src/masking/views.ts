@@ -135,6 +135,28 @@ export function maskDeepForView(value: unknown, urls: boolean, secret = false, d
 
 type Inspect = (value: unknown, options?: unknown) => string;
 
+/**
+ * Gives `target` (a plain object, such as a built configuration) a
+ * `toJSON()` and Deno's and Node's `console.log()` views that show `view()`,
+ * after `label` when one is given. The properties are not enumerable, so a
+ * spread copy of `target` carries none of them.
+ */
+export function withView<T extends object>(
+  target: T,
+  view: () => Record<string, unknown>,
+  label?: string,
+): T {
+  const show = (inspect: Inspect, options: unknown) =>
+    label === undefined ? inspect(view(), options) : `${label} ${inspect(view(), options)}`;
+  return Object.defineProperties(target, {
+    toJSON: { value: view },
+    [Symbol.for("Deno.customInspect")]: { value: show },
+    [Symbol.for("nodejs.util.inspect.custom")]: {
+      value: (_depth: number, options: unknown, inspect: Inspect) => show(inspect, options),
+    },
+  });
+}
+
 /** Where {@linkcode defineRedactedInspect} keeps a class's view function. */
 export const VIEW: unique symbol = Symbol("view");
 

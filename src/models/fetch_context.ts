@@ -1,4 +1,4 @@
-import type { TokenData } from "../config/token_data.ts";
+import type { TokenData } from "../models/token_data.ts";
 import { checkKnownKeys, keysOf } from "./_validate.ts";
 
 /** Options of a {@linkcode FetchContext}. */

@@ -27,10 +27,10 @@ import type {
   PoolOptions,
   ProxySetting,
   Runtime,
+  TlsSettings,
   WireRequest,
   WireResponse,
 } from "./types.ts";
-import type { TlsSettings } from "../config/tls.ts";
 import type { Abort } from "../client/deadline/abort.ts";
 
 /** An undici `Agent` per pool, and node:fs. */

@@ -3,7 +3,6 @@
 // runtime_node.ts); nothing above this folder knows which one runs.
 
 import type { Abort } from "../client/deadline/abort.ts";
-import type { TlsSettings } from "../config/tls.ts";
 
 /** One request as it goes on the wire: the final URL, headers and encoded body. */
 export interface WireRequest {
@@ -156,6 +155,17 @@ export interface ProxySetting {
   readonly noProxy: readonly string[];
   /** The credentials from the URL's user-info, percent-decoded. */
   readonly credentials?: { readonly username: string; readonly password: string };
+}
+
+/**
+ * The TLS settings `withTls()` sets, checked and frozen (the key masked in
+ * their views): extra CA certificates trusted beside the system's roots, and
+ * a client certificate with its key, all PEM.
+ */
+export interface TlsSettings {
+  readonly caCerts?: readonly string[] | undefined;
+  readonly cert?: string | undefined;
+  readonly key?: string | undefined;
 }
 
 /**

@@ -1,5 +1,8 @@
+// An access token with its expiry, as a token manager holds it and an auth
+// hook sends it; its views mask the token and the refresh token.
+
 import { defineRedactedInspect, MASK } from "../masking/views.ts";
-import { checkKnownKeys, keysOf, requireText } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, requireText } from "./_validate.ts";
 
 /** The fields of a {@linkcode TokenData}. */
 export interface TokenDataInit {

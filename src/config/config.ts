@@ -1,0 +1,585 @@
+// The configuration of a client: the frozen `HttpClientConfig`, its
+// defaults, the builder that makes it and the checks of the builder's
+// inputs (each a TypeError or RangeError naming the field, never quoting a
+// credential: URLs are masked), the last step of every configuration
+// (`frozenConfig`), and its masked view. The network settings and their
+// checks are network.ts's, the retry policy retry_policy.ts's.
+
+import {
+  checkKnownKeys,
+  describeType,
+  keysOf,
+  validateCount,
+  validateHeaders,
+  validateNullableTimeout,
+  validateUrlText,
+} from "../models/_validate.ts";
+import { mergeHeaders } from "../http/headers.ts";
+import { parseHttpUrl } from "../http/url.ts";
+import { maskDeepForView, maskHeadersForView, redactUrl, withView } from "../masking/views.ts";
+import type {
+  ErrorHookInterface,
+  Logger,
+  RequestHookInterface,
+  ResponseHookInterface,
+} from "../hooks/hook_interfaces.ts";
+import {
+  LoggingErrorHook,
+  LoggingRequestHook,
+  LoggingResponseHook,
+} from "../hooks/logging_hooks.ts";
+import { LOGGING_KEYS } from "../hooks/_log_lines.ts";
+import type { Middleware } from "../hooks/middleware.ts";
+import type { AuthHookInterface, TokenManagerInterface } from "../auth/auth_interfaces.ts";
+import {
+  TOKEN_AUTH_HOOK_OPTIONS,
+  TokenAuthHook,
+  type TokenAuthHookOptions,
+} from "../auth/token_auth_hook.ts";
+import { checkCookieJar, type CookieJarLike } from "../cookies/cookie_jar.ts";
+import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
+import { DEFAULT_RETRY, type RetryOptions, type RetryPolicy, retryPolicy } from "./retry_policy.ts";
+import {
+  checkNetwork,
+  checkPool,
+  checkProxy,
+  checkTls,
+  type ProxyOptions,
+  type TlsOptions,
+  tlsView,
+} from "./network.ts";
+
+/**
+ * The frozen configuration of an {@linkcode HttpClient}, made by
+ * {@linkcode HttpClientConfigBuilder}. `console.log()` and `JSON.stringify()`
+ * of a built one show the base URL's user-info, credential-like default
+ * headers and pool options (a proxy's `basicAuth` password, a proxy URL's
+ * user-info), the proxy's password and the `withTls` key masked, and a
+ * cookie jar by name only.
+ */
+export interface HttpClientConfig {
+  /** The base URL relative request URLs are resolved against. */
+  readonly baseUrl?: string;
+  /** The timeout of one attempt in seconds (default 30); `null`: none. */
+  readonly timeout: number | null;
+  /** The longest wait for the next chunk of a streamed response, in seconds (default 30); `null`: none. */
+  readonly readTimeout: number | null;
+  /** The timeout of a whole call in seconds, retries included (default `null`: none). */
+  readonly totalTimeout: number | null;
+  /** Headers sent with every request (a request's own headers win). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** How many redirects one call follows; 0 returns the 3xx response. */
+  readonly maxRedirects: number;
+  /** The most decoded bytes a buffered read holds (default 256 MiB); `Infinity` for no limit. */
+  readonly maxResponseBytes: number;
+  /** Options of the connection pool. */
+  readonly pool?: Readonly<PoolOptions>;
+  /**
+   * The proxy set by `withProxy()`; `null`: none, the environment's ignored;
+   * not set: the environment's `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`.
+   */
+  readonly proxy?: ProxySetting | null;
+  /** Extra CA certificates and a client certificate (`withTls`); the key is masked in views. */
+  readonly tls?: Readonly<TlsOptions>;
+  /** A custom transport used instead of the pooled `fetch`. */
+  readonly fetch?: FetchLike;
+  /** Request hooks, in registration order. */
+  readonly requestHooks: readonly RequestHookInterface[];
+  /** Response hooks, in registration order. */
+  readonly responseHooks: readonly ResponseHookInterface[];
+  /** Error hooks, in registration order. */
+  readonly errorHooks: readonly ErrorHookInterface[];
+  /** The exchange-level middleware, outermost first (`withMiddleware`). */
+  readonly middleware: readonly Middleware[];
+  /** The retry policy. */
+  readonly retry: RetryPolicy;
+  /** The authentication hook. */
+  readonly authHook?: AuthHookInterface;
+  /**
+   * The origins the auth hook runs for. Not set: the base URL's origin.
+   * With no base URL, the origin of each call's own request as well.
+   */
+  readonly authOrigins?: ReadonlySet<string>;
+  /**
+   * The cookie jar (default none): `true` for one of the client's own in
+   * memory, else the jar given, which views and `JSON.stringify()` show as
+   * `"[cookie jar]"`, never with its cookies.
+   */
+  readonly cookies?: CookieJarLike | true | undefined;
+}
+
+/**
+ * The configuration of a client given none, and the start of every builder:
+ * timeout 30 s, read timeout 30 s, no total timeout, 2 retries, 20
+ * redirects, buffered bodies up to 256 MiB, no base URL, headers or hooks.
+ */
+export const DEFAULT_CONFIG: HttpClientConfig = Object.freeze({
+  timeout: 30,
+  readTimeout: 30,
+  totalTimeout: null,
+  headers: Object.freeze({}),
+  maxRedirects: 20,
+  maxResponseBytes: 256 * 1024 * 1024,
+  requestHooks: Object.freeze([]),
+  responseHooks: Object.freeze([]),
+  errorHooks: Object.freeze([]),
+  middleware: Object.freeze([]),
+  retry: DEFAULT_RETRY,
+});
+
+/** Options of {@linkcode HttpClientConfigBuilder.withTokenAuth}. */
+export interface TokenAuthOptions extends TokenAuthHookOptions {
+  /** Gets and refreshes the tokens. */
+  tokenManager: TokenManagerInterface;
+}
+
+/** Options of {@linkcode HttpClientConfigBuilder.withLogging}. */
+export interface LoggingOptions {
+  /** Log request and response headers (sensitive ones masked). Default false. */
+  logHeaders?: boolean | undefined;
+  /** Log request bodies, and the bodies of failed responses. Default false. */
+  logBody?: boolean | undefined;
+  /** Further header names to mask, in any letter case. */
+  sensitiveKeys?: Iterable<string> | undefined;
+  /** Where to write. Default `console`. */
+  logger?: Logger | undefined;
+}
+
+/**
+ * Builds an {@linkcode HttpClientConfig}. Every `with*` call checks its input
+ * (a `TypeError` or `RangeError` naming the field) and returns the builder;
+ * `build()` returns the frozen configuration.
+ *
+ * @example Configure a client
+ * ```ts
+ * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const config = new HttpClientConfigBuilder()
+ *   .withBaseUrl("http://127.0.0.1:8080/api")
+ *   .withTimeout(5)
+ *   .withTotalTimeout(20)
+ *   .withHeaders({ Accept: "application/json" })
+ *   .withMaxRedirects(5)
+ *   .build();
+ * assert.ok(Object.isFrozen(config));
+ * using client = new HttpClient(config);
+ * assert.equal(client.config.timeout, 5);
+ * assert.equal(client.config.totalTimeout, 20);
+ * assert.equal(new HttpClientConfigBuilder().withTimeout(null).build().timeout, null);
+ * ```
+ */
+export class HttpClientConfigBuilder {
+  #config: { -readonly [K in keyof HttpClientConfig]: HttpClientConfig[K] } = { ...DEFAULT_CONFIG };
+
+  /**
+   * Starts a builder from a built configuration, every setting kept as the
+   * same objects (hooks, auth hook, cookie jar, pool options): `with*` calls
+   * then replace a setting, merge headers, or append hooks after the
+   * configuration's own. `HttpClient.extend()` starts from this.
+   *
+   * @example Derive a configuration with one more header
+   * ```ts
+   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const base = new HttpClientConfigBuilder().withBaseUrl("http://127.0.0.1:8080/").build();
+   * const derived = HttpClientConfigBuilder.from(base).withHeaders({ "X-Tenant": "a" }).build();
+   * assert.equal(derived.baseUrl, "http://127.0.0.1:8080/");
+   * assert.deepEqual(derived.headers, { "X-Tenant": "a" });
+   * assert.deepEqual(base.headers, {});
+   * ```
+   */
+  static from(config: HttpClientConfig): HttpClientConfigBuilder {
+    if (typeof config !== "object" || config === null) {
+      throw new TypeError("Invalid config: expected an HttpClientConfig");
+    }
+    const builder = new HttpClientConfigBuilder();
+    // A built configuration's views are not enumerable: the copy has none.
+    builder.#config = { ...DEFAULT_CONFIG, ...config };
+    return builder;
+  }
+
+  /**
+   * Sets the base URL relative request URLs resolve against: an absolute
+   * `http:` or `https:` URL, without a control character or a space at
+   * either end (`TypeError` otherwise).
+   */
+  withBaseUrl(baseUrl: string | URL): this {
+    this.#config.baseUrl = checkBaseUrl(baseUrl);
+    return this;
+  }
+
+  /**
+   * Sets the timeout of one attempt, in seconds (default 30; a finite number
+   * above 0, or `null` for none): from the auth hook's token fetch (or
+   * refresh) for it to the last byte of a buffered response, or to the head
+   * of a streamed one. An attempt that runs out of it fails with
+   * `TimeoutException`, even while it waits for a token; the call may then
+   * be retried.
+   */
+  withTimeout(seconds: number | null): this {
+    this.#config.timeout = validateNullableTimeout("timeout", seconds);
+    return this;
+  }
+
+  /**
+   * Sets the read timeout of streamed responses, in seconds (default 30; a
+   * finite number above 0, or `null` for none): the longest wait for the
+   * next chunk of a body read as a stream. Buffered responses are covered by
+   * {@linkcode withTimeout} instead.
+   */
+  withReadTimeout(seconds: number | null): this {
+    this.#config.readTimeout = validateNullableTimeout("readTimeout", seconds);
+    return this;
+  }
+
+  /**
+   * Sets the timeout of a whole call, in seconds (default `null`: none):
+   * every attempt, retry wait and token fetch, up to the response the call
+   * resolves to. A retry wait that would end past it fails the call at
+   * once, without waiting. A call that runs out of it fails with a
+   * `TimeoutException` whose message names `totalTimeout`; it is not
+   * retried.
+   */
+  withTotalTimeout(seconds: number | null): this {
+    this.#config.totalTimeout = validateNullableTimeout("totalTimeout", seconds);
+    return this;
+  }
+
+  /** Adds headers sent with every request; later calls merge, without regard to case. */
+  withHeaders(headers: Readonly<Record<string, string>>): this {
+    validateHeaders("headers", headers);
+    this.#config.headers = Object.freeze(mergeHeaders(this.#config.headers, headers));
+    return this;
+  }
+
+  /**
+   * Sets how many redirects one call follows: a whole number, 0 or more
+   * (default 20; 0 returns the 3xx response as it is).
+   */
+  withMaxRedirects(count: number): this {
+    this.#config.maxRedirects = validateCount("maxRedirects", count);
+    return this;
+  }
+
+  /**
+   * Sets the largest response body a buffered read holds, in decoded bytes
+   * (after gzip, deflate, br): a whole number, 0 or more (default 256 MiB),
+   * or `Infinity` for no limit. A longer body fails the call with an
+   * `HttpClientException` once the limit is passed, without reading further.
+   * A streamed body is not capped, but a line of its `lines()`, and a line
+   * or an event's data of its `events()`, hold at most this many characters.
+   */
+  withMaxResponseBytes(bytes: number): this {
+    this.#config.maxResponseBytes = bytes === Infinity
+      ? Infinity
+      : validateCount("maxResponseBytes", bytes);
+    return this;
+  }
+
+  /** Sets the options of the connection pool (`Deno.createHttpClient`'s, or the undici Agent's). */
+  withPool(options: PoolOptions): this {
+    this.#config.pool = checkPool(options);
+    return this;
+  }
+
+  /**
+   * Sends through an HTTP proxy, an `http:` or `https:` URL without a path
+   * (`null`: none, ignoring the environment's `HTTP_PROXY`, `HTTPS_PROXY`
+   * and `NO_PROXY`, which apply otherwise): http targets forwarded, https
+   * ones tunnelled with CONNECT, the hosts of `options.noProxy` reached
+   * directly. The URL's user-info becomes `Proxy-Authorization` and is
+   * masked in every view; a request's own `Proxy-Authorization` header is
+   * refused through the proxy (it would reach an https target). On Deno it needs `--allow-env` for the proxy
+   * variables. See {@linkcode ProxyOptions}.
+   */
+  withProxy(url: string | URL | null, options?: ProxyOptions): this {
+    this.#config.proxy = url === null ? null : checkProxy(url, options);
+    return this;
+  }
+
+  /**
+   * Trusts extra CA certificates beside the system's roots, and sends a
+   * client certificate to servers that ask for one (PEM; the key is masked
+   * in every view). A runtime or a custom `withFetch` transport that cannot
+   * apply them fails `build()`. See {@linkcode TlsOptions}.
+   */
+  withTls(options: TlsOptions): this {
+    this.#config.tls = checkTls(options);
+    return this;
+  }
+
+  /**
+   * Keeps cookies (default: none, so a client shared by many users never
+   * mixes their sessions): in a jar of the client's own, in memory, or in
+   * `jar` (a tough-cookie `CookieJar`, or any {@linkcode CookieJarLike});
+   * `null` turns them off. A browser keeps cookies itself: there `build()`
+   * refuses a jar, unless a custom `withFetch` transport sends the calls.
+   */
+  withCookies(jar?: CookieJarLike | null): this {
+    this.#config.cookies = checkCookieJar(jar);
+    return this;
+  }
+
+  /** Sets a custom transport, a function with `fetch`'s signature, used instead of the pool. */
+  withFetch(fetchLike: FetchLike): this {
+    this.#config.fetch = checkFetch(fetchLike);
+    return this;
+  }
+
+  /** Appends a request hook, an object with `beforeRequest(request, context)`; they run in order. */
+  withRequestHook(hook: RequestHookInterface): this {
+    const checked = checkHook("request", hook, "beforeRequest");
+    this.#config.requestHooks = [...this.#config.requestHooks, checked];
+    return this;
+  }
+
+  /** Appends a response hook, an object with `afterResponse(response, context)`; they run in order. */
+  withResponseHook(hook: ResponseHookInterface): this {
+    const checked = checkHook("response", hook, "afterResponse");
+    this.#config.responseHooks = [...this.#config.responseHooks, checked];
+    return this;
+  }
+
+  /** Appends an error hook, an object with `onError(error, context)`; they run in order. */
+  withErrorHook(hook: ErrorHookInterface): this {
+    this.#config.errorHooks = [...this.#config.errorHooks, checkHook("error", hook, "onError")];
+    return this;
+  }
+
+  /**
+   * Appends middleware, each a function `(request, next, context)` or an
+   * object with `handle()`: every exchange (each attempt, redirect hop and
+   * resend after a 401) passes through them, the first registered
+   * outermost, after the request hooks, the auth hook and the cookie jar.
+   * A client's token requests do not.
+   *
+   * @example Sign every exchange
+   * ```ts
+   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+   *
+   * const config = new HttpClientConfigBuilder()
+   *   .withMiddleware((request, next) => next(request.withHeaders({ "X-Signature": "…" })))
+   *   .build();
+   * ```
+   *
+   * @param middleware The middleware to append, in order.
+   * @returns This builder.
+   * @throws {TypeError} When one is neither a function nor an object with `handle()`.
+   */
+  withMiddleware(...middleware: Middleware[]): this {
+    const checked = middleware.map(checkMiddleware);
+    this.#config.middleware = [...this.#config.middleware, ...checked];
+    return this;
+  }
+
+  /**
+   * Adds {@linkcode LoggingRequestHook}, {@linkcode LoggingResponseHook} and
+   * {@linkcode LoggingErrorHook} together, sharing the options (what to log
+   * and where).
+   */
+  withLogging(options: LoggingOptions = {}): this {
+    const [request, response, error] = loggingHooks(options);
+    return this.withRequestHook(request).withResponseHook(response).withErrorHook(error);
+  }
+
+  /**
+   * Sets the retry policy; fields not given keep their current values (the
+   * defaults: 2 retries of GET, HEAD, OPTIONS, PUT and DELETE on connection
+   * failures, timeouts and 408, 429, 500, 502, 503, 504, with exponential
+   * backoff and full jitter from 0.5 s capped at 30 s, honouring
+   * `Retry-After` up to 60 s). A negative count or backoff is a RangeError.
+   */
+  withRetry(options: RetryOptions): this {
+    this.#config.retry = retryPolicy(options, this.#config.retry);
+    return this;
+  }
+
+  /**
+   * Sets the authentication hook (an {@linkcode AuthHookInterface}), which
+   * runs after the request hooks on the requests it should authenticate,
+   * for the allowed origins.
+   */
+  withAuthHook(hook: AuthHookInterface): this {
+    this.#config.authHook = checkAuthHook(hook);
+    return this;
+  }
+
+  /** Sets a {@linkcode TokenAuthHook} over `options.tokenManager`, with the hook's options, as the auth hook. */
+  withTokenAuth(options: TokenAuthOptions): this {
+    return this.withAuthHook(tokenAuthHook(options));
+  }
+
+  /**
+   * Sets the origins the auth hook runs for (absolute URLs or origins, such
+   * as `https://api.example.com`), and no others (default: the base URL's
+   * origin; with no base URL, the origin of each call's own request). On a
+   * redirect to any other origin, or from https to http, credentials are
+   * dropped.
+   */
+  withAuthOrigins(origins: Iterable<string | URL>): this {
+    this.#config.authOrigins = checkAuthOrigins(origins);
+    return this;
+  }
+
+  /** Returns the frozen configuration, refusing network settings this client could not apply. */
+  build(): HttpClientConfig {
+    return frozenConfig(this.#config);
+  }
+}
+
+/**
+ * The last step of every configuration, the builder's `build()` and
+ * `createClient()`'s alike: the frozen configuration with its masked views,
+ * refusing network settings this client could not apply.
+ */
+export function frozenConfig(config: HttpClientConfig): HttpClientConfig {
+  checkNetwork(config);
+  const frozen = {
+    ...config,
+    requestHooks: Object.freeze([...config.requestHooks]),
+    responseHooks: Object.freeze([...config.responseHooks]),
+    errorHooks: Object.freeze([...config.errorHooks]),
+  };
+  // The views are not enumerable: a spread copy of the configuration has none.
+  return Object.freeze(withView(frozen, () => configView(frozen), "HttpClientConfig"));
+}
+
+// What console.log() and JSON.stringify() show of a configuration: the base
+// URL's user-info, credential-like default headers and pool options (a
+// proxy's `basicAuth`, a proxy URL's user-info) and the TLS `key` masked; a
+// cookie jar by name only.
+
+/** The masked view of a configuration, a plain object. */
+export function configView(config: HttpClientConfig): Record<string, unknown> {
+  return {
+    ...config,
+    baseUrl: config.baseUrl === undefined ? undefined : redactUrl(config.baseUrl),
+    headers: maskHeadersForView(config.headers),
+    pool: config.pool === undefined ? undefined : maskDeepForView(config.pool, true),
+    tls: config.tls === undefined ? undefined : tlsView(config.tls),
+    authOrigins: config.authOrigins === undefined ? undefined : [...config.authOrigins],
+    // A jar holds the session's cookies: it is named, never shown.
+    cookies: typeof config.cookies === "object" ? "[cookie jar]" : config.cookies,
+  };
+}
+
+// The checks of the builder's inputs.
+
+/** A base URL: an absolute `http:` or `https:` URL, as text the parser keeps as it is. */
+export function checkBaseUrl(baseUrl: unknown): string {
+  if (typeof baseUrl !== "string" && !(baseUrl instanceof URL)) {
+    throw new TypeError(`Invalid baseUrl: expected a string or URL, got ${describeType(baseUrl)}`);
+  }
+  // Checked before parsing, which would drop a tab, CR or LF silently.
+  validateUrlText("baseUrl", String(baseUrl));
+  if (parseHttpUrl(String(baseUrl)) === null) {
+    throw new TypeError(
+      `Invalid baseUrl: expected an absolute http: or https: URL, got ${
+        JSON.stringify(redactUrl(String(baseUrl)))
+      }`,
+    );
+  }
+  return String(baseUrl);
+}
+
+/** A custom transport: a function. */
+function checkFetch(fetchLike: FetchLike): FetchLike {
+  if (typeof fetchLike !== "function") {
+    throw new TypeError(`Invalid fetch: expected a function, got ${describeType(fetchLike)}`);
+  }
+  return fetchLike;
+}
+
+/** A hook of `kind` ("request", "response"…): an object whose `method` is a function. */
+function checkHook<T extends object>(kind: string, hook: T, method: string): T {
+  if (typeof (hook as Record<string, unknown> | null)?.[method] !== "function") {
+    throw new TypeError(
+      `Invalid ${kind} hook: expected an object with ${method}(), got ${describeType(hook)}`,
+    );
+  }
+  // Optional, so a misspelt value would otherwise never run, silently.
+  const onRetry = (hook as { onRetry?: unknown }).onRetry;
+  if (onRetry !== undefined && typeof onRetry !== "function") {
+    throw new TypeError(
+      `Invalid ${kind} hook: onRetry must be a function, got ${describeType(onRetry)}`,
+    );
+  }
+  return hook;
+}
+
+/** A middleware: a function, or an object whose `handle` is one; `index` names it in the error. */
+function checkMiddleware(middleware: Middleware, index: number): Middleware {
+  const handle = typeof middleware === "function"
+    ? middleware
+    : (middleware as { handle?: unknown } | null)?.handle;
+  if (typeof handle !== "function") {
+    throw new TypeError(
+      `Invalid middleware (argument ${index + 1}): expected a function (request, next, context) ` +
+        `or an object with handle(), got ${describeType(middleware)}`,
+    );
+  }
+  return middleware;
+}
+
+const AUTH_HOOK_METHODS = [
+  "beforeRequest",
+  "shouldAuthenticate",
+  "isAuthError",
+  "refreshAuth",
+  "invalidateAuth",
+] as const;
+
+/** An auth hook: every method of the interface, and a retry strategy with `shouldRetry()`. */
+function checkAuthHook(hook: AuthHookInterface): AuthHookInterface {
+  for (const method of AUTH_HOOK_METHODS) checkHook("auth", hook, method);
+  if (typeof hook.retryStrategy?.shouldRetry !== "function") {
+    throw new TypeError("Invalid auth hook: expected a retryStrategy with shouldRetry()");
+  }
+  return hook;
+}
+
+/** The origins of absolute `http:` or `https:` URLs (or origins), as a set. */
+function checkAuthOrigins(origins: Iterable<string | URL>): Set<string> {
+  const set = new Set<string>();
+  for (const origin of origins) {
+    const parsed = parseHttpUrl(String(origin));
+    if (parsed === null) {
+      throw new TypeError(
+        `Invalid authOrigins: ${
+          JSON.stringify(redactUrl(String(origin)))
+        } is not an http(s) origin`,
+      );
+    }
+    set.add(parsed.origin);
+  }
+  return set;
+}
+
+// The hooks the builder's `withTokenAuth()` and `withLogging()` make.
+
+const TOKEN_AUTH_KEYS = keysOf<TokenAuthOptions>({
+  ...TOKEN_AUTH_HOOK_OPTIONS,
+  tokenManager: true,
+});
+
+/** The auth hook of `withTokenAuth(options)`; a key that is not an option is a TypeError naming it. */
+function tokenAuthHook(options: TokenAuthOptions): TokenAuthHook {
+  checkKnownKeys("token auth options", options, TOKEN_AUTH_KEYS);
+  const { tokenManager, ...hookOptions } = options;
+  return new TokenAuthHook(tokenManager, hookOptions);
+}
+
+/** The three hooks of `withLogging(options)`; a key that is not an option is a TypeError naming it. */
+function loggingHooks(
+  options: LoggingOptions,
+): [LoggingRequestHook, LoggingResponseHook, LoggingErrorHook] {
+  checkKnownKeys("logging options", options, LOGGING_KEYS);
+  const { logger, sensitiveKeys } = options;
+  return [
+    new LoggingRequestHook(options),
+    new LoggingResponseHook(options),
+    new LoggingErrorHook({ logger, sensitiveKeys }),
+  ];
+}
