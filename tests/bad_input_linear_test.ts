@@ -140,7 +140,7 @@ Deno.test("The logging hook reads the path of a 1 MB URL in linear time", () => 
 });
 
 Deno.test("Masking a 1 MB URL or message with long runs that fit no pattern takes linear time", async () => {
-  const { redactText, redactUrl } = await import("../src/masking/url.ts");
+  const { redactText, redactUrl } = await import("../src/masking/views.ts");
   const run = (text: string) => text.repeat(MB);
   finishesFast(
     "unparsed user-info with a run of blanks",

@@ -5,7 +5,7 @@ import { FetchContext } from "../models/fetch_context.ts";
 import { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf, validateSeconds } from "../models/_validate.ts";
 import { fitsInHeader } from "./_header_token.ts";
-import { hideCauseText } from "../masking/error_views.ts";
+import { hideCauseText } from "../masking/views.ts";
 import { currentTokenSender, withTokenSender } from "./_token_transport.ts";
 import type { TokenSender } from "../models/request_context.ts";
 
