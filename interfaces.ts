@@ -23,11 +23,13 @@ export type { FetchLike } from "./src/config/client_config.ts";
 export type {
   ErrorHookInterface,
   Logger,
+  Middleware,
+  MiddlewareFunction,
+  Next,
   RequestHookInterface,
   ResponseHookInterface,
   RetryInfo,
 } from "./src/hooks/hook_interfaces.ts";
-export type { Middleware, MiddlewareFunction, Next } from "./src/hooks/middleware.ts";
 export type {
   AuthHookInterface,
   AuthRetryStrategyInterface,

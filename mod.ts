@@ -41,9 +41,8 @@ export type {
   LoggingRequestHookOptions,
   LoggingResponseHookOptions,
 } from "./src/hooks/logging_hooks.ts";
-export { CorrelationIdHook } from "./src/hooks/correlation_id_hook.ts";
-export type { CorrelationIdHookOptions } from "./src/hooks/correlation_id_hook.ts";
-export { RateLimitResponseHook } from "./src/hooks/rate_limit_response_hook.ts";
+export { CorrelationIdHook, RateLimitResponseHook } from "./src/hooks/header_hooks.ts";
+export type { CorrelationIdHookOptions } from "./src/hooks/header_hooks.ts";
 export { TokenAuthHook } from "./src/auth/token_auth_hook.ts";
 export type { TokenAuthHookOptions } from "./src/auth/token_auth_hook.ts";
 export { ApiKeyAuthHook } from "./src/auth/api_key_auth_hook.ts";

@@ -13,7 +13,7 @@ import {
   LoggingRequestHook,
   LoggingResponseHook,
 } from "../hooks/logging_hooks.ts";
-import { LOGGING_KEYS } from "../hooks/_log_lines.ts";
+import { LOGGING_KEYS } from "../hooks/logging_hooks.ts";
 import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 
 /** Options of {@linkcode HttpClientConfigBuilder.withTokenAuth}. */

@@ -30,7 +30,7 @@ import {
   checkMiddleware,
   checkPool,
 } from "./config_checks.ts";
-import type { Middleware } from "../hooks/middleware.ts";
+import type { Middleware } from "../hooks/hook_interfaces.ts";
 
 export { DEFAULT_CONFIG };
 export type { CookieJarLike, FetchLike, HttpClientConfig, PoolOptions, ProxyOptions, TlsOptions };

@@ -3,7 +3,7 @@
 
 import { describeType, isPlainRecord, validateUrlText } from "../models/_validate.ts";
 import { redactUrl } from "../masking/views.ts";
-import type { Middleware } from "../hooks/middleware.ts";
+import type { Middleware } from "../hooks/hook_interfaces.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 

@@ -6,7 +6,7 @@ import type {
   ResponseHookInterface,
 } from "../hooks/hook_interfaces.ts";
 import type { RetryPolicy } from "./retry_policy.ts";
-import type { Middleware } from "../hooks/middleware.ts";
+import type { Middleware } from "../hooks/hook_interfaces.ts";
 import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
 import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";
