@@ -33,7 +33,7 @@ export type {
 export type {
   AuthHookInterface,
   AuthRetryStrategyInterface,
+  BaseAuthHookOptions,
   TokenManagerInterface,
-} from "./src/auth/auth_interfaces.ts";
-export { BaseAuthHook } from "./src/auth/base_auth_hook.ts";
-export type { BaseAuthHookOptions } from "./src/auth/base_auth_hook.ts";
+} from "./src/auth/hooks.ts";
+export { BaseAuthHook } from "./src/auth/hooks.ts";

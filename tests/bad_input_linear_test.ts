@@ -12,7 +12,7 @@ import { ApiKeyAuthHook, HttpRequest, LoggingRequestHook, RequestContext } from 
 import { toCurl } from "../utils.ts";
 import { resolveUrl } from "../src/http/url.ts";
 import { mergeHeaders, trimHeaderValue } from "../src/http/headers.ts";
-import { pathExclusion } from "../src/auth/_path_match.ts";
+import { pathExclusion } from "../src/auth/hooks.ts";
 
 const MB = 1 << 20;
 const BOUND_MS = 5000;

@@ -6,8 +6,8 @@ import {
   TOKEN_AUTH_HOOK_OPTIONS,
   TokenAuthHook,
   type TokenAuthHookOptions,
-} from "../auth/token_auth_hook.ts";
-import type { TokenManagerInterface } from "../auth/auth_interfaces.ts";
+} from "../auth/hooks.ts";
+import type { TokenManagerInterface } from "../auth/hooks.ts";
 import {
   LoggingErrorHook,
   LoggingRequestHook,

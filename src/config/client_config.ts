@@ -7,7 +7,7 @@ import type {
 } from "../hooks/hook_interfaces.ts";
 import { retryPolicy } from "./retry_policy.ts";
 import type { RetryOptions } from "./retry_policy.ts";
-import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
+import type { AuthHookInterface } from "../auth/hooks.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 import { checkProxy, type ProxyOptions } from "./proxy.ts";
 import { checkTls, type TlsOptions } from "./tls.ts";

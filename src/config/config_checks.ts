@@ -4,7 +4,7 @@
 import { describeType, isPlainRecord, validateUrlText } from "../models/_validate.ts";
 import { redactUrl } from "../masking/views.ts";
 import type { Middleware } from "../hooks/hook_interfaces.ts";
-import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
+import type { AuthHookInterface } from "../auth/hooks.ts";
 import type { FetchLike, PoolOptions } from "../transport/types.ts";
 
 /** A base URL: an absolute `http:` or `https:` URL, as text the parser keeps as it is. */

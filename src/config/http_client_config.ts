@@ -7,7 +7,7 @@ import type {
 } from "../hooks/hook_interfaces.ts";
 import type { RetryPolicy } from "./retry_policy.ts";
 import type { Middleware } from "../hooks/hook_interfaces.ts";
-import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
+import type { AuthHookInterface } from "../auth/hooks.ts";
 import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";
 import type { TlsOptions } from "./tls.ts";
