@@ -23,15 +23,17 @@ export type { FetchLike } from "./src/transport/types.ts";
 export type {
   ErrorHookInterface,
   Logger,
+  Middleware,
+  MiddlewareFunction,
+  Next,
   RequestHookInterface,
   ResponseHookInterface,
   RetryInfo,
 } from "./src/hooks/hook_interfaces.ts";
-export type { Middleware, MiddlewareFunction, Next } from "./src/hooks/middleware.ts";
 export type {
   AuthHookInterface,
   AuthRetryStrategyInterface,
+  BaseAuthHookOptions,
   TokenManagerInterface,
-} from "./src/auth/auth_interfaces.ts";
-export { BaseAuthHook } from "./src/auth/base_auth_hook.ts";
-export type { BaseAuthHookOptions } from "./src/auth/base_auth_hook.ts";
+} from "./src/auth/hooks.ts";
+export { BaseAuthHook } from "./src/auth/hooks.ts";

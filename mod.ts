@@ -41,24 +41,30 @@ export type {
   LoggingRequestHookOptions,
   LoggingResponseHookOptions,
 } from "./src/hooks/logging_hooks.ts";
-export { CorrelationIdHook } from "./src/hooks/correlation_id_hook.ts";
-export type { CorrelationIdHookOptions } from "./src/hooks/correlation_id_hook.ts";
-export { RateLimitResponseHook } from "./src/hooks/rate_limit_response_hook.ts";
-export { TokenAuthHook } from "./src/auth/token_auth_hook.ts";
-export type { TokenAuthHookOptions } from "./src/auth/token_auth_hook.ts";
-export { ApiKeyAuthHook } from "./src/auth/api_key_auth_hook.ts";
-export type { ApiKeyAuthHookOptions } from "./src/auth/api_key_auth_hook.ts";
-export { BasicAuthHook } from "./src/auth/basic_auth_hook.ts";
-export { CompositeAuthHook } from "./src/auth/composite_auth_hook.ts";
-export type { CompositeAuthHookOptions } from "./src/auth/composite_auth_hook.ts";
-export { AuthorizationHook } from "./src/auth/authorization_hook.ts";
-export type { AuthorizationHookOptions } from "./src/auth/authorization_hook.ts";
-export { NoAuthRetryStrategy, SimpleAuthRetryStrategy } from "./src/auth/retry_strategies.ts";
-export type { SimpleAuthRetryStrategyOptions } from "./src/auth/retry_strategies.ts";
-export { TokenManager } from "./src/auth/token_manager.ts";
-export type { TokenFetchStep, TokenManagerOptions } from "./src/auth/token_manager.ts";
-export { clientCredentialsStep } from "./src/auth/client_credentials.ts";
-export type { ClientCredentialsOptions } from "./src/auth/client_credentials.ts";
+export { CorrelationIdHook, RateLimitResponseHook } from "./src/hooks/header_hooks.ts";
+export type { CorrelationIdHookOptions } from "./src/hooks/header_hooks.ts";
+export {
+  ApiKeyAuthHook,
+  AuthorizationHook,
+  BasicAuthHook,
+  CompositeAuthHook,
+  NoAuthRetryStrategy,
+  SimpleAuthRetryStrategy,
+  TokenAuthHook,
+} from "./src/auth/hooks.ts";
+export type {
+  ApiKeyAuthHookOptions,
+  AuthorizationHookOptions,
+  CompositeAuthHookOptions,
+  SimpleAuthRetryStrategyOptions,
+  TokenAuthHookOptions,
+} from "./src/auth/hooks.ts";
+export { clientCredentialsStep, TokenManager } from "./src/auth/tokens.ts";
+export type {
+  ClientCredentialsOptions,
+  TokenFetchStep,
+  TokenManagerOptions,
+} from "./src/auth/tokens.ts";
 export {
   AuthenticationException,
   ConnectionException,

@@ -7,8 +7,13 @@
  */
 
 import type { HttpRequest } from "./models/request.ts";
-import { redactText, redactUrl } from "./masking/url.ts";
-import { defineErrorInspect, errorView, maskCauseTexts } from "./masking/error_views.ts";
+import {
+  defineErrorInspect,
+  errorView,
+  maskCauseTexts,
+  redactText,
+  redactUrl,
+} from "./masking/views.ts";
 
 /**
  * What every message of a failed call names: `<METHOD> <URL>`, the URL

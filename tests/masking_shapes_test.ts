@@ -11,7 +11,7 @@ import {
   HttpRequest,
   LoggingResponseHook,
 } from "../mod.ts";
-import { redactQuery, redactText } from "../src/masking/url.ts";
+import { redactQuery, redactText } from "../src/masking/views.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { recordingLogger, rejectsWith, singleAttemptClient } from "./helpers.ts";
 

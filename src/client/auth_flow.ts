@@ -7,7 +7,7 @@
 // redirects and the body read share one timeout, the caller's signal and
 // the client's close. A hook's own error reaches the caller as it is.
 
-import type { AuthHookInterface } from "../auth/auth_interfaces.ts";
+import type { AuthHookInterface } from "../auth/hooks.ts";
 import { HttpRequest } from "../models/request.ts";
 import { headerValue } from "../http/headers.ts";
 import type { HttpResponse } from "../models/response.ts";
@@ -21,7 +21,7 @@ import type { HopAuth } from "./redirects.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { originOf } from "../http/url.ts";
-import { bindTokenSender } from "../auth/_token_transport.ts";
+import { bindTokenSender } from "../auth/hooks.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {

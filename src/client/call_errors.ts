@@ -23,7 +23,7 @@ import { ProxyFailure } from "../transport/proxy_failure.ts";
 import { ProgressFailure } from "../transport/progress.ts";
 import { RuntimeLimitError } from "../transport/runtime_name.ts";
 import { RequestBodyFailure } from "../transport/body_failure.ts";
-import { hideCauseText } from "../masking/error_views.ts";
+import { hideCauseText } from "../masking/views.ts";
 import { describeType } from "../models/_validate.ts";
 
 /**

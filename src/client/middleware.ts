@@ -2,7 +2,7 @@
 // client runs, outermost first, around the transport's exchange, and the
 // cookie jar as the first of them.
 
-import type { Middleware, MiddlewareFunction } from "../hooks/middleware.ts";
+import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { HttpRequest } from "../models/request.ts";
 import { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/request_context.ts";

@@ -9,7 +9,7 @@ import type { HttpRequest } from "../models/request.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import { prepareRequest } from "./prepare.ts";
-import { tokenLoggers } from "../hooks/_token_loggers.ts";
+import { tokenLoggers } from "../hooks/logging_hooks.ts";
 
 /**
  * Sends an auth hook's token requests (clientCredentialsStep's) through the

@@ -24,18 +24,19 @@ import type {
   ResponseHookInterface,
 } from "../hooks/hook_interfaces.ts";
 import {
+  LOGGING_KEYS,
   LoggingErrorHook,
   LoggingRequestHook,
   LoggingResponseHook,
 } from "../hooks/logging_hooks.ts";
-import { LOGGING_KEYS } from "../hooks/_log_lines.ts";
-import type { Middleware } from "../hooks/middleware.ts";
-import type { AuthHookInterface, TokenManagerInterface } from "../auth/auth_interfaces.ts";
+import type { Middleware } from "../hooks/hook_interfaces.ts";
 import {
+  type AuthHookInterface,
   TOKEN_AUTH_HOOK_OPTIONS,
   TokenAuthHook,
   type TokenAuthHookOptions,
-} from "../auth/token_auth_hook.ts";
+  type TokenManagerInterface,
+} from "../auth/hooks.ts";
 import { checkCookieJar, type CookieJarLike } from "../cookies/cookie_jar.ts";
 import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
 import { DEFAULT_RETRY, type RetryOptions, type RetryPolicy, retryPolicy } from "./retry_policy.ts";

@@ -6,7 +6,7 @@ import { checkKnownKeys, keysOf } from "./_validate.ts";
  * Sends a token request through a client's transport: its pool (so its
  * proxy and TLS settings) and its logging hooks, never its auth hook, and
  * without retries. A client's auth layer binds one to each call's context
- * (auth/_token_transport.ts).
+ * (auth/hooks.ts).
  */
 export type TokenSender = ((request: HttpRequest) => Promise<HttpResponse>) & {
   /** Aborted when the client closes: its sender then sends nothing more. */

@@ -13,7 +13,7 @@ import {
   type HttpClientExceptionOptions,
   ResponseNotReadException,
 } from "../errors.ts";
-import { hideCauseText } from "../masking/error_views.ts";
+import { hideCauseText } from "../masking/views.ts";
 import { checkResponseInit, type HttpResponseInit } from "./response_init.ts";
 import {
   describeIssues,

@@ -1,0 +1,1021 @@
+// Auth hooks: the interfaces a client runs (AuthHookInterface, its retry
+// strategy, the token manager a TokenAuthHook asks), BaseAuthHook with its
+// excluded paths, the built-in hooks that put credentials in a header (API
+// key, Basic, a provider's token, a token manager's token) and
+// CompositeAuthHook; how a token request finds the client's transport.
+// Getting tokens (TokenManager, clientCredentialsStep) is in tokens.ts.
+//
+// A client that sends without auth keeps only what it names here
+// (TokenAuthHook, for `withTokenAuth()`, and the token transport): a bundler
+// drops the rest, as long as every top-level value is free of side effects
+// (the option-key sets are marked pure).
+
+import { TokenData } from "../models/token_data.ts";
+import { AuthenticationException, describeCall } from "../errors.ts";
+import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
+import { basicAuthorization, headerValue } from "../http/headers.ts";
+import { type HttpRequest, withCheckedHeader } from "../models/request.ts";
+import {
+  bindContextTokenSender,
+  contextTokenSender,
+  RequestContext,
+  type TokenSender,
+} from "../models/request_context.ts";
+import type { HttpResponse } from "../models/response.ts";
+import {
+  checkKnownKeys,
+  keysOf,
+  requireText,
+  validateCount,
+  validateHeader,
+  validateUsername,
+} from "../models/_validate.ts";
+
+/**
+ * Decides whether a call resends after an authentication error.
+ *
+ * @example Allow two refreshes
+ * ```ts
+ * import type { AuthRetryStrategyInterface } from "@fetchline/fetchline/interfaces";
+ *
+ * const twice: AuthRetryStrategyInterface = {
+ *   maxRetries: 2,
+ *   shouldRetry: (_response, authRetries) => authRetries < 2,
+ * };
+ * ```
+ */
+export interface AuthRetryStrategyInterface {
+  /** How many times one call may refresh and resend. */
+  readonly maxRetries: number;
+  /**
+   * Tells whether to refresh and resend.
+   *
+   * @param response The authentication error.
+   * @param authRetries How many times this call has already resent.
+   * @returns True to refresh and resend.
+   */
+  shouldRetry(response: HttpResponse, authRetries: number): boolean;
+}
+
+/**
+ * Gets and refreshes access tokens.
+ *
+ * @example A manager with a fixed token
+ * ```ts
+ * import { TokenData } from "@fetchline/fetchline/config";
+ * import type { TokenManagerInterface } from "@fetchline/fetchline/interfaces";
+ *
+ * const token = new TokenData({ accessToken: "fixed" });
+ * const fixed: TokenManagerInterface = {
+ *   getToken: () => Promise.resolve(token),
+ *   refreshToken: () => Promise.resolve(token),
+ *   invalidateToken() {},
+ * };
+ * ```
+ */
+export interface TokenManagerInterface {
+  /** Returns a valid token, fetching one when needed. */
+  getToken(): Promise<TokenData>;
+  /** Fetches a new token. */
+  refreshToken(): Promise<TokenData>;
+  /** Discards the current token. */
+  invalidateToken(): void;
+}
+
+/**
+ * The authentication hook: runs after the request hooks on requests it
+ * should authenticate, and is asked to refresh and resend after an
+ * authentication error. Extend {@linkcode BaseAuthHook} to write one.
+ *
+ * The client passes the failed response to `invalidateAuth` and
+ * `refreshAuth`, so a hook shared by concurrent calls can tell a token that
+ * another call has already replaced; hooks may ignore it.
+ *
+ * @example Check the members of a hook
+ * ```ts
+ * import { ApiKeyAuthHook } from "@fetchline/fetchline";
+ * import type { AuthHookInterface } from "@fetchline/fetchline/interfaces";
+ *
+ * const hook: AuthHookInterface = new ApiKeyAuthHook("key-123");
+ * console.log(hook.retryStrategy.maxRetries);
+ * ```
+ */
+export interface AuthHookInterface extends RequestHookInterface {
+  /** How many times a call may refresh and resend. */
+  readonly retryStrategy: AuthRetryStrategyInterface;
+  /**
+   * Tells whether `request` is to be authenticated.
+   *
+   * @param request The request.
+   * @returns True to authenticate it.
+   */
+  shouldAuthenticate(request: HttpRequest): boolean;
+  /**
+   * Tells whether `response` signals an authentication failure.
+   *
+   * @param response The response.
+   * @returns True for an authentication failure.
+   */
+  isAuthError(response: HttpResponse): boolean;
+  /**
+   * Refreshes the credentials.
+   *
+   * @param failed The response that failed, when the client calls it.
+   * @returns True when the request should be resent.
+   */
+  refreshAuth(failed?: HttpResponse): Promise<boolean>;
+  /**
+   * Discards the current credentials.
+   *
+   * @param failed The response that failed, when the client calls it.
+   */
+  invalidateAuth(failed?: HttpResponse): void;
+  /** Returns the current credentials as a token. */
+  getToken(): Promise<TokenData>;
+}
+
+/** Options of {@linkcode SimpleAuthRetryStrategy}. */
+export interface SimpleAuthRetryStrategyOptions {
+  /** How many times one call may refresh and resend. Default 1. */
+  maxRetries?: number | undefined;
+}
+
+const RETRY_OPTION_KEYS = /* @__PURE__ */ keysOf<SimpleAuthRetryStrategyOptions>({
+  maxRetries: true,
+});
+
+/**
+ * Refreshes and resends up to `maxRetries` times per call (default 1), the
+ * default of every built-in auth hook.
+ *
+ * @example Allow one refresh
+ * ```ts
+ * import { SimpleAuthRetryStrategy } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const strategy = new SimpleAuthRetryStrategy();
+ * assert.equal(strategy.maxRetries, 1);
+ * ```
+ */
+export class SimpleAuthRetryStrategy implements AuthRetryStrategyInterface {
+  /** How many times one call may refresh and resend. */
+  readonly maxRetries: number;
+
+  /**
+   * Creates the strategy; a negative or fractional count is a RangeError.
+   *
+   * @param options The count.
+   */
+  constructor(options: SimpleAuthRetryStrategyOptions = {}) {
+    checkKnownKeys("SimpleAuthRetryStrategy options", options, RETRY_OPTION_KEYS);
+    this.maxRetries = validateCount("maxRetries", options.maxRetries ?? 1);
+  }
+
+  /**
+   * Allows a resend while fewer than `maxRetries` were made.
+   *
+   * @param _response The authentication error.
+   * @param authRetries Resends so far in this call.
+   * @returns True to refresh and resend.
+   */
+  shouldRetry(_response: HttpResponse, authRetries: number): boolean {
+    return authRetries < this.maxRetries;
+  }
+}
+
+/**
+ * Never refreshes: an authentication error is returned as it is.
+ *
+ * @example Turn auth retries off
+ * ```ts
+ * import { ApiKeyAuthHook, NoAuthRetryStrategy } from "@fetchline/fetchline";
+ *
+ * const hook = new ApiKeyAuthHook("key", { retryStrategy: new NoAuthRetryStrategy() });
+ * ```
+ */
+export class NoAuthRetryStrategy implements AuthRetryStrategyInterface {
+  /** Always 0. */
+  readonly maxRetries = 0;
+
+  /**
+   * Never allows a resend.
+   *
+   * @returns False.
+   */
+  shouldRetry(): boolean {
+    return false;
+  }
+}
+
+// Excluded paths: exact pathnames, and fnmatch-style patterns where `*` is
+// any run of characters (`/` included), `?` is one character and every
+// other character stands for itself.
+
+/** A predicate telling whether a request URL's pathname is excluded. */
+export function pathExclusion(
+  excludedPaths: Iterable<string> = [],
+  excludedPathPatterns: Iterable<string> = [],
+): (url: string) => boolean {
+  const exact = new Set(excludedPaths);
+  const patterns = [...excludedPathPatterns].map(compileGlob);
+  if (exact.size === 0 && patterns.length === 0) return () => false;
+  return (url) => {
+    const path = URL.parse(url, "http://relative.invalid")?.pathname ?? url;
+    return exact.has(path) || patterns.some((pattern) => globMatches(pattern, path));
+  };
+}
+
+/** A pattern as the pieces between its `*`s; a pattern without `*` is one piece. */
+type Glob = readonly string[];
+
+function compileGlob(glob: string): Glob {
+  if (typeof glob !== "string") {
+    throw new TypeError("Invalid excludedPathPatterns: expected strings");
+  }
+  return glob.split("*");
+}
+
+/**
+ * Whether `path` matches: the first piece at the start, the last at the
+ * end, and each piece between at its leftmost place after the one before.
+ * Leftmost is always right, as it leaves the most room to the pieces after,
+ * so no choice is ever undone: time is at most the path's length times the
+ * pattern's, where a pattern compiled to a backtracking RegExp
+ * (`*a*a*a*b` as `^.*a.*a.*a.*b$`) takes time exponential in its `*`s.
+ */
+function globMatches(pieces: Glob, path: string): boolean {
+  const first = pieces[0] as string;
+  if (pieces.length === 1) return first.length === path.length && pieceAt(first, path, 0);
+  const last = pieces[pieces.length - 1] as string;
+  const end = path.length - last.length;
+  if (end < first.length || !pieceAt(first, path, 0) || !pieceAt(last, path, end)) return false;
+  let at = first.length;
+  for (let i = 1; i < pieces.length - 1; i++) {
+    const piece = pieces[i] as string;
+    const found = findPiece(piece, path, at, end);
+    if (found === -1) return false;
+    at = found + piece.length;
+  }
+  return true;
+}
+
+/** The leftmost index from `from` where `piece` matches and ends by `end`, or -1. */
+function findPiece(piece: string, path: string, from: number, end: number): number {
+  if (!piece.includes("?")) {
+    const found = path.indexOf(piece, from);
+    return found !== -1 && found + piece.length <= end ? found : -1;
+  }
+  for (let at = from; at + piece.length <= end; at++) if (pieceAt(piece, path, at)) return at;
+  return -1;
+}
+
+/** Whether `piece` (where `?` is any one character) matches `path` at `at`. */
+function pieceAt(piece: string, path: string, at: number): boolean {
+  if (at + piece.length > path.length) return false;
+  for (let i = 0; i < piece.length; i++) {
+    const char = piece.charCodeAt(i);
+    if (char !== QUESTION && char !== path.charCodeAt(at + i)) return false;
+  }
+  return true;
+}
+
+const QUESTION = 0x3f;
+
+/** Options every built-in auth hook takes. */
+export interface BaseAuthHookOptions {
+  /** How many times a call may refresh and resend. Default: one time. */
+  retryStrategy?: AuthRetryStrategyInterface | undefined;
+  /** Pathnames that are not authenticated (exact match). */
+  excludedPaths?: Iterable<string> | undefined;
+  /** fnmatch-style patterns of pathnames that are not authenticated (`/public/*`, `*health*`). */
+  excludedPathPatterns?: Iterable<string> | undefined;
+}
+
+/**
+ * The keys of {@linkcode BaseAuthHookOptions}, which each built-in hook's
+ * own options add to. The base class itself checks none: a subclass's
+ * options, passed to it whole, may hold keys of their own.
+ */
+const BASE_AUTH_HOOK_OPTIONS = {
+  retryStrategy: true,
+  excludedPaths: true,
+  excludedPathPatterns: true,
+} as const satisfies Record<keyof BaseAuthHookOptions, true>;
+
+/**
+ * The base of auth hooks: excluded paths and patterns, `isAuthError` (status
+ * 401), and a `refreshAuth` that returns false. A subclass writes
+ * `beforeRequest` and `getToken`.
+ *
+ * @example Write an auth hook
+ * ```ts
+ * import { BaseAuthHook, type HttpRequest } from "@fetchline/fetchline";
+ * import { TokenData } from "@fetchline/fetchline/config";
+ * import assert from "node:assert/strict";
+ *
+ * class SessionHook extends BaseAuthHook {
+ *   beforeRequest(request: HttpRequest): HttpRequest {
+ *     return request.withHeaders({ "X-Session": "abc" });
+ *   }
+ *   getToken(): Promise<TokenData> {
+ *     return Promise.resolve(new TokenData({ accessToken: "abc", tokenType: "Session" }));
+ *   }
+ * }
+ * const hook = new SessionHook({ excludedPathPatterns: ["/public/*"] });
+ * assert.equal(await hook.refreshAuth(), false);
+ * ```
+ */
+export abstract class BaseAuthHook implements AuthHookInterface {
+  /** How many times a call may refresh and resend. */
+  readonly retryStrategy: AuthRetryStrategyInterface;
+  readonly #excluded: (url: string) => boolean;
+
+  /**
+   * Sets the retry strategy and the exclusions.
+   *
+   * @param options The strategy, excluded paths and patterns.
+   */
+  constructor(options: BaseAuthHookOptions = {}) {
+    this.retryStrategy = options.retryStrategy ?? new SimpleAuthRetryStrategy();
+    this.#excluded = pathExclusion(options.excludedPaths, options.excludedPathPatterns);
+  }
+
+  /**
+   * Adds credentials to the request.
+   *
+   * @param request The request.
+   * @param context The call's context.
+   * @returns The authenticated request.
+   */
+  abstract beforeRequest(
+    request: HttpRequest,
+    context: RequestContext,
+  ): HttpRequest | Promise<HttpRequest>;
+
+  /** Returns the current credentials as a token. */
+  abstract getToken(): Promise<TokenData>;
+
+  /**
+   * True unless the URL's pathname is excluded.
+   *
+   * @param request The request.
+   * @returns Whether to authenticate it.
+   */
+  shouldAuthenticate(request: HttpRequest): boolean {
+    return !this.#excluded(request.url);
+  }
+
+  /**
+   * True for status 401.
+   *
+   * @param response The response.
+   * @returns Whether it is an authentication failure.
+   */
+  isAuthError(response: HttpResponse): boolean {
+    return response.statusCode === 401;
+  }
+
+  /**
+   * Cannot refresh: returns false.
+   *
+   * @param _failed The failed response.
+   * @returns False.
+   */
+  refreshAuth(_failed?: HttpResponse): Promise<boolean> {
+    return Promise.resolve(false);
+  }
+
+  /**
+   * Nothing to discard.
+   *
+   * @param _failed The failed response.
+   */
+  invalidateAuth(_failed?: HttpResponse): void {}
+}
+
+/** True when `request` already carries credentials: its `auth`, or the header `name` in any case. */
+function carriesCredentials(request: HttpRequest, name: string): boolean {
+  return request.auth !== undefined || headerValue(request.headers, name) !== undefined;
+}
+
+// A token from a step, a manager or a provider is data, not a caller's
+// mistake: one a header cannot carry fails the token fetch with an
+// AuthenticationException instead of a TypeError at the next request.
+// The check is the one every header value goes through, so the two refuse
+// the same characters.
+
+/**
+ * The TypeError a value of header `name` gets for `token` (it names the
+ * header and the character, never the value), or `undefined` when the
+ * token fits.
+ */
+function unfitTokenError(name: string, token: string): TypeError | undefined {
+  try {
+    validateHeader("token", name, token);
+    return undefined;
+  } catch (error) {
+    return error as TypeError;
+  }
+}
+
+/** True when `token` can be a header value (alone or after a scheme and a space). */
+export function fitsInHeader(token: string): boolean {
+  return unfitTokenError("Authorization", token) === undefined;
+}
+
+/** Options of {@linkcode ApiKeyAuthHook}. */
+export interface ApiKeyAuthHookOptions extends BaseAuthHookOptions {
+  /** The header the key goes in. Default `X-API-Key`. */
+  headerName?: string | undefined;
+}
+
+// Spelt out: a spread is a side effect to a bundler, which would then keep this unused.
+const API_KEY_OPTION_KEYS = /* @__PURE__ */ keysOf<ApiKeyAuthHookOptions>({
+  retryStrategy: true,
+  excludedPaths: true,
+  excludedPathPatterns: true,
+  headerName: true,
+});
+
+/**
+ * Sends an API key in a header (default `X-API-Key`). An empty key is a
+ * TypeError. The header is a credential (`credentialHeaders`): a redirect
+ * that leaves the origin, or goes from https to http, drops it, whoever
+ * set it. `getToken()` returns the key with `tokenType` `ApiKey`.
+ *
+ * @example Send an API key
+ * ```ts
+ * import { ApiKeyAuthHook, HttpRequest } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const hook = new ApiKeyAuthHook("key-123", { headerName: "X-Key" });
+ * const request = new HttpRequest("GET", "/data");
+ * const sent = await hook.beforeRequest(request);
+ * assert.equal(sent.headers?.["X-Key"], "key-123");
+ * ```
+ */
+export class ApiKeyAuthHook extends BaseAuthHook {
+  /** The header the key goes in. */
+  readonly headerName: string;
+  /** The header the key goes in, as a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[];
+  readonly #apiKey: string;
+  readonly #checkedName: string;
+
+  /**
+   * Creates the hook.
+   *
+   * @param apiKey The key; a non-empty string.
+   * @param options Header name, retry strategy, exclusions.
+   */
+  constructor(apiKey: string, options: ApiKeyAuthHookOptions = {}) {
+    super(options);
+    checkKnownKeys("ApiKeyAuthHook options", options, API_KEY_OPTION_KEYS);
+    this.#apiKey = requireText("apiKey", apiKey);
+    this.headerName = options.headerName ?? "X-API-Key";
+    validateHeader("headerName", this.headerName, "");
+    validateHeader("apiKey", this.headerName, apiKey);
+    this.#checkedName = this.headerName;
+    this.credentialHeaders = Object.freeze([this.headerName]);
+  }
+
+  /**
+   * Adds the key, unless the request carries it (or `auth`) already.
+   *
+   * @param request The request.
+   * @returns The authenticated request.
+   */
+  beforeRequest(request: HttpRequest): HttpRequest {
+    if (carriesCredentials(request, this.headerName)) return request;
+    const name = this.headerName;
+    // Both checked when the hook was made (unless the name was changed since).
+    if (name !== this.#checkedName) return request.withHeaders({ [name]: this.#apiKey });
+    return withCheckedHeader(request, name, this.#apiKey);
+  }
+
+  /**
+   * The key as a token.
+   *
+   * @returns A TokenData with `tokenType` `ApiKey`.
+   */
+  getToken(): Promise<TokenData> {
+    return Promise.resolve(new TokenData({ accessToken: this.#apiKey, tokenType: "ApiKey" }));
+  }
+
+  /**
+   * A description with the key masked.
+   *
+   * @returns The description.
+   */
+  override toString(): string {
+    return `ApiKeyAuthHook(${this.headerName}: ***)`;
+  }
+}
+
+const BASIC_OPTION_KEYS = /* @__PURE__ */ keysOf<BaseAuthHookOptions>(BASE_AUTH_HOOK_OPTIONS);
+/**
+ * HTTP Basic authentication: `Authorization: Basic base64(utf8("user:pass"))`.
+ * An empty username, or one with `:`, is a TypeError. `getToken()` returns
+ * the encoded credentials with `tokenType` `Basic`.
+ *
+ * @example Send Basic credentials
+ * ```ts
+ * import { BasicAuthHook, HttpRequest } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const hook = new BasicAuthHook("ada", "s3cret");
+ * const request = new HttpRequest("GET", "/me");
+ * const sent = await hook.beforeRequest(request);
+ * assert.equal(sent.headers?.Authorization, `Basic ${btoa("ada:s3cret")}`);
+ * ```
+ */
+export class BasicAuthHook extends BaseAuthHook {
+  /** The username. */
+  readonly username: string;
+  /** `Authorization`, a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[] = Object.freeze(["Authorization"]);
+  readonly #header: string;
+
+  /**
+   * Creates the hook.
+   *
+   * @param username A non-empty username without `:`.
+   * @param password The password.
+   * @param options Retry strategy, exclusions.
+   */
+  constructor(username: string, password: string, options: BaseAuthHookOptions = {}) {
+    super(options);
+    checkKnownKeys("BasicAuthHook options", options, BASIC_OPTION_KEYS);
+    this.username = validateUsername("username", username);
+    if (typeof password !== "string") throw new TypeError("Invalid password: expected a string");
+    this.#header = basicAuthorization(username, password);
+  }
+
+  /**
+   * Adds the credentials, unless the request carries some already.
+   *
+   * @param request The request.
+   * @returns The authenticated request.
+   */
+  beforeRequest(request: HttpRequest): HttpRequest {
+    if (carriesCredentials(request, "Authorization")) return request;
+    return request.withHeaders({ Authorization: this.#header });
+  }
+
+  /**
+   * The encoded credentials as a token.
+   *
+   * @returns A TokenData with `tokenType` `Basic`.
+   */
+  getToken(): Promise<TokenData> {
+    return Promise.resolve(
+      new TokenData({ accessToken: this.#header.slice(6), tokenType: "Basic" }),
+    );
+  }
+
+  /**
+   * A description with the password masked.
+   *
+   * @returns The description.
+   */
+  override toString(): string {
+    return `BasicAuthHook(${this.username}:***)`;
+  }
+}
+
+/** Options of {@linkcode AuthorizationHook}. */
+export interface AuthorizationHookOptions {
+  /** The header the token goes in. Default `Authorization`. */
+  headerName?: string | undefined;
+  /** The scheme written before the token. Default `Bearer`; `""` writes the token alone. */
+  prefix?: string | undefined;
+}
+
+const AUTHORIZATION_OPTION_KEYS = /* @__PURE__ */ keysOf<AuthorizationHookOptions>({
+  headerName: true,
+  prefix: true,
+});
+
+/**
+ * A request hook (register it with `withRequestHook`) that writes the token
+ * a provider returns, as `<prefix> <token>`, into a header, unless the
+ * request carries credentials already. The provider is asked on every
+ * attempt; an empty token, or one a header cannot carry (CR, LF, NUL,
+ * other control characters, anything above U+00FF), fails the call with
+ * {@linkcode AuthenticationException}, which never shows the token. The
+ * header is a credential (`credentialHeaders`): a redirect that leaves the
+ * origin, or goes from https to http, drops it.
+ *
+ * @example Use a token from elsewhere
+ * ```ts
+ * import { AuthorizationHook, HttpRequest } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const hook = new AuthorizationHook(() => "t-42");
+ * const request = new HttpRequest("GET", "/me");
+ * const sent = await hook.beforeRequest(request);
+ * assert.equal(sent.headers?.Authorization, "Bearer t-42");
+ * ```
+ */
+export class AuthorizationHook implements RequestHookInterface {
+  /** The header the token goes in. */
+  readonly headerName: string;
+  /** The scheme written before the token. */
+  readonly prefix: string;
+  /** The header the token goes in, as a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[];
+  readonly #tokenProvider: () => string | Promise<string>;
+
+  /**
+   * Creates the hook.
+   *
+   * @param tokenProvider Returns the current token.
+   * @param options The header name and prefix.
+   */
+  constructor(
+    tokenProvider: () => string | Promise<string>,
+    options: AuthorizationHookOptions = {},
+  ) {
+    if (typeof tokenProvider !== "function") {
+      throw new TypeError("Invalid tokenProvider: expected a function");
+    }
+    checkKnownKeys("AuthorizationHook options", options, AUTHORIZATION_OPTION_KEYS);
+    this.#tokenProvider = tokenProvider;
+    this.headerName = options.headerName ?? "Authorization";
+    this.prefix = options.prefix ?? "Bearer";
+    validateHeader("headerName", this.headerName, "");
+    validateHeader("prefix", this.headerName, this.prefix);
+    this.credentialHeaders = Object.freeze([this.headerName]);
+  }
+
+  /**
+   * Adds the token.
+   *
+   * @param request The request.
+   * @returns The request with the header.
+   */
+  async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
+    if (carriesCredentials(request, this.headerName)) return request;
+    const token = await this.#tokenProvider();
+    const target = describeCall(request);
+    if (typeof token !== "string" || token === "") {
+      throw new AuthenticationException(`The token provider returned no token: ${target}`, {
+        request,
+      });
+    }
+    const unfit = unfitTokenError(this.headerName, token);
+    if (unfit !== undefined) {
+      throw new AuthenticationException(
+        `The token provider returned a token a header cannot carry: ${target}`,
+        { request, cause: unfit },
+      );
+    }
+    return request.withHeaders({
+      [this.headerName]: this.prefix === "" ? token : `${this.prefix} ${token}`,
+    });
+  }
+}
+
+/** Options of {@linkcode CompositeAuthHook}. */
+export interface CompositeAuthHookOptions {
+  /** `first_match` (default) applies the first hook that should authenticate; `all` applies every one. */
+  strategy?: "first_match" | "all" | undefined;
+  /** How many times a call may refresh and resend. Default: one time. */
+  retryStrategy?: AuthRetryStrategyInterface | undefined;
+}
+
+const COMPOSITE_OPTION_KEYS = /* @__PURE__ */ keysOf<CompositeAuthHookOptions>({
+  strategy: true,
+  retryStrategy: true,
+});
+
+/**
+ * Combines auth hooks. With `first_match` the first hook whose
+ * `shouldAuthenticate` holds authenticates the request; with `all` every
+ * such hook does, in order. An auth error is one any hook recognises; a
+ * refresh asks the hooks that apply to the failed request.
+ *
+ * @example An API key for one path, a token for the rest
+ * ```ts
+ * import { ApiKeyAuthHook, BasicAuthHook, CompositeAuthHook, HttpRequest, RequestContext } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const hook = new CompositeAuthHook([
+ *   new ApiKeyAuthHook("key", { excludedPathPatterns: ["/admin/*"] }),
+ *   new BasicAuthHook("root", "pw"),
+ * ]);
+ * const admin = new HttpRequest("GET", "/admin/users");
+ * const sent = await hook.beforeRequest(admin, new RequestContext(admin));
+ * assert.equal(sent.headers?.["X-API-Key"], undefined);
+ * assert.ok(sent.headers?.Authorization?.startsWith("Basic "));
+ * ```
+ */
+export class CompositeAuthHook implements AuthHookInterface {
+  /** The hooks, in order. */
+  readonly hooks: readonly AuthHookInterface[];
+  /** Every hook's credential headers: a redirect that leaves the origin drops them. */
+  readonly credentialHeaders: readonly string[];
+  /** `first_match` or `all`. */
+  readonly strategy: "first_match" | "all";
+  /** How many times a call may refresh and resend. */
+  readonly retryStrategy: AuthRetryStrategyInterface;
+
+  /**
+   * Creates the hook.
+   *
+   * @param hooks At least one auth hook.
+   * @param options The strategy and the retry strategy.
+   */
+  constructor(hooks: readonly AuthHookInterface[], options: CompositeAuthHookOptions = {}) {
+    if (!Array.isArray(hooks) || hooks.length === 0) {
+      throw new TypeError("Invalid hooks: expected at least one auth hook");
+    }
+    checkKnownKeys("CompositeAuthHook options", options, COMPOSITE_OPTION_KEYS);
+    const strategy = options.strategy ?? "first_match";
+    if (strategy !== "first_match" && strategy !== "all") {
+      throw new TypeError(
+        `Invalid strategy: expected "first_match" or "all", got ${JSON.stringify(strategy)}`,
+      );
+    }
+    this.hooks = Object.freeze([...hooks]);
+    this.credentialHeaders = Object.freeze(
+      this.hooks.flatMap((hook) => hook.credentialHeaders ?? []),
+    );
+    this.strategy = strategy;
+    this.retryStrategy = options.retryStrategy ?? new SimpleAuthRetryStrategy();
+  }
+
+  /**
+   * Applies the matching hook (or hooks).
+   *
+   * @param request The request.
+   * @param context The call's context.
+   * @returns The authenticated request.
+   */
+  async beforeRequest(request: HttpRequest, context: RequestContext): Promise<HttpRequest> {
+    for (const hook of this.#applying(request)) {
+      request = await hook.beforeRequest(request, context);
+    }
+    return request;
+  }
+
+  /**
+   * True when any hook should authenticate `request`.
+   *
+   * @param request The request.
+   * @returns Whether to authenticate it.
+   */
+  shouldAuthenticate(request: HttpRequest): boolean {
+    return this.hooks.some((hook) => hook.shouldAuthenticate(request));
+  }
+
+  /**
+   * True when any hook recognises an auth error.
+   *
+   * @param response The response.
+   * @returns Whether it is an authentication failure.
+   */
+  isAuthError(response: HttpResponse): boolean {
+    return this.hooks.some((hook) => hook.isAuthError(response));
+  }
+
+  /**
+   * Refreshes the hooks that applied to the failed request (all, without one).
+   *
+   * @param failed The response that failed.
+   * @returns True when any of them refreshed.
+   */
+  async refreshAuth(failed?: HttpResponse): Promise<boolean> {
+    let refreshed = false;
+    for (const hook of this.#concerned(failed)) {
+      refreshed = (await hook.refreshAuth(failed)) || refreshed;
+    }
+    return refreshed;
+  }
+
+  /**
+   * Invalidates the hooks that applied to the failed request (all, without one).
+   *
+   * @param failed The response that failed.
+   */
+  invalidateAuth(failed?: HttpResponse): void {
+    for (const hook of this.#concerned(failed)) hook.invalidateAuth(failed);
+  }
+
+  /**
+   * The first hook's token.
+   *
+   * @returns The token.
+   */
+  getToken(): Promise<TokenData> {
+    return this.hooks[0]!.getToken();
+  }
+
+  #applying(request: HttpRequest): AuthHookInterface[] {
+    const matching = this.hooks.filter((hook) => hook.shouldAuthenticate(request));
+    return this.strategy === "all" ? matching : matching.slice(0, 1);
+  }
+
+  #concerned(failed: HttpResponse | undefined): readonly AuthHookInterface[] {
+    return failed === undefined ? this.hooks : this.#applying(failed.request);
+  }
+}
+
+// How a token request reaches the transport of the client whose call needs
+// the token, without a public API: the auth layer binds a sender to the
+// call's RequestContext (and to a failed response it asks the hook to
+// refresh after); TokenAuthHook finds it there and hands it to its
+// TokenManager for the synchronous start of getToken()/refreshToken(); the
+// manager keeps it for the run and hands it to each step for the
+// synchronous start of its fetch(), where clientCredentialsStep takes it.
+// A manager used on its own has none: its steps send as they always did.
+
+/** Senders bound to responses, which are rare: only an auth error to refresh after gets one. */
+const bound = new WeakMap<object, TokenSender>();
+
+/**
+ * Binds `sender` to `key`: a call's RequestContext keeps it in a field of
+ * its own (one is bound on every call, so it must cost no more than a
+ * store); a response to refresh after, in a weak map.
+ */
+export function bindTokenSender(key: object, sender: TokenSender | undefined): void {
+  if (sender === undefined) return;
+  if (key instanceof RequestContext) bindContextTokenSender(key, sender);
+  else bound.set(key, sender);
+}
+
+/** The sender bound to `key`, if any. */
+function tokenSenderOf(key: unknown): TokenSender | undefined {
+  if (key instanceof RequestContext) return contextTokenSender(key);
+  return typeof key === "object" && key !== null ? bound.get(key) : undefined;
+}
+
+let current: TokenSender | undefined;
+
+/** Runs `start` with `sender` as the current one: only its synchronous part sees it. */
+export function withTokenSender<T>(sender: TokenSender | undefined, start: () => T): T {
+  const previous = current;
+  current = sender;
+  try {
+    return start();
+  } finally {
+    current = previous;
+  }
+}
+
+/** The current sender, read at the synchronous start of a token fetch. */
+export function currentTokenSender(): TokenSender | undefined {
+  return current;
+}
+
+/** Options of {@linkcode TokenAuthHook}. */
+export interface TokenAuthHookOptions extends BaseAuthHookOptions {
+  /** The header the token goes in. Default `Authorization`. */
+  authHeaderName?: string | undefined;
+  /** The scheme written before the token. Default `Bearer`; `""` writes the token alone. */
+  authHeaderPrefix?: string | undefined;
+}
+
+/** The keys of {@linkcode TokenAuthHookOptions}, which `withTokenAuth()`'s options add to. */
+export const TOKEN_AUTH_HOOK_OPTIONS = {
+  ...BASE_AUTH_HOOK_OPTIONS,
+  authHeaderName: true,
+  authHeaderPrefix: true,
+} as const satisfies Record<keyof TokenAuthHookOptions, true>;
+
+const TOKEN_AUTH_HOOK_KEYS = /* @__PURE__ */ keysOf<TokenAuthHookOptions>(TOKEN_AUTH_HOOK_OPTIONS);
+
+/**
+ * Token authentication that refreshes itself: sends `<prefix> <token>` in
+ * the named header, gets a fresh token when the cached one has expired, and
+ * after a 401 invalidates, refreshes and resends as its retry strategy
+ * allows. Concurrent calls that all receive a 401 for the same token cause
+ * one refresh: a call whose token another call has already replaced just
+ * resends with the new one. A token a header cannot carry fails the call
+ * with {@linkcode AuthenticationException}, which never shows it. The
+ * header is a credential (`credentialHeaders`): a redirect that leaves the
+ * origin, or goes from https to http, drops it, whoever set it. Run by a
+ * client, a token the manager fetches for it is fetched through that
+ * client's transport ({@linkcode clientCredentialsStep}'s request: the
+ * client's pool, proxy, TLS settings and hooks, not this hook).
+ *
+ * @example Authenticate with a token manager
+ * ```ts
+ * import { HttpClientConfigBuilder, TokenAuthHook, TokenManager } from "@fetchline/fetchline";
+ * import { TokenData } from "@fetchline/fetchline/config";
+ *
+ * const manager = new TokenManager([
+ *   { name: "static", fetch: () => Promise.resolve(new TokenData({ accessToken: "t-1", expiresIn: 3600 })) },
+ * ]);
+ * const config = new HttpClientConfigBuilder()
+ *   .withBaseUrl("http://127.0.0.1:8080")
+ *   .withAuthHook(new TokenAuthHook(manager))
+ *   .build();
+ * ```
+ */
+export class TokenAuthHook extends BaseAuthHook {
+  /** The token manager. */
+  readonly tokenManager: TokenManagerInterface;
+  /** The header the token goes in. */
+  readonly authHeaderName: string;
+  /** The scheme written before the token. */
+  readonly authHeaderPrefix: string;
+  /** The header the token goes in, as a credential: a redirect that leaves the origin drops it. */
+  readonly credentialHeaders: readonly string[];
+  #current: TokenData | undefined;
+
+  /**
+   * Creates the hook.
+   *
+   * @param tokenManager Gets and refreshes the tokens.
+   * @param options Header name and prefix, retry strategy, exclusions.
+   */
+  constructor(tokenManager: TokenManagerInterface, options: TokenAuthHookOptions = {}) {
+    super(options);
+    checkKnownKeys("TokenAuthHook options", options, TOKEN_AUTH_HOOK_KEYS);
+    if (
+      typeof tokenManager?.getToken !== "function" ||
+      typeof tokenManager.refreshToken !== "function"
+    ) {
+      throw new TypeError("Invalid tokenManager: expected a TokenManagerInterface");
+    }
+    this.tokenManager = tokenManager;
+    this.authHeaderName = options.authHeaderName ?? "Authorization";
+    this.authHeaderPrefix = options.authHeaderPrefix ?? "Bearer";
+    validateHeader("authHeaderName", this.authHeaderName, "");
+    validateHeader("authHeaderPrefix", this.authHeaderName, this.authHeaderPrefix);
+    this.credentialHeaders = Object.freeze([this.authHeaderName]);
+  }
+
+  /**
+   * Adds the current token, unless the request carries credentials already.
+   *
+   * @param request The request.
+   * @param context The call's context (a client's tells where its token requests go).
+   * @returns The authenticated request.
+   */
+  async beforeRequest(request: HttpRequest, context?: RequestContext): Promise<HttpRequest> {
+    if (carriesCredentials(request, this.authHeaderName)) return request;
+    this.#current = await withTokenSender(
+      tokenSenderOf(context),
+      () => this.tokenManager.getToken(),
+    );
+    // TokenManager refuses such a token itself; another manager may not.
+    const unfit = unfitTokenError(this.authHeaderName, this.#current.accessToken);
+    if (unfit !== undefined) {
+      throw new AuthenticationException(
+        `The token manager returned a token a header cannot carry: ${describeCall(request)}`,
+        { request, cause: unfit },
+      );
+    }
+    return request.withHeaders({ [this.authHeaderName]: this.#valueOf(this.#current) });
+  }
+
+  /**
+   * Returns a valid token from the manager.
+   *
+   * @returns The token.
+   */
+  getToken(): Promise<TokenData> {
+    return this.tokenManager.getToken();
+  }
+
+  /**
+   * Discards the cached token, unless `failed` was sent with a token that
+   * has already been replaced.
+   *
+   * @param failed The response that failed.
+   */
+  override invalidateAuth(failed?: HttpResponse): void {
+    if (!this.#isStale(failed)) this.tokenManager.invalidateToken();
+  }
+
+  /**
+   * Fetches a new token (or joins the refresh in progress); a `failed`
+   * response sent with a token already replaced needs no refresh.
+   *
+   * @param failed The response that failed.
+   * @returns True: the request is to be resent.
+   */
+  override async refreshAuth(failed?: HttpResponse): Promise<boolean> {
+    if (this.#isStale(failed)) return true;
+    this.#current = await withTokenSender(
+      tokenSenderOf(failed),
+      () => this.tokenManager.refreshToken(),
+    );
+    return true;
+  }
+
+  #valueOf(token: TokenData): string {
+    return this.authHeaderPrefix === ""
+      ? token.accessToken
+      : `${this.authHeaderPrefix} ${token.accessToken}`;
+  }
+
+  /** True when `failed` carried a token other than the current one. */
+  #isStale(failed: HttpResponse | undefined): boolean {
+    if (failed === undefined || this.#current === undefined) return false;
+    return headerValue(failed.request.headers, this.authHeaderName) !==
+      this.#valueOf(this.#current);
+  }
+}
