@@ -6,8 +6,7 @@ import type { HttpRequest } from "../models/request.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import type { Logger, RetryInfo } from "./hook_interfaces.ts";
 import { maskFormForLog, redactQuery, redactText } from "../masking/views.ts";
-import { encodeForm } from "../http/form.ts";
-import { appendParams, pathAndQuery } from "../http/url.ts";
+import { appendParams, encodeForm, pathAndQuery } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
 import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 

@@ -5,7 +5,7 @@ import type { FileSource, WireRequest } from "./types.ts";
 import { encodeMultipart, type FormPart } from "./multipart.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { FileValue } from "../models/request_fields.ts";
-import { encodeForm } from "../http/form.ts";
+import { encodeForm } from "../http/url.ts";
 import { runtime } from "./runtime.ts";
 import { noFileSystem, RuntimeLimitError } from "./runtime_name.ts";
 import { rawBodyType } from "../http/raw_body.ts";
