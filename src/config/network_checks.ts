@@ -2,8 +2,7 @@
 // are refused at `build()`, never ignored.
 
 import { runtime } from "../transport/runtime.ts";
-import { runtimeName } from "../transport/runtime_name.ts";
-import type { RuntimeGlobals } from "../transport/runtime_name.ts";
+import { type RuntimeGlobals, runtimeName } from "../transport/failures.ts";
 
 /**
  * Refuses, at `build()`, network settings the client could not apply: with
