@@ -10,7 +10,7 @@ import {
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
-  HttpRequest,
+  type HttpRequest,
   HttpResponse,
   TimeoutException,
   TokenData,
