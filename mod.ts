@@ -30,7 +30,7 @@ export { createClient } from "./src/client/create_client.ts";
 export type { CallOptions, ExtendConfig, RequestOptions } from "./src/client/http_client.ts";
 export type { EventStream } from "./src/client/event_stream.ts";
 export type { EventStreamOptions } from "./src/client/event_stream_options.ts";
-export type { Progress } from "./src/transport/progress.ts";
+export type { Progress } from "./src/transport/body.ts";
 export {
   LoggingErrorHook,
   LoggingRequestHook,

@@ -8,7 +8,7 @@
  * (workerd's, Bun's and Deno's cases) must come in whole, with no `node:`
  * module and no undici; the browser build (a web worker's and a browser
  * bundler's) so too, and with none of what a browser cannot use: no
- * tough-cookie, no proxy routing, no Deno proxy transport, no Deno pool
+ * tough-cookie, no proxy routing (proxy.js), no Deno pool nor its proxies
  * (`createHttpClient`); the Node build (Node's case) with undici.
  *
  * scripts/test_runtimes.ts runs it on the package it installed.
@@ -27,7 +27,7 @@ type Build = "web" | "browser" | "node";
 const FOLDERS: Record<Build, string> = { web: "web/", browser: "browser/", node: "" };
 
 /** The files of the Web build the browser build must not bring in. */
-const NOT_IN_BROWSER = ["src/transport/proxy_route.js", "src/transport/deno_proxy.js"];
+const NOT_IN_BROWSER = ["src/transport/proxy.js"];
 
 /** A bundler's or runtime's conditions (as esbuild flags), and the build they must pick. */
 export const CASES: readonly { name: string; flags: string[]; build: Build }[] = [

@@ -15,7 +15,7 @@
  *   throw where there is none);
  * - the npm build's browser build (`npm/browser/`) imports no package at all
  *   (no tough-cookie), names no Deno API, and has none of the files only a
- *   runtime with a pool uses (proxy routing, Deno's proxy transport).
+ *   runtime with a pool uses (proxy routing, Deno's pool and its proxies).
  *
  * Run with `deno task check:layout`; it exits 1 with every problem listed.
  *
@@ -241,10 +241,24 @@ async function checkWebBuild(dir: string, allowed: typeof allowedNpmImport | und
 }
 await checkWebBuild("web", allowedNpmImport);
 await checkWebBuild("browser", undefined);
-// The browser build: neither proxies nor Deno's pool, which only the Web build's runtime.ts reaches.
-for (const file of ["src/transport/proxy_route.js", "src/transport/deno_proxy.js"]) {
-  const exists = await Deno.stat(`${browserDir}/${file}`).then(() => true, () => false);
-  if (exists) problems.push(`The npm browser build has browser/${file}`);
+// The browser build: neither proxy routing (proxy.js, which only the
+// runtimes with a pool import) nor Deno's pool and its proxies (the Web
+// build's runtime.js, the one file that calls createHttpClient).
+const proxyFile = "src/transport/proxy.js";
+if (await Deno.stat(`${browserDir}/${proxyFile}`).then(() => true, () => false)) {
+  problems.push(`The npm browser build has browser/${proxyFile}`);
+}
+try {
+  for await (const file of jsFiles(browserDir)) {
+    // A call, not a comment that names it.
+    if (/\.createHttpClient\(/.test(await Deno.readTextFile(file))) {
+      problems.push(
+        `The npm browser build carries Deno's pool in ${file.slice(npmDir.length + 1)}`,
+      );
+    }
+  }
+} catch (error) {
+  if (!(error instanceof Deno.errors.NotFound)) throw error;
 }
 
 if (problems.length > 0) {

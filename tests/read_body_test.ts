@@ -6,8 +6,7 @@
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "../mod.ts";
-import { BodyTooLarge } from "../src/transport/body_buffer.ts";
-import { readBody } from "../src/transport/read_body.ts";
+import { BodyTooLarge, readBody } from "../src/transport/body.ts";
 import type { BodySink, WireResponse } from "../src/transport/types.ts";
 import { rejectsWith } from "./helpers.ts";
 

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
-import { parseRetryAfter } from "../src/http/http_date.ts";
+import { parseRetryAfter } from "../src/http/headers.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
 import { recordedWaits } from "./helpers.ts";
 

@@ -14,15 +14,14 @@ import type { AbortSources, Step } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import {
   BodyDecodeError,
-  BodyTooLarge,
+  connectionCause,
   isBrowserDecoderFailure,
   MalformedResponse,
-} from "../transport/fetch_transport.ts";
-import { connectionCause } from "../transport/connection_cause.ts";
-import { ProxyFailure } from "../transport/proxy_failure.ts";
-import { ProgressFailure } from "../transport/progress.ts";
-import { RuntimeLimitError } from "../transport/runtime_name.ts";
-import { RequestBodyFailure } from "../transport/body_failure.ts";
+  ProxyFailure,
+  RequestBodyFailure,
+  RuntimeLimitError,
+} from "../transport/failures.ts";
+import { BodyTooLarge, ProgressFailure } from "../transport/body.ts";
 import { hideCauseText } from "../masking/views.ts";
 import { describeType } from "../models/_validate.ts";
 

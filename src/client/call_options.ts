@@ -8,7 +8,7 @@ import { REQUEST_INIT_KEYS } from "../models/request_fields.ts";
 import type { HttpRequestInit } from "../models/request_fields.ts";
 import { checkKnownKeys, validateNullableTimeout } from "../models/_validate.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
-import type { Progress } from "../transport/progress.ts";
+import type { Progress } from "../transport/body.ts";
 
 /** Options of one call besides the request itself. */
 export interface CallOptions {

@@ -16,7 +16,7 @@
 
 import type { HttpClientConfig } from "../config/config.ts";
 import { runtime } from "../transport/runtime.ts";
-import { fetchTransport } from "../transport/fetch_transport.ts";
+import { fetchTransport } from "../transport/fetch.ts";
 import type { Pool, Transport } from "../transport/types.ts";
 import { abortSteps } from "./deadline/abort.ts";
 import type { CallCounter } from "./lifecycle.ts";

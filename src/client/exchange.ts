@@ -9,14 +9,19 @@ import type { HttpResponse } from "../models/response.ts";
 import { type AbortSources, type Step, untilAborted } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
 import { stepEndedError, toClientError } from "./call_errors.ts";
-import { checkedLength, discardBody, readBody, readWhole } from "../transport/read_body.ts";
-import { toWireRequest } from "../transport/wire_request.ts";
+import {
+  checkedLength,
+  discardBody,
+  type ProgressCallback,
+  readBody,
+  readWhole,
+} from "../transport/body.ts";
+import { toWireRequest } from "../transport/request.ts";
 import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { cancelTimeout } from "./deadline/timeouts.ts";
 import { streamedCall } from "./streamed_call.ts";
 import { sendBody } from "./upload_progress.ts";
-import type { ProgressCallback } from "../transport/progress.ts";
 import type { RequestContext } from "../models/request_context.ts";
 import { type ChainLink, runChain } from "./middleware.ts";
 import type { CookieJarLike } from "../cookies/cookie_jar.ts";

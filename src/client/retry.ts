@@ -5,7 +5,7 @@
 import { ConnectionException, TimeoutException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { parseRetryAfter } from "../http/http_date.ts";
+import { parseRetryAfter } from "../http/headers.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
 import { isOneShot } from "../http/raw_body.ts";
 

@@ -1,5 +1,5 @@
 // The request body of one exchange on its way to the transport. A stream
-// body is read through a watch (body_failure.ts): when its source fails,
+// body is read through a watch (transport/body.ts): when its source fails,
 // the exchange fails with that, not with the transport's report of it.
 //
 // Upload progress: only the bytes handed to the transport
@@ -20,9 +20,10 @@ import {
   ProgressFailure,
   report,
   reportEnd,
-} from "../transport/progress.ts";
+  watchedUpload,
+} from "../transport/body.ts";
+import type { RequestBodyFailure } from "../transport/failures.ts";
 import type { Transport, WireRequest, WireResponse } from "../transport/types.ts";
-import { type RequestBodyFailure, watchedUpload } from "../transport/body_failure.ts";
 
 /**
  * Sends `wire` through `transport`, telling `callback`, when given, how far

@@ -5,9 +5,14 @@ import { describeCall, HttpClientException, TimeoutException } from "../errors.t
 import { receivedResponse } from "../models/received_response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import { CUT_SHORT } from "../http/lines.ts";
-import { decodedLength, readBody } from "../transport/read_body.ts";
-import { ProgressFailure, report, reportEnd } from "../transport/progress.ts";
-import type { ProgressCallback } from "../transport/progress.ts";
+import {
+  decodedLength,
+  type ProgressCallback,
+  ProgressFailure,
+  readBody,
+  report,
+  reportEnd,
+} from "../transport/body.ts";
 import type { BodyFeed, FeedControl, WireResponse } from "../transport/types.ts";
 import type { Abort, AbortSources } from "./deadline/abort.ts";
 import { ReadTimeout } from "./read_timeout.ts";

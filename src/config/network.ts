@@ -8,8 +8,8 @@ import { checkKnownKeys, describeType, isPlainRecord, keysOf } from "../models/_
 import { redactUrl, withView } from "../masking/views.ts";
 import { parseHttpUrl } from "../http/url.ts";
 import { runtime } from "../transport/runtime.ts";
-import { runtimeName } from "../transport/runtime_name.ts";
-import type { RuntimeGlobals } from "../transport/runtime_name.ts";
+import { runtimeName } from "../transport/failures.ts";
+import type { RuntimeGlobals } from "../transport/failures.ts";
 import type { PoolOptions, ProxySetting, TlsSettings } from "../transport/types.ts";
 
 /**

@@ -2,7 +2,7 @@
 // browser build's memory_jar_browser.ts), so the send path (jar_cookies.ts)
 // knows it in every build without bringing in tough-cookie's loader.
 
-import { RuntimeLimitError } from "../transport/runtime_name.ts";
+import { RuntimeLimitError } from "../transport/failures.ts";
 
 /**
  * The default jar's library could not be loaded: a runtime that resolves no

@@ -6,7 +6,7 @@
 // an npm package (scripts/check_layout.ts allows it here and nowhere else).
 
 import type { CookieJarLike } from "./cookie_jar.ts";
-import { runtimeName } from "../transport/runtime_name.ts";
+import { runtimeName } from "../transport/failures.ts";
 import { CookieLibraryError } from "./cookie_library_error.ts";
 import { CookieEviction, type CookieStore, type StoredCookie } from "./cookie_eviction.ts";
 

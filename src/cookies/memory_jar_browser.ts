@@ -9,7 +9,7 @@
 // does where tough-cookie cannot be loaded.
 
 import type { CookieJarLike } from "./cookie_jar.ts";
-import { runtimeName } from "../transport/runtime_name.ts";
+import { runtimeName } from "../transport/failures.ts";
 import { CookieLibraryError } from "./cookie_library_error.ts";
 
 /** The default jar of the browser build: no cookie to send, and an error on the first received. */

@@ -3,8 +3,7 @@
 // fields it needs, never the request class.
 
 import type { FileValue, HttpRequestFields, RequestBody } from "../models/request_fields.ts";
-import { encodeForm } from "../http/form.ts";
-import { appendParams, isAbsoluteUrl } from "../http/url.ts";
+import { appendParams, encodeForm, isAbsoluteUrl } from "../http/url.ts";
 import { headerValue, trimHeaderValue } from "../http/headers.ts";
 import { rawBodyType } from "../http/raw_body.ts";
 

@@ -9,7 +9,7 @@ import type {
   ResponseHookInterface,
   RetryInfo,
 } from "./hook_interfaces.ts";
-import { encodeForm } from "../http/form.ts";
+import { encodeForm } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 import { maskFormForLog, maskHeaders, redactQuery, redactText } from "../masking/views.ts";

@@ -1,4 +1,5 @@
-// Pure helpers for URLs: joining, query strings, the path of a log line. No models, no I/O.
+// Pure helpers for URLs: joining, query strings and URL-encoded forms, the
+// path of a log line. No models, no I/O.
 
 /** One scalar query value; `null` and `undefined` are left out of the URL. */
 export type QueryScalar = string | number | boolean | null | undefined;
@@ -140,4 +141,14 @@ export function pathAndQuery(url: string): string {
   // Without a base first: against an http: base, `http:/user:pw@host/` would read as a path.
   const parsed = URL.parse(url) ?? URL.parse(url, "http://relative.invalid");
   return parsed === null ? url : parsed.pathname + parsed.search;
+}
+
+/** A form field value; numbers and booleans are sent as `String(value)`. */
+export type FormValue = string | number | boolean;
+
+/** The URL-encoded form text of `data`, in insertion order. */
+export function encodeForm(data: Readonly<Record<string, FormValue>>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(data)) search.append(key, String(value));
+  return search.toString();
 }

@@ -4,7 +4,7 @@
 import type { HttpMethod } from "./http_method.ts";
 import { describeType, isPlainRecord, validateUrlText, validateUsername } from "./_validate.ts";
 import type { QueryScalar, QueryValue } from "../http/url.ts";
-import type { FormValue } from "../http/form.ts";
+import type { FormValue } from "../http/url.ts";
 
 export type { FormValue, QueryScalar, QueryValue };
 

@@ -4,8 +4,8 @@
 // `fetch` and nothing of Deno's pool, its proxies or its TLS options, which a
 // browser cannot use. Like `runtime.ts`, it exports one `Runtime` as `runtime`.
 
-import { fetchTransport } from "./fetch_transport.ts";
-import { noFileSystem, runtimeName } from "./runtime_name.ts";
+import { fetchTransport } from "./fetch.ts";
+import { noFileSystem, runtimeName } from "./failures.ts";
 import type { FileSource, NetworkOptions, Pool, PoolOptions, Runtime } from "./types.ts";
 
 /** The global `fetch`, no pool and no files. */

@@ -28,7 +28,7 @@ export interface WireRequest {
 
 /**
  * Where a transport pushes a body read whole ({@linkcode WireResponse.drainTo}):
- * read_body.ts gives one that buffers under the limit. After `write()` has
+ * body.ts gives one that buffers under the limit. After `write()` has
  * returned false, or after `end()` or `fail()`, nothing more is called.
  */
 export interface BodySink {
@@ -73,7 +73,7 @@ export interface FeedControl {
 /**
  * A response whose body is still unread. It is read once, one way: through
  * `body`, or whole through `readAll()` or `drainTo()` where the transport
- * has them (faster than a stream; `readBody()` in read_body.ts picks).
+ * has them (faster than a stream; `readBody()` in body.ts picks).
  */
 export interface WireResponse {
   readonly status: number;
@@ -88,7 +88,7 @@ export interface WireResponse {
    * runtime's own error when the connection fails. Cancelling it gives the
    * connection back: with no reason (a discard) the transport may read a
    * small rest to keep the connection, with a reason it drops it. Buffering
-   * is not the transport's: `readBody()` (read_body.ts) does it for all.
+   * is not the transport's: `readBody()` (body.ts) does it for all.
    * A transport may create the stream only when it is first asked for.
    */
   readonly body: ReadableStream<Uint8Array> | null;

@@ -1,16 +1,17 @@
-import type { FetchLike, Transport, WireResponse } from "./types.ts";
-import { BodyDecodeError, headOverflow, isDecoderError } from "./transport_errors.ts";
-import { bodyWhileOpen, headWhileOpen, readWhileOpen } from "./close_watch.ts";
-import { RuntimeLimitError, runtimeName } from "./runtime_name.ts";
-import type { Abort } from "../client/deadline/abort.ts";
+// The transport over a `fetch`: Deno's pool, the global `fetch` of Bun,
+// workerd and browsers, or the caller's own (`withFetch`). Decodes a body
+// the fetch leaves encoded, and watches a step sent without a signal for
+// the client's close.
 
-export { BodyTooLarge } from "./body_buffer.ts";
-export {
+import type { FetchLike, Transport, WireResponse } from "./types.ts";
+import {
   BodyDecodeError,
   headOverflow,
-  isBrowserDecoderFailure,
-  MalformedResponse,
-} from "./transport_errors.ts";
+  isDecoderError,
+  RuntimeLimitError,
+  runtimeName,
+} from "./failures.ts";
+import type { Abort } from "../client/deadline/abort.ts";
 
 /** How {@linkcode fetchTransport} adapts a `fetch`. */
 export interface FetchTransportOptions {
@@ -27,7 +28,7 @@ export interface FetchTransportOptions {
  * A transport over a `fetch`-compatible function: the pool's on Deno, or
  * a custom one (`withFetch`). Redirects are left to the caller
  * (`redirect: "manual"`). A step that only the client's close can end
- * sends without a signal (close_watch.ts).
+ * sends without a signal ({@linkcode headWhileOpen}).
  */
 export function fetchTransport(
   fetchLike: FetchLike,
@@ -217,4 +218,87 @@ async function inflating(
       Uint8Array
     >,
   ).getReader();
+}
+
+// A fetch sent without a signal: when nothing but the client's close can
+// end a step (no timeout, no caller's signal), the fetch transport gives
+// `fetch` no `AbortSignal` (on Deno, each one costs a dependent signal with
+// WeakRefs and a FinalizationRegistry entry per request) and watches the
+// step here instead. A close then fails the exchange at once: a head that
+// arrives later has its body cancelled; a body read as a stream is cancelled
+// at once; `Response.bytes()` cannot be stopped, so a body read that way
+// runs on to its end in the background, unread.
+
+/** What an exchange ended by the close fails with (the client names the close). */
+function closedError(): DOMException {
+  return new DOMException("The client was closed", "AbortError");
+}
+
+/**
+ * `pending` until `abort`, which rejects at once; `onLate` gets what
+ * `pending` resolves to after that.
+ */
+function whileOpen<T>(pending: Promise<T>, abort: Abort, onLate?: (late: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(closedError());
+    abort.onAbort(onAbort);
+    pending.then((value) => {
+      abort.offAbort(onAbort);
+      if (abort.aborted) onLate?.(value);
+      else resolve(value);
+    }, (error) => {
+      abort.offAbort(onAbort);
+      reject(error);
+    });
+  });
+}
+
+/** Waits for the head of a fetch until `abort`; a head that arrives later has its body cancelled. */
+export function headWhileOpen(pending: Promise<Response>, abort: Abort): Promise<Response> {
+  return whileOpen(pending, abort, cancelBody);
+}
+
+function cancelBody(late: Response): void {
+  late.body?.cancel().catch(() => {});
+}
+
+/** Waits for a whole-body read until `abort`; its late result is dropped. */
+export function readWhileOpen(pending: Promise<Uint8Array>, abort: Abort): Promise<Uint8Array> {
+  return whileOpen(pending, abort);
+}
+
+/**
+ * `body`, failed and cancelled at once when `abort` fires: a read waiting
+ * for the next chunk rejects then, rather than when the chunk comes. The
+ * body is not locked before the first read (a reader of the whole body,
+ * `Response.bytes()`, may take it instead).
+ */
+export function bodyWhileOpen(
+  body: ReadableStream<Uint8Array>,
+  abort: Abort,
+): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let failNow: ((error: unknown) => void) | undefined;
+  const onAbort = () => {
+    failNow?.(closedError());
+    // A body taken by another reader cannot be cancelled here: that read is watched itself.
+    (reader ?? body).cancel().catch(() => {});
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      failNow = (error) => controller.error(error);
+      abort.onAbort(onAbort);
+    },
+    async pull(controller) {
+      const { done, value } = await (reader ??= body.getReader()).read();
+      if (abort.aborted) return;
+      if (!done) return controller.enqueue(value);
+      abort.offAbort(onAbort);
+      controller.close();
+    },
+    cancel(reason) {
+      abort.offAbort(onAbort);
+      return (reader ?? body).cancel(reason);
+    },
+  }, { highWaterMark: 0 });
 }

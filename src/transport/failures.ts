@@ -1,0 +1,277 @@
+// What a transport fails with, before the send path (src/client/call_errors.ts)
+// maps it to the library's exceptions: a body its decoder rejects, a response
+// the runtime refused to parse, a failed connection's cause, the proxy's
+// failure, a request body whose own source failed, and a call the runtime
+// can never make. This file imports nothing, so every build (the browser's
+// too) carries these without the code that makes them (proxy.ts, the
+// runtimes).
+
+// The failures a transport tells apart before the send path maps them to the
+// library's exceptions: a body its decoder rejects, and a response the
+// runtime refused to parse. Neither is transient: sending again would get
+// the same bytes.
+
+/**
+ * The error a `WireResponse.body` stream fails with when the body's bytes
+ * cannot be decoded for its Content-Encoding; `cause` is the runtime's
+ * error. A body cut short by the connection is not one: the transport's own
+ * error stays.
+ */
+export class BodyDecodeError extends Error {
+  /** Names the coding. */
+  constructor(readonly coding: string, cause: unknown) {
+    super(`Response body could not be decoded (${coding})`, { cause });
+    this.name = "BodyDecodeError";
+  }
+}
+
+/**
+ * Thrown by a {@linkcode Transport} for a response the runtime refused to
+ * parse, naming why (`reason`); `cause` is the runtime's error. Sending the
+ * request again would get the same response.
+ */
+export class MalformedResponse extends Error {
+  /** Names the reason. */
+  constructor(readonly reason: string, cause: unknown) {
+    super(`Malformed response (${reason})`, { cause });
+    this.name = "MalformedResponse";
+  }
+}
+
+/**
+ * The error for a response head past the runtime's parser's limits: a
+ * fetch fails it with "fetch failed", the reason only in `cause` (Deno's at
+ * about 100 header lines, Node's past 16 KiB); undici's `dispatch()` (the
+ * npm build) with its own error.
+ */
+export function headOverflow(error: unknown): MalformedResponse | undefined {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof Error && cause.message.includes("message head is too large")) {
+    return new MalformedResponse("too many response headers", error);
+  }
+  // undici's own error (the npm build's transport), or as the cause of Node's fetch's.
+  const overflow = [error, cause].some((e) =>
+    (e as { code?: unknown } | null)?.code === "UND_ERR_HEADERS_OVERFLOW"
+  );
+  return overflow ? new MalformedResponse("response headers too large", error) : undefined;
+}
+
+/**
+ * The messages of Deno's fetch for a gzip or br body its decoder rejects
+ * ("deflate decompression error: …", "brotli error", "unexpected end of
+ * file"…), and of `DecompressionStream`, as distinct from a body cut by the
+ * connection ("error reading a body from connection"). Node's zlib errors
+ * carry a `Z_…` or brotli `code`, also as the `cause` of Node's fetch error.
+ */
+const DECODER_MESSAGE = /decompression|brotli|gzip|deflate|unexpected end of file|unexpected EOF/i;
+
+/**
+ * Firefox's fetch fails a body read with this TypeError, and nothing more,
+ * when its decoder rejects the bytes of any coding; a body cut by the
+ * connection fails with other words.
+ */
+const FIREFOX_DECODER_MESSAGE = /^Decoding failed\.?$/;
+
+/**
+ * True for Firefox's own failure of a body read by its decoder. Where a page
+ * cannot see the body's Content-Encoding (a server that does not expose it
+ * to CORS), the client reads the body as the browser hands it, unwrapped,
+ * and this message is all that tells the decoder's failure from the
+ * connection's.
+ */
+export function isBrowserDecoderFailure(error: unknown): boolean {
+  return error instanceof TypeError && FIREFOX_DECODER_MESSAGE.test(error.message);
+}
+
+/** True when `error` (or its cause) is a decoder's rejection of the body's bytes, not the connection's failure. */
+export function isDecoderError(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 3; depth++) {
+    const { code } = e as { code?: unknown };
+    if (typeof code === "string" && /^(Z_|ERR_BROTLI|ERR__ERROR)/.test(code)) return true;
+    if (depth === 0 && e instanceof TypeError && DECODER_MESSAGE.test(e.message)) return true;
+    if (depth === 0 && isBrowserDecoderFailure(e)) return true;
+    e = e.cause;
+  }
+  return false;
+}
+
+// The root cause of a failed connection, read from a runtime's error: Deno's
+// fetch fails every one with "fetch failed" and the reason in its `cause`'s
+// message; Node and undici give a `code`; a browser's says only that it
+// failed, CORS included. The send path names the cause in the exception's
+// message and keeps the runtime's error as its `cause`.
+
+/** A connection failure's cause: what it was, and the runtime's own words. */
+export interface ConnectionCause {
+  /** What went wrong, in a few words ("connection refused"); `undefined` when unknown. */
+  readonly label: string | undefined;
+  /** The runtime's deepest message, on one line, without the request's URL. */
+  readonly detail: string;
+}
+
+/** Node's and undici's error codes, by the cause they name. */
+const CODES: readonly (readonly [RegExp, string])[] = [
+  [/^ECONNREFUSED$/, "connection refused"],
+  [/^(ECONNRESET|EPIPE)$/, "connection reset"],
+  [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_NODATA)$/, "host not found"],
+  [/^CERT_HAS_EXPIRED$/, "TLS certificate expired"],
+  [/^CERT_NOT_YET_VALID$/, "TLS certificate not yet valid"],
+  [/^ERR_TLS_CERT_ALTNAME_INVALID$/, "TLS certificate name mismatch"],
+  [
+    /^(UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_UNTRUSTED|CERT_SIGNATURE_FAILURE)$/,
+    "TLS certificate not trusted",
+  ],
+  [/CERTIFICATE_REQUIRED$/, "TLS client certificate required"],
+  [/^(ERR_SSL_|ERR_TLS_|CERT_|EPROTO$)/, "TLS handshake failed"],
+  [/^(UND_ERR_SOCKET|UND_ERR_CLOSED|ECONNABORTED)$/, "connection closed early"],
+  [/^HPE_/, "malformed response"],
+];
+
+/** Deno's messages (rustls, hyper), by the cause they name. */
+const MESSAGES: readonly (readonly [RegExp, string])[] = [
+  [/connection refused/i, "connection refused"],
+  [/connection reset/i, "connection reset"],
+  [/dns error|failed to lookup address|name or service not known/i, "host not found"],
+  [/certificate expired/i, "TLS certificate expired"],
+  [/certificate not valid yet/i, "TLS certificate not yet valid"],
+  [/not valid for name|NotValidForName/, "TLS certificate name mismatch"],
+  [/UnknownIssuer|UnknownCA|BadSignature/, "TLS certificate not trusted"],
+  [/CertificateRequired/, "TLS client certificate required"],
+  [/invalid peer certificate|received fatal alert|tls handshake/i, "TLS handshake failed"],
+  [
+    /connection closed before message completed|error reading a body from connection|end of file before message length reached|other side closed/i,
+    "connection closed early",
+  ],
+  [/invalid HTTP|does not match the HTTP|HTTPParserError/i, "malformed response"],
+];
+
+/**
+ * A browser's fetch failure (Chromium's, Firefox's, Safari's words): the
+ * same for a refused port, an unreachable host and a response or preflight
+ * its CORS check refused, and the page is never told which.
+ */
+const BROWSER_FAILURE =
+  /^(Failed to fetch|NetworkError when attempting to fetch resource\.?|Load failed)$/;
+
+/** Deno's words before the cause ("error sending request for url (…): client error (Connect): "). */
+const PREFIX = /^.*?client error \([A-Za-z]+\): /s;
+
+/**
+ * The cause of a connection failure, from `error` and its `cause` chain (a
+ * few levels: Deno's fetch wraps the reason once, Node's twice).
+ */
+export function connectionCause(error: unknown): ConnectionCause {
+  const chain: Error[] = [];
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; depth++) {
+    chain.push(e);
+    e = e.cause;
+  }
+  const deepest = chain.at(-1);
+  const detail = deepest === undefined ? String(error) : describe(deepest);
+  // The deepest error is the most specific: it is asked first.
+  for (const e of chain.reverse()) {
+    const label = labelOf(e);
+    if (label !== undefined) return { label, detail: describe(e) };
+  }
+  return { label: undefined, detail };
+}
+
+function labelOf(error: Error): string | undefined {
+  const { code } = error as { code?: unknown };
+  if (typeof code === "string") {
+    for (const [pattern, label] of CODES) if (pattern.test(code)) return label;
+  }
+  if (error.name === "HTTPParserError") return "malformed response";
+  for (const [pattern, label] of MESSAGES) if (pattern.test(error.message)) return label;
+  if (BROWSER_FAILURE.test(error.message)) return "refused, unreachable or blocked by CORS";
+  return undefined;
+}
+
+/** The message on one line, without Deno's prefix (which holds the URL), with a code it lacks. */
+function describe(error: Error): string {
+  const message = error.message.replace(PREFIX, "").replace(/\s+/g, " ").trim();
+  const { code } = error as { code?: unknown };
+  const text = typeof code === "string" && !message.includes(code)
+    ? `${code}: ${message}`
+    : message;
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+// The proxy's failure, apart from the routing rules (proxy.ts) that
+// make it, so the code that turns it into the library's exception
+// (call_errors.ts) does not bring those rules into a build without proxies.
+
+/**
+ * The error a transport throws when the proxy, not the target, failed the
+ * exchange: unreachable, or refusing the tunnel or the credentials
+ * (`transient`: a retry may succeed), or a route the runtime cannot take
+ * (not transient). The message names the proxy, masked; `cause` is the
+ * runtime's error.
+ */
+export class ProxyFailure extends Error {
+  /** Takes the message, the runtime's error, and whether a retry may succeed. */
+  constructor(message: string, cause: unknown, readonly transient = true) {
+    super(message, { cause });
+    this.name = "ProxyFailure";
+  }
+}
+
+// The name of the runtime the code runs on, for the errors that refuse what
+// it cannot give (a pool, a file system): "Bun has no connection pool" tells
+// the reader where the limit comes from, "this runtime" does not.
+
+/** The globals that tell runtimes apart; each is absent on the others. */
+export interface RuntimeGlobals {
+  readonly Bun?: unknown;
+  readonly Deno?: unknown;
+  readonly process?: { readonly versions?: { readonly node?: string } };
+  readonly navigator?: { readonly userAgent?: string };
+  readonly document?: unknown;
+  readonly WorkerGlobalScope?: unknown;
+}
+
+/**
+ * Names the runtime from its globals. Bun and workerd (with its Node
+ * compatibility on) also give `process.versions.node`, so they are asked
+ * first; a runtime none of the checks knows is "an unknown runtime".
+ */
+export function runtimeName(scope: RuntimeGlobals = globalThis as RuntimeGlobals): string {
+  if ("Bun" in scope) return "Bun";
+  // By name, not as `scope.Deno`: the npm build names no Deno API.
+  if ("Deno" in scope) return "Deno";
+  if (scope.navigator?.userAgent === "Cloudflare-Workers") return "workerd";
+  if (scope.process?.versions?.node !== undefined) return "Node";
+  if (scope.document !== undefined) return "a browser";
+  if (scope.WorkerGlobalScope !== undefined) return "a web worker";
+  return "an unknown runtime";
+}
+
+/**
+ * A call this runtime can never make (a file path without a file system, a
+ * package it cannot load): the caller's environment, not the network, so it
+ * reaches the caller as it is and is never retried.
+ */
+export class RuntimeLimitError extends TypeError {}
+
+/** The error text for a file path where the runtime has no file system to read it from. */
+export function noFileSystem(field: string, scope?: RuntimeGlobals): string {
+  return `Invalid ${field}: a file path needs Deno, Node or Bun (this is ${
+    runtimeName(scope)
+  }); give a Blob or bytes`;
+}
+
+// A request body whose own source fails as it is sent: the caller's stream,
+// or a file read for a multipart body. That is the caller's failure, not the
+// network's, though a transport reports it as its own ("fetch failed", with
+// a copy of the error, or undici's error): the body is read through a watch
+// (`watchedUpload`, body.ts) that keeps the source's error, for the send
+// path to tell it apart.
+
+/** The source of a request body failed with `error` while the transport read it. */
+export class RequestBodyFailure extends Error {
+  /** @param error What the source failed with. */
+  constructor(readonly error: unknown) {
+    super("Request body failed");
+    this.name = "RequestBodyFailure";
+  }
+}
