@@ -74,15 +74,15 @@ export {
   TimeoutException,
 } from "./src/errors.ts";
 export {
+  EventStreamException,
   HttpStatusException,
   ResponseException,
   ResponseParseException,
 } from "./src/models/response.ts";
-export { EventStreamException } from "./src/event_stream_exception.ts";
 export type { ServerSentEvent } from "./src/http/sse.ts";
 export type { HttpClientExceptionOptions } from "./src/errors.ts";
 export type {
+  EventStreamExceptionOptions,
   ResponseExceptionOptions,
   ResponseParseExceptionOptions,
 } from "./src/models/response.ts";
-export type { EventStreamExceptionOptions } from "./src/event_stream_exception.ts";

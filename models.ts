@@ -15,8 +15,7 @@
  * @module
  */
 
-export { HttpMethod } from "./src/models/http_method.ts";
-export { HttpRequest } from "./src/models/request.ts";
+export { HttpMethod, HttpRequest } from "./src/models/request.ts";
 export type {
   FileValue,
   FormValue,
@@ -25,15 +24,13 @@ export type {
   QueryScalar,
   QueryValue,
   RequestBody,
-} from "./src/models/request_fields.ts";
+} from "./src/models/request.ts";
 export { HttpResponse } from "./src/models/response.ts";
-export type { HttpResponseInit } from "./src/models/response.ts";
 export type {
+  HttpResponseInit,
   StandardSchemaIssue,
   StandardSchemaResult,
   StandardSchemaV1,
-} from "./src/models/standard_schema.ts";
-export { RequestContext } from "./src/models/request_context.ts";
-export type { RequestContextOptions } from "./src/models/request_context.ts";
-export { FetchContext } from "./src/models/fetch_context.ts";
-export type { FetchContextOptions } from "./src/models/fetch_context.ts";
+} from "./src/models/response.ts";
+export { FetchContext, RequestContext } from "./src/models/context.ts";
+export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";

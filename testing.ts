@@ -23,8 +23,15 @@
  * @module
  */
 
-export { MockTransport } from "./src/testing/mock_transport.ts";
-export { MockCall } from "./src/testing/mock_call.ts";
-export { UnmatchedRequestException } from "./src/testing/unmatched_request.ts";
-export type { MockPattern, UrlMatcher } from "./src/testing/mock_route.ts";
-export type { MockHandler, MockReply, MockReplyInit } from "./src/testing/mock_reply.ts";
+export {
+  MockCall,
+  MockTransport,
+  UnmatchedRequestException,
+} from "./src/testing/mock_transport.ts";
+export type {
+  MockHandler,
+  MockPattern,
+  MockReply,
+  MockReplyInit,
+  UrlMatcher,
+} from "./src/testing/mock_transport.ts";

@@ -3,6 +3,20 @@
  * library itself is an {@linkcode HttpClientException} or a subclass; an error
  * thrown by a user's hook passes through unchanged.
  *
+ * ```text
+ * HttpClientException                 errors.ts
+ * ├── TimeoutException                errors.ts
+ * ├── ConnectionException             errors.ts
+ * ├── DecodingException               errors.ts
+ * ├── ResponseNotReadException        errors.ts
+ * ├── AuthenticationException         errors.ts
+ * ├── ResponseException (abstract)    models/response.ts, beside the response
+ * │   ├── HttpStatusException         they carry and that throws them (it
+ * │   ├── ResponseParseException      imports this file: here they would
+ * │   └── EventStreamException        make an import circle)
+ * └── UnmatchedRequestException       testing/mock_transport.ts (./testing only)
+ * ```
+ *
  * @module
  */
 

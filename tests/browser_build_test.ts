@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
 import { runtime } from "../src/transport/runtime_browser.ts";
 import { MemoryCookieJar } from "../src/cookies/memory_jar_browser.ts";
-import { CookieLibraryError } from "../src/cookies/cookie_library_error.ts";
+import { CookieLibraryError } from "../src/cookies/jar.ts";
 import { Abort } from "../src/client/deadline/abort.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { rejectsWith } from "./helpers.ts";

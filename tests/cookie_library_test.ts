@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
 import { MemoryCookieJar } from "../src/cookies/memory_jar.ts";
-import { CookieLibraryError } from "../src/cookies/cookie_library_error.ts";
+import { CookieLibraryError } from "../src/cookies/jar.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { rejectsWith } from "./helpers.ts";
 

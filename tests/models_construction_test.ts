@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { HttpRequest, HttpResponse } from "../models.ts";
 import type { HttpRequestInit, HttpResponseInit } from "../models.ts";
-import { receivedResponse } from "../src/models/received_response.ts";
+import { receivedResponse } from "../src/models/response.ts";
 
 /** The bodies a request can have: at most one of body, data and jsonData; files go with data. */
 const BODIES: HttpRequestInit[] = [

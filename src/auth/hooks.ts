@@ -20,7 +20,7 @@ import {
   contextTokenSender,
   RequestContext,
   type TokenSender,
-} from "../models/request_context.ts";
+} from "../models/context.ts";
 import type { HttpResponse } from "../models/response.ts";
 import {
   checkKnownKeys,

@@ -16,9 +16,9 @@ import { HttpClientConfigBuilder } from "../config/config.ts";
 import { TokenData } from "../models/token_data.ts";
 import { AuthenticationException, HttpClientException } from "../errors.ts";
 import { hideCauseText } from "../masking/views.ts";
-import { FetchContext } from "../models/fetch_context.ts";
+import { FetchContext } from "../models/context.ts";
 import { HttpRequest } from "../models/request.ts";
-import type { TokenSender } from "../models/request_context.ts";
+import type { TokenSender } from "../models/context.ts";
 import { HttpResponse } from "../models/response.ts";
 import {
   checkKnownKeys,

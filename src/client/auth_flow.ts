@@ -11,7 +11,7 @@ import type { AuthHookInterface } from "../auth/hooks.ts";
 import { HttpRequest } from "../models/request.ts";
 import { headerValue } from "../http/headers.ts";
 import type { HttpResponse } from "../models/response.ts";
-import type { RequestContext, TokenSender } from "../models/request_context.ts";
+import type { RequestContext, TokenSender } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
 import { Step, untilAborted } from "./deadline/abort.ts";
 import { stepEndedError } from "./call_errors.ts";

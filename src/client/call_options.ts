@@ -4,8 +4,8 @@
 // compiler holds CALL_OPTIONS to the CallOptions interface), and how they
 // change the options the client's calls share.
 
-import { REQUEST_INIT_KEYS } from "../models/request_fields.ts";
-import type { HttpRequestInit } from "../models/request_fields.ts";
+import { REQUEST_INIT_KEYS } from "../models/request.ts";
+import type { HttpRequestInit } from "../models/request.ts";
 import { checkKnownKeys, validateNullableTimeout } from "../models/_validate.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";
 import type { Progress } from "../transport/body.ts";

@@ -3,7 +3,7 @@
 // again), and the reconnection's own. Checked once, when the reader is made:
 // a key the library does not know is a TypeError naming it.
 
-import type { HttpRequestInit } from "../models/request_fields.ts";
+import type { HttpRequestInit } from "../models/request.ts";
 import {
   checkKnownKeys,
   validateCount,

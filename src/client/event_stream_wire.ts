@@ -3,7 +3,7 @@
 // and the wait before the next one.
 
 import { describeCall } from "../errors.ts";
-import { EventStreamException } from "../event_stream_exception.ts";
+import { EventStreamException } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
 
 /**

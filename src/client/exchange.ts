@@ -4,7 +4,7 @@
 // (redirects, auth, the lifecycle) let errors pass as they are.
 
 import type { HttpRequest } from "../models/request.ts";
-import { receivedResponse } from "../models/received_response.ts";
+import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { type AbortSources, type Step, untilAborted } from "./deadline/abort.ts";
 import type { CallTimeouts } from "./deadline/call_deadline.ts";
@@ -22,10 +22,10 @@ import { isOneShot } from "../http/raw_body.ts";
 import { cancelTimeout } from "./deadline/timeouts.ts";
 import { streamedCall } from "./streamed_call.ts";
 import { sendBody } from "./upload_progress.ts";
-import type { RequestContext } from "../models/request_context.ts";
+import type { RequestContext } from "../models/context.ts";
 import { type ChainLink, runChain } from "./middleware.ts";
-import type { CookieJarLike } from "../cookies/cookie_jar.ts";
-import { storeCookies } from "../cookies/jar_cookies.ts";
+import type { CookieJarLike } from "../cookies/jar.ts";
+import { storeCookies } from "../cookies/jar.ts";
 import { headerValuesOf } from "../http/headers.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */

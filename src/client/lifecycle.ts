@@ -5,7 +5,7 @@ import type {
 } from "../hooks/hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { RequestContext } from "../models/request_context.ts";
+import { RequestContext } from "../models/context.ts";
 import { runErrorHooks, runRequestHooks, runResponseHooks, runRetryHooks } from "./pipeline.ts";
 import type { RetryInfo } from "../hooks/hook_interfaces.ts";
 import { retryDelayForError, retryDelayForResponse } from "./retry.ts";

@@ -5,10 +5,10 @@
 import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { HttpRequest } from "../models/request.ts";
 import { HttpResponse } from "../models/response.ts";
-import type { RequestContext } from "../models/request_context.ts";
+import type { RequestContext } from "../models/context.ts";
 import { appendParams } from "../http/url.ts";
-import type { CookieJarLike } from "../cookies/cookie_jar.ts";
-import { addJarCookies } from "../cookies/jar_cookies.ts";
+import type { CookieJarLike } from "../cookies/jar.ts";
+import { addJarCookies } from "../cookies/jar.ts";
 import { describeType } from "../models/_validate.ts";
 
 /** A middleware as the chain calls it: a function, an object's `handle` bound to it. */

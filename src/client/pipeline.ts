@@ -9,7 +9,7 @@ import type {
 } from "../hooks/hook_interfaces.ts";
 import { HttpRequest } from "../models/request.ts";
 import { HttpResponse } from "../models/response.ts";
-import type { RequestContext } from "../models/request_context.ts";
+import type { RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
 
 /**

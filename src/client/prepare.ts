@@ -6,7 +6,7 @@ import type { RetryPolicy } from "../config/retry_policy.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { headerValue, mergeHeaders } from "../http/headers.ts";
 import { resolveUrl } from "../http/url.ts";
-import type { HttpMethod } from "../models/http_method.ts";
+import type { HttpMethod } from "../models/request.ts";
 import type { HttpRequest } from "../models/request.ts";
 
 /**

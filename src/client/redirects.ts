@@ -7,7 +7,7 @@
 import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import type { RequestContext } from "../models/request_context.ts";
+import type { RequestContext } from "../models/context.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
 import { Step } from "./deadline/abort.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";

@@ -5,7 +5,7 @@
 // cancelled or fails. Its failures become the library's exceptions, as the
 // exchange's do.
 
-import { streamedResponse } from "../models/received_response.ts";
+import { streamedResponse } from "../models/response.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { type StreamedCallOptions, type StreamedExchange, WireBody } from "./wire_body.ts";
 

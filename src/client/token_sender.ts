@@ -4,7 +4,7 @@
 
 import type { HttpClientConfig } from "../config/config.ts";
 import { retryPolicy } from "../config/retry_policy.ts";
-import type { TokenSender } from "../models/request_context.ts";
+import type { TokenSender } from "../models/context.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { executeCall } from "./lifecycle.ts";
 import type { LifecycleOptions } from "./lifecycle.ts";

@@ -2,7 +2,7 @@
 // what a streamed call's body guarantees).
 
 import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
-import { receivedResponse } from "../models/received_response.ts";
+import { receivedResponse } from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import { CUT_SHORT } from "../http/lines.ts";
 import {

@@ -37,7 +37,7 @@ import {
   type TokenAuthHookOptions,
   type TokenManagerInterface,
 } from "../auth/hooks.ts";
-import { checkCookieJar, type CookieJarLike } from "../cookies/cookie_jar.ts";
+import { checkCookieJar, type CookieJarLike } from "../cookies/jar.ts";
 import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
 import { DEFAULT_RETRY, type RetryOptions, type RetryPolicy, retryPolicy } from "./retry_policy.ts";
 import {

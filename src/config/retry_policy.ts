@@ -2,8 +2,8 @@
 // and their checks. The decisions made with it are the send path's
 // (client/retry.ts; the Idempotency-Key, client/prepare.ts).
 
-import { parseMethod } from "../models/http_method.ts";
-import type { HttpMethod } from "../models/http_method.ts";
+import { parseMethod } from "../models/request.ts";
+import type { HttpMethod } from "../models/request.ts";
 import { checkKnownKeys, keysOf, validateCount, validateSeconds } from "../models/_validate.ts";
 
 /** How retries behave; every field is optional in {@linkcode HttpClientConfigBuilder.withRetry}. */

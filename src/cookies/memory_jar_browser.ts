@@ -8,9 +8,8 @@
 // first cookie rather than drop every cookie in silence, as the default jar
 // does where tough-cookie cannot be loaded.
 
-import type { CookieJarLike } from "./cookie_jar.ts";
+import { type CookieJarLike, CookieLibraryError } from "./jar.ts";
 import { runtimeName } from "../transport/failures.ts";
-import { CookieLibraryError } from "./cookie_library_error.ts";
 
 /** The default jar of the browser build: no cookie to send, and an error on the first received. */
 export class MemoryCookieJar implements CookieJarLike {

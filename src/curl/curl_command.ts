@@ -1,14 +1,30 @@
 // The cURL command of a request's fields: what toCurl() and the request's own
 // toCurl() render, below the request (which calls it), so it reads the
-// fields it needs, never the request class.
+// fields it needs, never the request's module (which imports this one).
 
-import type { FileValue, HttpRequestFields, RequestBody } from "../models/request_fields.ts";
-import { appendParams, encodeForm, isAbsoluteUrl } from "../http/url.ts";
+import { appendParams, encodeForm, type FormValue, isAbsoluteUrl } from "../http/url.ts";
+import type { QueryValue } from "../http/url.ts";
 import { headerValue, trimHeaderValue } from "../http/headers.ts";
-import { rawBodyType } from "../http/raw_body.ts";
+import { rawBodyType, type RequestBody } from "../http/raw_body.ts";
 
-/** What a request's command is made of: its fields, and its JSON body as the client sends it. */
-export interface CurlFields extends Readonly<HttpRequestFields> {
+/** A file field's value, as an HttpRequest's `files` holds it: a Blob, bytes, or a path. */
+type FileValue = Blob | Uint8Array | string;
+
+/**
+ * What a request's command is made of: the fields of an HttpRequest it
+ * reads (the request passes itself, so the compiler holds the two alike),
+ * and its JSON body as the client sends it.
+ */
+export interface CurlFields {
+  readonly method: string;
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  readonly params?: Readonly<Record<string, QueryValue>> | undefined;
+  readonly data?: Readonly<Record<string, FormValue>> | undefined;
+  readonly files?: Readonly<Record<string, FileValue>> | undefined;
+  readonly body?: RequestBody | undefined;
+  readonly timeout?: number | null | undefined;
+  readonly auth?: readonly [username: string, password: string] | undefined;
   /** The JSON text of `jsonData`, from the client's serializer. */
   readonly jsonText?: string | undefined;
 }

@@ -4,7 +4,7 @@
 
 import type { RequestHookInterface, ResponseHookInterface } from "./hook_interfaces.ts";
 import { type HttpRequest, withCheckedHeader } from "../models/request.ts";
-import type { RequestContext } from "../models/request_context.ts";
+import type { RequestContext } from "../models/context.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, keysOf, validateHeader } from "../models/_validate.ts";
 

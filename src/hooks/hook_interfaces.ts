@@ -5,7 +5,7 @@
 
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import type { RequestContext } from "../models/request_context.ts";
+import type { RequestContext } from "../models/context.ts";
 
 /**
  * A hook that runs before each attempt of a call, in registration order;

@@ -14,7 +14,7 @@ import { describeRawBody } from "../http/raw_body.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
 import { maskFormForLog, maskHeaders, redactQuery, redactText } from "../masking/views.ts";
 import type { HttpRequest } from "../models/request.ts";
-import type { RequestContext } from "../models/request_context.ts";
+import type { RequestContext } from "../models/context.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 

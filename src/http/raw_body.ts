@@ -1,8 +1,33 @@
 // What the send path, the views and toCurl need to know of a raw request
 // body, in one place so they agree: the Content-Type it goes with, whether
-// it can be sent again, and how it is shown without its content.
+// it can be sent again, and how it is shown without its content. The type
+// itself is here too, below the request, which re-exports it.
 
-import type { RequestBody } from "../models/request_fields.ts";
+/**
+ * A raw request body, sent as it is. A string, bytes, an `ArrayBuffer` or a
+ * `Blob` can be sent again (on a retry, a 401 refresh, a 307 or 308
+ * redirect); a `ReadableStream` is read once, as it is sent: a call with one
+ * is never retried, and a 307, 308 or 401 that would need it again is
+ * returned as the response. Without a Content-Type of its own, the request
+ * is sent with `text/plain;charset=UTF-8` for a string, the Blob's `type`
+ * when it has one, else `application/octet-stream`.
+ *
+ * @example Upload a stream and a string
+ * ```ts
+ * import { createClient } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   async (request) => new Response(`${request.headers.get("content-type")} ${await request.text()}`),
+ * );
+ * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+ * const upload = new Blob(["chunk 1, ", "chunk 2"]).stream();
+ * assert.equal((await client.put("/file", { body: upload })).text, "application/octet-stream chunk 1, chunk 2");
+ * assert.equal((await client.post("/note", { body: "hi" })).text, "text/plain;charset=UTF-8 hi");
+ * ```
+ */
+export type RequestBody = string | Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array>;
 
 /** The Content-Type of a string body, as `fetch` would set it. */
 export const TEXT_TYPE = "text/plain;charset=UTF-8";

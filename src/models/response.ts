@@ -1,11 +1,17 @@
 // A response, and what names it and is named by it, so in one file: the
-// unread body a streamed one holds (the send path makes it; the response
-// only asks it for the body once, to read it whole, or to cancel), and the
-// exceptions that carry a response which its own methods throw
-// (`raiseForStatus()`'s HttpStatusException, `json()`'s
-// ResponseParseException) and their base, ResponseException.
-// EventStreamException, thrown by the send path, is in
-// ../event_stream_exception.ts.
+// fields it is made with and their check; the responses a transport
+// received (made with the constructor parameter the public signature does
+// not show, RECEIVED: their headers are not copied until read); the unread
+// body a streamed one holds (the send path makes it; the response only asks
+// it for the body once, to read it whole, or to cancel); json() and
+// json(schema), with the Standard Schema interface written out as types
+// only (a validator of zod, valibot, arktype… implements it, and the
+// library needs none of them to accept one); and every exception that
+// carries a response: ResponseException, the base, HttpStatusException
+// (raiseForStatus()), ResponseParseException (json()) and
+// EventStreamException (thrown by the send path, client/event_stream_wire.ts).
+// They are here, not in ../errors.ts, because a response names them and
+// they name the response: errors.ts stays below the models.
 
 import {
   describeCall,
@@ -13,34 +19,269 @@ import {
   type HttpClientExceptionOptions,
   ResponseNotReadException,
 } from "../errors.ts";
-import { hideCauseText } from "../masking/views.ts";
-import { checkResponseInit, type HttpResponseInit } from "./response_init.ts";
-import {
-  describeIssues,
-  parseJsonOrUndefined,
-  schemaValidator,
-  validateSync,
-} from "./response_json.ts";
-import type { StandardSchemaIssue, StandardSchemaV1 } from "./standard_schema.ts";
-import type { HttpRequest } from "./request.ts";
-import { type LineLimit, lines, MAX_STRING } from "../http/lines.ts";
-import { headerValuesOf, type WireHeaders } from "../http/headers.ts";
-import { events, type ServerSentEvent } from "../http/sse.ts";
-import {
-  charsetOf,
-  contentStream,
-  decoderFor,
-  lowerCaseHeaders,
-  RECEIVED,
-} from "./response_parts.ts";
 import {
   defineRedactedInspect,
+  hideCauseText,
   jsonView,
   maskHeadersForView,
   redactUrl,
 } from "../masking/views.ts";
+import { checkKnownKeys, describeType, keysOf } from "./_validate.ts";
+import type { HttpRequest } from "./request.ts";
+import { type LineLimit, lines, MAX_STRING } from "../http/lines.ts";
+import {
+  headerValuesOf,
+  type JoinedHeaders,
+  keepSetCookieLines,
+  SET_COOKIE_LINES,
+  type WireHeaders,
+} from "../http/headers.ts";
+import { events, type ServerSentEvent } from "../http/sse.ts";
 
-export type { HttpResponseInit };
+/**
+ * A validator that follows the Standard Schema specification, version 1:
+ * zod, valibot, arktype and others implement it under the `~standard` key.
+ * {@linkcode HttpResponse.json} accepts one and returns its output type.
+ *
+ * @typeParam Input The type the validator accepts.
+ * @typeParam Output The type of a validated value.
+ *
+ * @example A hand-written validator
+ * ```ts
+ * import type { StandardSchemaV1 } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const positive: StandardSchemaV1<unknown, number> = {
+ *   "~standard": {
+ *     version: 1,
+ *     vendor: "example",
+ *     validate: (value) =>
+ *       typeof value === "number" && value > 0
+ *         ? { value }
+ *         : { issues: [{ message: "Expected a positive number" }] },
+ *   },
+ * };
+ * assert.deepEqual(positive["~standard"].validate(3), { value: 3 });
+ * ```
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  /** The validator's properties. */
+  readonly "~standard": {
+    /** The version of the specification: 1. */
+    readonly version: 1;
+    /** The library the validator comes from (`"zod"`, `"valibot"`). */
+    readonly vendor: string;
+    /** Validates a value; an asynchronous validator returns a promise. */
+    readonly validate: (
+      value: unknown,
+    ) => StandardSchemaResult<Output> | Promise<StandardSchemaResult<Output>>;
+    /** The input and output types, for inference only (never present at run time). */
+    readonly types?: { readonly input: Input; readonly output: Output } | undefined;
+  };
+}
+
+/**
+ * What a {@linkcode StandardSchemaV1} validator returns: the validated value,
+ * or the issues found.
+ *
+ * @typeParam Output The type of a validated value.
+ *
+ * @example Tell success from failure
+ * ```ts
+ * import type { StandardSchemaResult } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const result: StandardSchemaResult<number> = { issues: [{ message: "Required", path: ["id"] }] };
+ * assert.equal(result.issues?.length, 1);
+ * ```
+ */
+export type StandardSchemaResult<Output> =
+  | { readonly value: Output; readonly issues?: undefined }
+  | { readonly issues: readonly StandardSchemaIssue[] };
+
+/**
+ * One problem a {@linkcode StandardSchemaV1} validator found: what is wrong,
+ * and where (a path of keys, each a key or a `{ key }` segment).
+ *
+ * @example An issue at `items[0].id`
+ * ```ts
+ * import type { StandardSchemaIssue } from "@fetchline/fetchline";
+ *
+ * const issue: StandardSchemaIssue = { message: "Expected a number", path: ["items", 0, { key: "id" }] };
+ * ```
+ */
+export interface StandardSchemaIssue {
+  /** What is wrong. */
+  readonly message: string;
+  /** Where, from the root of the value. */
+  readonly path?: readonly (PropertyKey | { readonly key: PropertyKey })[] | undefined;
+}
+
+/** The fields of an {@linkcode HttpResponse}. */
+export interface HttpResponseInit {
+  /** The HTTP status code. */
+  statusCode: number;
+  /** Response headers: a record or a `Headers`; stored with lower-case names. */
+  headers: Readonly<Record<string, string>> | Headers;
+  /** The raw body. */
+  content: Uint8Array;
+  /** How long the exchange took, in milliseconds. */
+  elapsedMs: number;
+  /** The final URL, after redirects. */
+  url: string;
+  /** The request as sent (after hooks, with an absolute URL). */
+  request: HttpRequest;
+  /** The body's encoding, overriding the Content-Type charset. */
+  encoding?: string | undefined;
+}
+
+const INIT_KEYS = keysOf<HttpResponseInit>({
+  statusCode: true,
+  headers: true,
+  content: true,
+  elapsedMs: true,
+  url: true,
+  request: true,
+  encoding: true,
+});
+
+/** Throws a TypeError naming the first key of `init` that is not a field of a response. */
+function checkResponseInit(init: HttpResponseInit): void {
+  checkKnownKeys("HttpResponse init", init, INIT_KEYS);
+}
+
+/** The content a streamed response is made with (never seen: its getter throws). */
+const NO_CONTENT: Uint8Array = new Uint8Array(0);
+
+/**
+ * The second constructor argument of HttpResponse that marks a response the
+ * transport received (its headers need no copy until read). Internal to
+ * this module: only receivedResponse() and streamedResponse() (below)
+ * pass it.
+ */
+const RECEIVED: unique symbol = Symbol("received");
+
+/** The body of a buffered response as a stream: each call a new one. */
+function contentStream(content: Uint8Array): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      if (content.byteLength > 0) controller.enqueue(content);
+      controller.close();
+    },
+  });
+}
+
+/**
+ * The header helpers of a response, kept here so response.ts stays short.
+ * Repeated names are joined with ", "; several Set-Cookie lines are also
+ * kept apart, for `headerValues()`.
+ */
+function lowerCaseHeaders(
+  headers: Readonly<JoinedHeaders> | Headers,
+): JoinedHeaders {
+  const lower: JoinedHeaders = {};
+  const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
+  let lines = headers instanceof Headers ? undefined : headers[SET_COOKIE_LINES];
+  let cookieLines: string[] | undefined;
+  for (const [name, value] of entries) {
+    const key = name.toLowerCase();
+    if (key === "set-cookie") (cookieLines ??= []).push(value);
+    lower[key] = key in lower ? `${lower[key]}, ${value}` : value;
+  }
+  if (lines === undefined && cookieLines !== undefined && cookieLines.length > 1) {
+    lines = cookieLines;
+  }
+  if (lines !== undefined) keepSetCookieLines(lower, lines);
+  return lower;
+}
+
+const UTF8 = new TextDecoder();
+
+/** A decoder for `label`; UTF-8's is made once, as nearly every body needs it. */
+function decoderFor(label: string | undefined): TextDecoder {
+  if (label === undefined || /^utf-?8$/i.test(label)) return UTF8;
+  try {
+    return new TextDecoder(label);
+  } catch {
+    return UTF8;
+  }
+}
+
+/** The charset a Content-Type names, if any. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const match = contentType?.match(/;\s*charset\s*=\s*"?([^";\s]+)"?/i);
+  return match?.[1];
+}
+
+/** How many issue paths a message names; the rest are counted. */
+const SHOWN_PATHS = 3;
+
+/** `text` parsed as JSON, or `undefined` when it is not JSON. */
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The validator of `schema`, a Standard Schema (version 1 under
+ * `"~standard"`), or a `TypeError` naming what `schema` is.
+ */
+function schemaValidator(schema: unknown): StandardSchemaV1["~standard"] {
+  const props = (schema as Partial<StandardSchemaV1> | null | undefined)?.["~standard"];
+  if (props?.version !== 1 || typeof props.validate !== "function") {
+    throw new TypeError(
+      `Invalid schema: expected a Standard Schema validator (version 1 under "~standard"), got ${
+        describeType(schema)
+      }`,
+    );
+  }
+  return props;
+}
+
+/**
+ * `value` validated by `validator`: its output, or its issues. The body is
+ * in memory, so validation is synchronous: a validator that returns a
+ * promise (an async refinement) is a `TypeError` naming its vendor, rather
+ * than a promise the caller might not await.
+ */
+function validateSync(
+  validator: StandardSchemaV1["~standard"],
+  value: unknown,
+): { issues?: readonly StandardSchemaIssue[]; value?: unknown } {
+  const result = validator.validate(value);
+  if (typeof (result as Partial<PromiseLike<unknown>>).then === "function") {
+    // Nobody awaits it: its rejection must not go unhandled.
+    (result as PromiseLike<unknown>).then(undefined, () => {});
+    throw new TypeError(
+      `Invalid schema: the ${validator.vendor} validator is asynchronous, and json(schema) validates synchronously; validate response.json() with the validator's own async call instead`,
+    );
+  }
+  return result as { issues?: readonly StandardSchemaIssue[]; value?: unknown };
+}
+
+/** `2 issues: user.email, items[0].id`: the count, and the first paths (never the values). */
+function describeIssues(issues: readonly StandardSchemaIssue[]): string {
+  const paths = issues.slice(0, SHOWN_PATHS).map((issue) => pathOf(issue.path ?? []));
+  const more = issues.length > SHOWN_PATHS ? `, ${issues.length - SHOWN_PATHS} more` : "";
+  const count = issues.length === 1 ? "1 issue" : `${issues.length} issues`;
+  return `${count}: ${paths.join(", ")}${more}`;
+}
+
+/** A path as code would read it: `items[0].id`, `["odd key"]`; the root is `(root)`. */
+function pathOf(path: readonly (PropertyKey | { readonly key: PropertyKey })[]): string {
+  let text = "";
+  for (const segment of path) {
+    const key = typeof segment === "object" && segment !== null ? segment.key : segment;
+    if (typeof key === "number") text += `[${key}]`;
+    else if (typeof key === "symbol") text += `[${String(key)}]`;
+    else if (/^[A-Za-z_$][\w$]*$/.test(key)) text += text === "" ? key : `.${key}`;
+    else text += `[${JSON.stringify(key)}]`;
+  }
+  return text === "" ? "(root)" : text;
+}
 
 /** The body of a streamed response, until it is read, cancelled or fails. */
 export interface StreamedBody {
@@ -549,5 +790,71 @@ export class ResponseParseException extends ResponseException {
  */
 export class HttpStatusException extends ResponseException {
   /** The response whose status failed. */
+  declare readonly response: HttpResponse;
+}
+
+/** The constructor with the parameter its public signature does not show. */
+const HttpResponseWithOrigin = HttpResponse as new (
+  init: HttpResponseInit,
+  origin: typeof RECEIVED,
+  streamed?: StreamedBody,
+) => HttpResponse;
+
+/** A received {@linkcode HttpResponse} whose body is unread: `content` throws until `read()`. */
+export function streamedResponse(
+  init: Omit<HttpResponseInit, "content">,
+  body: StreamedBody,
+): HttpResponse {
+  return new HttpResponseWithOrigin({ ...init, content: NO_CONTENT }, RECEIVED, body);
+}
+
+/**
+ * An {@linkcode HttpResponse} for a response the transport received: its
+ * headers are not copied until read (most calls never read them).
+ *
+ * @param init The fields; `headers` as a transport gives them (`WireHeaders`).
+ * @returns The response.
+ */
+export function receivedResponse(init: HttpResponseInit): HttpResponse {
+  return new HttpResponseWithOrigin(init, RECEIVED);
+}
+
+/** Options of an {@linkcode EventStreamException}. */
+export interface EventStreamExceptionOptions extends ResponseExceptionOptions {
+  /** The response the event stream was refused with, its body not read. */
+  response: HttpResponse;
+}
+
+/**
+ * An event stream of `client.events()` was refused by the server's answer,
+ * as EventSource fails the connection, and is not reconnected: a status
+ * other than 2xx (204 ends the stream without an error), or a Content-Type
+ * other than `text/event-stream`. The message names the status or the type,
+ * the method and the URL (masked); `response` is the answer, its body
+ * cancelled unread.
+ *
+ * @example Tell a refused event stream from other failures
+ * ```ts
+ * import { EventStreamException, HttpClientException, HttpRequest, HttpResponse } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new HttpRequest("GET", "http://127.0.0.1/events");
+ * const response = new HttpResponse({
+ *   statusCode: 401,
+ *   headers: {},
+ *   content: new Uint8Array(0),
+ *   elapsedMs: 1,
+ *   url: request.url,
+ *   request,
+ * });
+ * const error = new EventStreamException("Event stream refused (status 401): GET http://127.0.0.1/events", {
+ *   response,
+ * });
+ * assert.ok(error instanceof HttpClientException);
+ * assert.equal(error.response.statusCode, 401);
+ * ```
+ */
+export class EventStreamException extends ResponseException {
+  /** The response the event stream was refused with, its body not read. */
   declare readonly response: HttpResponse;
 }

@@ -7,7 +7,7 @@ import { basicAuthorization, trimHeaderValue } from "../http/headers.ts";
 import { appendParams, encodeForm } from "../http/url.ts";
 import { rawBodyType } from "../http/raw_body.ts";
 import type { HttpRequest } from "../models/request.ts";
-import type { FileValue } from "../models/request_fields.ts";
+import type { FileValue } from "../models/request.ts";
 import type { FileSource, WireRequest } from "./types.ts";
 import { runtime } from "./runtime.ts";
 import { noFileSystem, RuntimeLimitError } from "./failures.ts";

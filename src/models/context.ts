@@ -1,5 +1,10 @@
+// The contexts a call carries: RequestContext, what the hooks of one call
+// share (and the token sender a client binds to it), and FetchContext, what
+// a token step is given.
+
 import type { HttpRequest } from "./request.ts";
 import type { HttpResponse } from "./response.ts";
+import type { TokenData } from "./token_data.ts";
 import { checkKnownKeys, keysOf } from "./_validate.ts";
 
 /**
@@ -26,7 +31,7 @@ export interface RequestContextOptions {
   metadata?: Record<string, unknown> | undefined;
 }
 
-const OPTION_KEYS = keysOf<RequestContextOptions>({
+const REQUEST_CONTEXT_KEYS = keysOf<RequestContextOptions>({
   attempt: true,
   maxRetries: true,
   metadata: true,
@@ -81,7 +86,7 @@ export class RequestContext {
    * @param options The attempt number, retry limit and metadata.
    */
   constructor(request: HttpRequest, options: RequestContextOptions = {}) {
-    checkKnownKeys("RequestContext options", options, OPTION_KEYS);
+    checkKnownKeys("RequestContext options", options, REQUEST_CONTEXT_KEYS);
     this.request = request;
     this.attempt = options.attempt ?? 0;
     this.maxRetries = options.maxRetries ?? 0;
@@ -107,4 +112,104 @@ export function contextTokenSender(context: RequestContext): TokenSender | undef
 /** Binds the client's token sender to the context of one of its calls. */
 export function bindContextTokenSender(context: RequestContext, sender: TokenSender): void {
   writeTokenSender(context, sender);
+}
+
+/** Options of a {@linkcode FetchContext}. */
+export interface FetchContextOptions {
+  /** Tokens already fetched, by step name: a Map or a plain record. */
+  tokens?: Map<string, TokenData> | Readonly<Record<string, TokenData>> | undefined;
+  /** Free-form data shared by the steps. */
+  metadata?: Record<string, unknown> | undefined;
+}
+
+const FETCH_CONTEXT_KEYS = /* @__PURE__ */ keysOf<FetchContextOptions>({
+  tokens: true,
+  metadata: true,
+});
+
+/**
+ * The state passed through a multi-step token fetch: each step's token is
+ * stored under the step's name, so a later step can use an earlier one's.
+ *
+ * @example Store and read a step's token
+ * ```ts
+ * import { FetchContext } from "@fetchline/fetchline";
+ * import { TokenData } from "@fetchline/fetchline/config";
+ * import assert from "node:assert/strict";
+ *
+ * const context = new FetchContext();
+ * context.addToken("login", new TokenData({ accessToken: "abc", expiresIn: 60 }));
+ * assert.equal(context.getTokenValue("login"), "abc");
+ * assert.ok(context.hasValidToken("login"));
+ * assert.equal(context.hasToken("exchange"), false);
+ * ```
+ */
+export class FetchContext {
+  /** Tokens by step name. */
+  readonly tokens: Map<string, TokenData>;
+  /** Free-form data shared by the steps. */
+  readonly metadata: Record<string, unknown>;
+
+  /**
+   * Creates a context.
+   *
+   * @param options Tokens already fetched and metadata.
+   */
+  constructor(options: FetchContextOptions = {}) {
+    checkKnownKeys("FetchContext options", options, FETCH_CONTEXT_KEYS);
+    const { tokens } = options;
+    this.tokens = new Map(tokens instanceof Map ? tokens : Object.entries(tokens ?? {}));
+    this.metadata = options.metadata ?? {};
+  }
+
+  /**
+   * Reads a step's token.
+   *
+   * @param name The step name.
+   * @returns The token, or `undefined`.
+   */
+  getToken(name: string): TokenData | undefined {
+    return this.tokens.get(name);
+  }
+
+  /**
+   * Reads a step's access token string.
+   *
+   * @param name The step name.
+   * @returns The access token, or `undefined`.
+   */
+  getTokenValue(name: string): string | undefined {
+    return this.tokens.get(name)?.accessToken;
+  }
+
+  /**
+   * Stores a step's token.
+   *
+   * @param name The step name.
+   * @param token The token.
+   */
+  addToken(name: string, token: TokenData): void {
+    this.tokens.set(name, token);
+  }
+
+  /**
+   * Tells whether a step has a token.
+   *
+   * @param name The step name.
+   * @returns True when a token is stored under `name`.
+   */
+  hasToken(name: string): boolean {
+    return this.tokens.has(name);
+  }
+
+  /**
+   * Tells whether a step has a token that has not expired.
+   *
+   * @param name The step name.
+   * @returns True when a token is stored under `name` and is not expired.
+   */
+  hasValidToken(name: string): boolean {
+    const token = this.tokens.get(name);
+    return token !== undefined && !token.isExpired();
+  }
 }
