@@ -1,5 +1,5 @@
 // An event stream the server's answer refused: an exception that carries a
-// response, thrown by the send path (client/event_stream_wire.ts).
+// response, thrown by the event stream reader (client/event_stream.ts).
 
 import {
   type HttpResponse,
