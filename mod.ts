@@ -25,11 +25,9 @@ export * from "./models.ts";
 export * from "./config.ts";
 export * from "./interfaces.ts";
 export * from "./utils.ts";
-export { HttpClient } from "./src/client/http_client.ts";
-export { createClient } from "./src/client/create_client.ts";
-export type { CallOptions, ExtendConfig, RequestOptions } from "./src/client/http_client.ts";
-export type { EventStream } from "./src/client/event_stream.ts";
-export type { EventStreamOptions } from "./src/client/event_stream_options.ts";
+export { createClient, HttpClient } from "./src/client/client.ts";
+export type { CallOptions, ExtendConfig, RequestOptions } from "./src/client/client.ts";
+export type { EventStream, EventStreamOptions } from "./src/client/event_stream.ts";
 export type { Progress } from "./src/transport/body.ts";
 export {
   LoggingErrorHook,

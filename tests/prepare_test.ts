@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HttpClientConfigBuilder, HttpClientException, HttpRequest } from "../mod.ts";
-import { prepareRequest } from "../src/client/prepare.ts";
+import { prepareRequest } from "../src/client/call.ts";
 
 const config = new HttpClientConfigBuilder().withBaseUrl("http://127.0.0.1:8080/api").build();
 

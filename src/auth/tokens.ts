@@ -11,7 +11,7 @@ import {
   type TokenManagerInterface,
   withTokenSender,
 } from "./hooks.ts";
-import { HttpClient } from "../client/http_client.ts";
+import { HttpClient } from "../client/client.ts";
 import { HttpClientConfigBuilder } from "../config/config.ts";
 import { TokenData } from "../models/token_data.ts";
 import { AuthenticationException, HttpClientException } from "../errors.ts";

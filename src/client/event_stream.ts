@@ -10,20 +10,20 @@ import {
   HttpClientException,
   TimeoutException,
 } from "../errors.ts";
+import { EventStreamException } from "../models/response.ts";
 import { decodeText } from "../http/lines.ts";
 import { EventStreamParser, type ServerSentEvent } from "../http/sse.ts";
 import { HttpRequest } from "../models/request.ts";
+import type { HttpRequestInit } from "../models/request.ts";
 import { type HttpResponse, lineLimit } from "../models/response.ts";
-import type { CallOptions } from "./call_options.ts";
-import { abortedCallError } from "./call_errors.ts";
-import { eventStreamSettings } from "./event_stream_options.ts";
 import {
-  checkHead,
-  lastEventIdHeader,
-  MAX_TIMER_MS,
-  reconnectionWait,
-} from "./event_stream_wire.ts";
-import type { EventStreamOptions, EventStreamSettings } from "./event_stream_options.ts";
+  checkKnownKeys,
+  validateCount,
+  validateNullableTimeout,
+  validateSeconds,
+} from "../models/_validate.ts";
+import { abortedCallError } from "../send/exchange.ts";
+import type { CallOptions } from "./call.ts";
 
 /** What a reader needs of its client. */
 export interface EventStreamClient {
@@ -295,4 +295,183 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
     const { signal } = this.#settings;
     return abortedCallError(request, { closed: this.#client.closed, signal })!;
   }
+}
+
+// The options of `client.events()`: a GET's request fields and call options
+// (no body: an event stream is reconnected, so its request is sent again and
+// again), and the reconnection's own. Checked once, when the reader is made:
+// a key the library does not know is a TypeError naming it.
+
+/** The reconnection time until the server sends `retry`, in seconds: what browsers wait. */
+const DEFAULT_RETRY_DELAY = 3;
+
+/** Reconnections in a row without an event before the reader gives up. */
+const DEFAULT_MAX_RECONNECTS = 10;
+
+/**
+ * The options of {@linkcode HttpClient.events}: the fields of a GET request
+ * and its call options, and how the reader reconnects.
+ */
+export interface EventStreamOptions
+  extends
+    Pick<HttpRequestInit, "headers" | "params" | "timeout" | "auth">,
+    Pick<CallOptions, "signal" | "readTimeout"> {
+  /**
+   * The longest the reader lives, in seconds, every connection and wait
+   * included (`null` or absent: no limit); then the loop throws a
+   * {@linkcode TimeoutException} naming `totalTimeout`. Each connection's
+   * head is bounded by what is left of it. Absent, the client's total
+   * timeout bounds each connection's head alone, as for `stream()`.
+   */
+  totalTimeout?: number | null | undefined;
+  /**
+   * Where to resume: sent as `Last-Event-ID` on the first connection, as
+   * if the last event received had this ID (`""` or absent: none).
+   */
+  lastEventId?: string | undefined;
+  /**
+   * The reconnection time in seconds (default 3, as browsers have it),
+   * until the server sets its own with a `retry` field, which wins.
+   */
+  retryDelay?: number | undefined;
+  /**
+   * The most reconnections in a row without an event received (default 10;
+   * `Infinity` reconnects for ever, as EventSource does; 0 never
+   * reconnects). An event received starts the count again.
+   */
+  maxReconnects?: number | undefined;
+}
+
+/** Every key of {@linkcode EventStreamOptions}, and no other. */
+const EVENT_STREAM_OPTIONS = {
+  headers: true,
+  params: true,
+  timeout: true,
+  auth: true,
+  signal: true,
+  readTimeout: true,
+  totalTimeout: true,
+  lastEventId: true,
+  retryDelay: true,
+  maxReconnects: true,
+} as const satisfies Record<keyof EventStreamOptions, true>;
+
+const EVENT_STREAM_KEYS: ReadonlySet<string> = new Set(Object.keys(EVENT_STREAM_OPTIONS));
+
+/** The options of one reader, checked, with their defaults. */
+export interface EventStreamSettings {
+  readonly init: HttpRequestInit;
+  readonly signal: AbortSignal | undefined;
+  readonly readTimeout: number | null | undefined;
+  readonly totalTimeout: number | null;
+  readonly lastEventId: string;
+  /** In milliseconds. */
+  readonly retryDelayMs: number;
+  readonly maxReconnects: number;
+}
+
+/**
+ * Checks `options` (TypeError or RangeError naming the option, never
+ * quoting a value) and fills in the defaults. A body key is unknown here:
+ * the request of an event stream is sent again on every reconnection.
+ */
+function eventStreamSettings(options: EventStreamOptions): EventStreamSettings {
+  checkKnownKeys("options", options, EVENT_STREAM_KEYS);
+  const { headers, params, timeout, auth, signal, readTimeout, totalTimeout } = options;
+  const { lastEventId = "", retryDelay = DEFAULT_RETRY_DELAY } = options;
+  const { maxReconnects = DEFAULT_MAX_RECONNECTS } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new TypeError("Invalid signal: expected an AbortSignal");
+  }
+  // It could not have come from a stream, whose lines end at CR or LF and whose IDs hold no NUL.
+  if (typeof lastEventId !== "string" || /[\0\r\n]/.test(lastEventId)) {
+    throw new TypeError("Invalid lastEventId: expected a string without NUL, CR or LF");
+  }
+  if (headers !== null && typeof headers === "object") {
+    if (Object.keys(headers).some((name) => name.toLowerCase() === "last-event-id")) {
+      throw new TypeError(
+        "Invalid headers: Last-Event-ID is sent by the reader (give the lastEventId option)",
+      );
+    }
+  }
+  if (maxReconnects !== Infinity) validateCount("maxReconnects", maxReconnects);
+  return {
+    init: { headers, params, timeout, auth },
+    signal,
+    readTimeout: readTimeout === undefined
+      ? undefined
+      : validateNullableTimeout("readTimeout", readTimeout),
+    totalTimeout: totalTimeout == null
+      ? null
+      : validateNullableTimeout("totalTimeout", totalTimeout),
+    lastEventId,
+    retryDelayMs: validateSeconds("retryDelay", retryDelay) * 1000,
+    maxReconnects,
+  };
+}
+
+// The steps of an event stream's connections: the `Last-Event-ID` a
+// connection sends, the head it refuses as EventSource fails a connection,
+// and the wait before the next one.
+
+/**
+ * Refuses the head of a connection as EventSource fails one: a status
+ * other than 2xx, or a Content-Type other than `text/event-stream`.
+ */
+function checkHead(response: HttpResponse): void {
+  const { statusCode, request } = response;
+  const target = describeCall(request, response.url);
+  if (statusCode < 200 || statusCode > 299) {
+    throw new EventStreamException(`Event stream refused with status ${statusCode}: ${target}`, {
+      response,
+    });
+  }
+  const type = response.header("content-type");
+  if (type?.split(";")[0]?.trim().toLowerCase() !== "text/event-stream") {
+    const shown = type === undefined ? "none" : JSON.stringify(type.slice(0, 100));
+    throw new EventStreamException(
+      `Event stream refused with Content-Type ${shown} (expected text/event-stream): ${target}`,
+      { response },
+    );
+  }
+}
+
+/**
+ * The `Last-Event-ID` value for `id`: none for `""`; the ID's UTF-8 bytes,
+ * one character each (how a header carries bytes); none when the ID holds
+ * a control character a header cannot carry (the server then starts over).
+ */
+function lastEventIdHeader(id: string): string | undefined {
+  if (id === "") return undefined;
+  // deno-lint-ignore no-control-regex -- the controls are what the class finds
+  if (/[\0-\x08\n-\x1f\x7f]/.test(id)) return undefined;
+  if (/^[ -~\t]*$/.test(id)) return id; // printable ASCII, as it is
+  return Array.from(new TextEncoder().encode(id), (byte) => String.fromCharCode(byte)).join("");
+}
+
+/**
+ * The longest wait a timer counts, in milliseconds (about 24.8 days): a
+ * longer one fires at once, on Node and Deno alike.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** At most this share of the reconnection time is added at random, so clients do not come back at once. */
+const JITTER = 0.25;
+
+/**
+ * Waits `ms` and up to a quarter more, at random; `signal` ends the wait at
+ * once (and no timer is left).
+ */
+function reconnectionWait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    // A server's `retry` can be any number of digits: past a timer's range it waits the longest one.
+    const timer = setTimeout(done, Math.min(ms * (1 + Math.random() * JITTER), MAX_TIMER_MS));
+    signal.addEventListener("abort", done);
+  });
 }

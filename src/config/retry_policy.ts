@@ -1,6 +1,6 @@
 // The retry policy a client is configured with: its options, the defaults
 // and their checks. The decisions made with it are the send path's
-// (client/retry.ts; the Idempotency-Key, client/prepare.ts).
+// (send/attempts.ts; the Idempotency-Key, client/call.ts).
 
 import { parseMethod } from "../models/request.ts";
 import type { HttpMethod } from "../models/request.ts";

@@ -1,4 +1,4 @@
-// What a transport fails with, before the send path (src/client/call_errors.ts)
+// What a transport fails with, before the send path (src/send/exchange.ts)
 // maps it to the library's exceptions: a body its decoder rejects, a response
 // the runtime refused to parse, a failed connection's cause, the proxy's
 // failure, a request body whose own source failed, and a call the runtime
@@ -199,7 +199,7 @@ function describe(error: Error): string {
 
 // The proxy's failure, apart from the routing rules (proxy.ts) that
 // make it, so the code that turns it into the library's exception
-// (call_errors.ts) does not bring those rules into a build without proxies.
+// (send/exchange.ts) does not bring those rules into a build without proxies.
 
 /**
  * The error a transport throws when the proxy, not the target, failed the

@@ -1,3 +1,60 @@
+// The auth layer of one attempt, and where a client's credentials may go.
+
+import type { AuthHookInterface } from "../auth/hooks.ts";
+import { bindTokenSender } from "../auth/hooks.ts";
+import type { HttpClientConfig } from "../config/config.ts";
+import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
+import { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import type { RequestContext, TokenSender } from "../models/context.ts";
+import { describeType } from "../models/_validate.ts";
+import { headerValue } from "../http/headers.ts";
+import { isOneShot } from "../http/raw_body.ts";
+import { originOf } from "../http/url.ts";
+import { Step, untilAborted } from "../client/deadline/abort.ts";
+import { attemptTimeout, startStepTimeout } from "../client/deadline/call_deadline.ts";
+import { type SendOptions, stepEndedError } from "./exchange.ts";
+import { type HopAuth, sendWithRedirects } from "./redirects.ts";
+
+// Where a client's credentials may go, worked out once from its
+// configuration: the origins its auth hook runs for, and the headers that
+// carry credentials, which a redirect drops when it leaves the origin.
+
+/** What {@linkcode authScope} works out. */
+export type AuthScope =
+  & Required<Pick<AuthOptions, "authOrigins" | "authOwnOrigin">>
+  & Pick<SendOptions, "credentialHeaders">;
+
+/**
+ * The auth scope of `config`. The auth hook runs for the origins of
+ * `withAuthOrigins`, else the base URL's origin, else (no base URL) the
+ * origin of each call's own request, so a redirect never carries
+ * credentials to another origin unless `withAuthOrigins` names it. The
+ * credential headers are those the hooks declare (`credentialHeaders`),
+ * lower-case; `undefined` when none is declared.
+ */
+export function authScope(config: HttpClientConfig): AuthScope {
+  const { baseUrl } = config;
+  const authOrigins = config.authOrigins ??
+    new Set(baseUrl === undefined ? [] : [new URL(baseUrl).origin]);
+  const declared = new Set<string>();
+  const hooks: readonly RequestHookInterface[] = config.authHook === undefined
+    ? config.requestHooks
+    : [...config.requestHooks, config.authHook];
+  for (const hook of hooks) {
+    const names: unknown = hook.credentialHeaders;
+    if (!Array.isArray(names)) continue;
+    for (const name of names) if (typeof name === "string") declared.add(name.toLowerCase());
+  }
+  return {
+    authOrigins,
+    // An explicit list is the whole list: a client that names its API's origin must not send
+    // its credentials to any other URL it is called with (a webhook a user gave, say).
+    authOwnOrigin: baseUrl === undefined && config.authOrigins === undefined,
+    credentialHeaders: declared.size === 0 ? undefined : declared,
+  };
+}
+
 // The auth layer of one attempt: apply the auth hook where it is allowed,
 // send through the redirect layer (which asks this layer to apply the hook
 // again on a hop that leaves the origin), and refresh and resend after an
@@ -6,22 +63,6 @@
 // (or the refresh before a resend, or the auth of a redirect hop), the
 // redirects and the body read share one timeout, the caller's signal and
 // the client's close. A hook's own error reaches the caller as it is.
-
-import type { AuthHookInterface } from "../auth/hooks.ts";
-import { HttpRequest } from "../models/request.ts";
-import { headerValue } from "../http/headers.ts";
-import type { HttpResponse } from "../models/response.ts";
-import type { RequestContext, TokenSender } from "../models/context.ts";
-import { describeType } from "../models/_validate.ts";
-import { Step, untilAborted } from "./deadline/abort.ts";
-import { stepEndedError } from "./call_errors.ts";
-import type { SendOptions } from "./exchange.ts";
-import { sendWithRedirects } from "./redirects.ts";
-import type { HopAuth } from "./redirects.ts";
-import { attemptTimeout, startStepTimeout } from "./deadline/call_deadline.ts";
-import { isOneShot } from "../http/raw_body.ts";
-import { originOf } from "../http/url.ts";
-import { bindTokenSender } from "../auth/hooks.ts";
 
 /** The client's auth settings. */
 export interface AuthOptions {

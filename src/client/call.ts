@@ -1,14 +1,24 @@
+// One call before its first attempt: the options it has besides its
+// request, and the request as every attempt starts from it.
+
+import type { HttpClientConfig } from "../config/config.ts";
+import type { RetryPolicy } from "../config/retry_policy.ts";
+import { describeCall, HttpClientException } from "../errors.ts";
+import { headerValue, mergeHeaders } from "../http/headers.ts";
+import { resolveUrl } from "../http/url.ts";
+import type { HttpMethod } from "../models/request.ts";
+import type { HttpRequest } from "../models/request.ts";
+import { REQUEST_INIT_KEYS } from "../models/request.ts";
+import type { HttpRequestInit } from "../models/request.ts";
+import { checkKnownKeys, validateNullableTimeout } from "../models/_validate.ts";
+import type { Progress } from "../transport/body.ts";
+import type { LifecycleOptions } from "../send/attempts.ts";
+
 // The options of one call besides its request: their keys in one place (a
 // key the library does not know, a JavaScript caller's `{ bdy }` or
 // `{ json }`, is refused with a TypeError naming it, never dropped; the
 // compiler holds CALL_OPTIONS to the CallOptions interface), and how they
 // change the options the client's calls share.
-
-import { REQUEST_INIT_KEYS } from "../models/request.ts";
-import type { HttpRequestInit } from "../models/request.ts";
-import { checkKnownKeys, validateNullableTimeout } from "../models/_validate.ts";
-import type { LifecycleOptions } from "./lifecycle.ts";
-import type { Progress } from "../transport/body.ts";
 
 /** Options of one call besides the request itself. */
 export interface CallOptions {
@@ -138,4 +148,109 @@ function checkCallback(name: string, value: unknown): void {
   if (value !== undefined && typeof value !== "function") {
     throw new TypeError(`Invalid ${name}: expected a function`);
   }
+}
+
+// The request as every attempt starts from it, prepared once per call
+// before the first attempt.
+
+/**
+ * Prepares `request` for a client with `config`: its URL resolved against
+ * the base URL into an absolute http(s) URL, the URL's user-info moved to
+ * `auth` (unless the request has `auth`), the default headers merged under
+ * its own, and an `Idempotency-Key` added to a POST or PATCH the retry
+ * policy retries ({@linkcode needsIdempotencyKey}), unless it has one; the
+ * same key serves every attempt. A request that needs none of this is
+ * returned as it is.
+ *
+ * @throws {HttpClientException} When the URL is relative without a base
+ * URL, invalid, or not http(s).
+ *
+ * @example Prepare a POST for a client that retries POSTs
+ * ```ts
+ * import { HttpClientConfigBuilder, HttpRequest } from "@fetchline/fetchline";
+ * import { prepareRequest } from "./call.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const config = new HttpClientConfigBuilder()
+ *   .withBaseUrl("http://ada:s3cret@127.0.0.1:8080/api")
+ *   .withHeaders({ Accept: "application/json" })
+ *   .withRetry({ methods: ["GET", "POST"] })
+ *   .build();
+ * const prepared = prepareRequest(new HttpRequest("POST", "/users"), config);
+ * assert.equal(prepared.url, "http://127.0.0.1:8080/api/users");
+ * assert.deepEqual(prepared.auth, ["ada", "s3cret"]);
+ * assert.equal(prepared.headers?.["Accept"], "application/json");
+ * assert.match(prepared.headers?.["Idempotency-Key"] ?? "", /^[0-9a-f-]{36}$/);
+ * ```
+ */
+export function prepareRequest(
+  request: HttpRequest,
+  config: Pick<HttpClientConfig, "baseUrl" | "headers" | "retry">,
+): HttpRequest {
+  const absolute = resolveUrl(config.baseUrl, request.url);
+  if (absolute === undefined) {
+    throw failure(request, "Cannot resolve a relative URL without a base URL");
+  }
+  let auth = request.auth;
+  let target = absolute;
+  const url = PLAIN_URLS.has(absolute) ? undefined : URL.parse(absolute);
+  if (url === null) throw failure(request, "Invalid URL");
+  if (url !== undefined && url.protocol !== "http:" && url.protocol !== "https:") {
+    throw failure(request, `Unsupported URL scheme ${JSON.stringify(url.protocol)}`);
+  }
+  if (url === undefined || (url.username === "" && url.password === "")) {
+    if (url !== undefined) rememberPlain(absolute);
+  } else {
+    try {
+      auth ??= [decodeURIComponent(url.username), decodeURIComponent(url.password)];
+    } catch {
+      throw failure(request, "Invalid URL");
+    }
+    url.username = "";
+    url.password = "";
+    target = url.href;
+  }
+  const defaults = config.headers;
+  let headers = Object.keys(defaults).length === 0
+    ? request.headers
+    : mergeHeaders(defaults, request.headers ?? {});
+  if (
+    needsIdempotencyKey(config.retry, request.method) &&
+    headerValue(headers, "Idempotency-Key") === undefined
+  ) {
+    headers = { ...headers, "Idempotency-Key": crypto.randomUUID() };
+  }
+  if (target === request.url && headers === request.headers && auth === request.auth) {
+    return request;
+  }
+  return request.with({ url: target, headers, auth });
+}
+
+function failure(request: HttpRequest, reason: string): HttpClientException {
+  return new HttpClientException(`${reason}: ${describeCall(request)}`, { request });
+}
+
+/**
+ * Absolute http(s) URLs parsed before, valid and without user-info: a
+ * client calling the same URLs again does not parse them again (the parse
+ * is a call into the runtime). Kept few and short, so it never grows.
+ */
+const PLAIN_URLS = new Set<string>();
+const PLAIN_URLS_KEPT = 64;
+const PLAIN_URL_LENGTH = 2048;
+
+function rememberPlain(url: string): void {
+  if (url.length > PLAIN_URL_LENGTH) return;
+  if (PLAIN_URLS.size >= PLAIN_URLS_KEPT) PLAIN_URLS.clear();
+  PLAIN_URLS.add(url);
+}
+
+/**
+ * True when calls of `method` need an `Idempotency-Key`: the retry policy
+ * retries them although the method is not idempotent (a POST or PATCH it
+ * opted in), so the server can tell a retry from a new call.
+ */
+function needsIdempotencyKey(policy: RetryPolicy, method: HttpMethod): boolean {
+  return policy.maxRetries > 0 && (method === "POST" || method === "PATCH") &&
+    policy.methods.has(method);
 }

@@ -1,21 +1,157 @@
-// The body of a streamed call as its one stream (see streamed_call.ts for
-// what a streamed call's body guarantees).
+// A call's bodies between the exchange and the caller: the request body on
+// its way to the transport, with its upload progress; and the body of a
+// streamed call after its head, the response's one stream, with its read
+// timeout and download progress. Reading a body whole under its limit, and
+// the progress reports themselves, are transport/body.ts's.
 
 import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
-import { receivedResponse } from "../models/response.ts";
+import { receivedResponse, streamedResponse } from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import { CUT_SHORT } from "../http/lines.ts";
 import {
+  bodySize,
+  countedUpload,
   decodedLength,
   type ProgressCallback,
   ProgressFailure,
   readBody,
   report,
   reportEnd,
+  watchedUpload,
 } from "../transport/body.ts";
-import type { BodyFeed, FeedControl, WireResponse } from "../transport/types.ts";
-import type { Abort, AbortSources } from "./deadline/abort.ts";
-import { ReadTimeout } from "./read_timeout.ts";
+import type { RequestBodyFailure } from "../transport/failures.ts";
+import type {
+  BodyFeed,
+  FeedControl,
+  Transport,
+  WireRequest,
+  WireResponse,
+} from "../transport/types.ts";
+import type { Abort, AbortSources } from "../client/deadline/abort.ts";
+import { link, unlink } from "../client/deadline/in_flight.ts";
+import type { InFlight } from "../client/deadline/in_flight.ts";
+import {
+  cancelTimeout,
+  type Deadline,
+  SHARED_FROM_MS,
+  startTimeout,
+} from "../client/deadline/timeouts.ts";
+
+// The request body of one exchange on its way to the transport. A stream
+// body is read through a watch (transport/body.ts): when its source fails,
+// the exchange fails with that, not with the transport's report of it.
+//
+// Upload progress: only the bytes handed to the transport
+// can be counted, not those the server received. A body of known size
+// (string, bytes, Blob, a multipart body of Blobs) is sent as it is, so it
+// keeps its Content-Length: the callback is told at the start (0 bytes) and,
+// once the response head has arrived, at the end. A stream body is read
+// through a counter: at the start, after each chunk the transport pulls,
+// and at its end, with the total from the start when its length is known
+// (a multipart body reading files). A callback that throws fails the exchange with its error
+// and drops the connection.
+
+/**
+ * Sends `wire` through `transport`, telling `callback`, when given, how far
+ * its body went. A stream body whose source fails fails the exchange with a
+ * {@linkcode RequestBodyFailure}, whatever the transport made of it.
+ */
+export async function sendBody(
+  wire: WireRequest,
+  abort: Abort,
+  transport: Transport,
+  callback: ProgressCallback | undefined,
+): Promise<WireResponse> {
+  const { body } = wire;
+  if (!(body instanceof ReadableStream)) {
+    return callback === undefined
+      ? await transport(wire, abort)
+      : await sendCounted(wire, abort, transport, callback);
+  }
+  const failed: { failure?: RequestBodyFailure } = {};
+  const watched = { ...wire, body: watchedUpload(body, failed) };
+  try {
+    return callback === undefined
+      ? await transport(watched, abort)
+      : await sendCounted(watched, abort, transport, callback);
+  } catch (error) {
+    throw failed.failure ?? error;
+  }
+}
+
+/** Sends `wire` through `transport`, telling `callback` how far its body went. */
+async function sendCounted(
+  wire: WireRequest,
+  abort: Abort,
+  transport: Transport,
+  callback: ProgressCallback,
+): Promise<WireResponse> {
+  const { body } = wire;
+  if (body === undefined) return await transport(wire, abort);
+  const size = wire.bodyLength ?? bodySize(body);
+  try {
+    report(callback, 0, size);
+  } catch (error) {
+    // The caller's stream is never sent: given up with the callback's error, so its source closes.
+    if (body instanceof ReadableStream) {
+      const reason = error instanceof ProgressFailure ? error.error : error;
+      await body.cancel(reason).catch(() => {});
+    }
+    throw error;
+  }
+  const failed: { failure?: ProgressFailure } = {};
+  const sent = body instanceof ReadableStream
+    ? { ...wire, body: countedUpload(body, callback, failed, size) }
+    : wire;
+  let response: WireResponse;
+  try {
+    response = await transport(sent, abort);
+  } catch (error) {
+    throw failed.failure ?? error;
+  }
+  try {
+    if (failed.failure !== undefined) throw failed.failure;
+    if (size !== undefined && sent === wire) reportEnd(callback, size);
+  } catch (error) {
+    // The response is not read: its body is cancelled with a reason, which drops the connection.
+    await response.body?.cancel(error).catch(() => {});
+    throw error;
+  }
+  return response;
+}
+
+// The body of a streamed call, after its head: the call's timeout and total
+// timeout stop at the head; from there each wait for the next chunk has the
+// read timeout, the client's close and the caller's signal still abort the
+// exchange, and the call stays in flight until the body is read to its end,
+// cancelled or fails. Its failures become the library's exceptions, as the
+// exchange's do.
+
+/** The streamed response of `exchange`, its body read under `options`. */
+export function streamedCall(
+  exchange: StreamedExchange,
+  options: StreamedCallOptions,
+): HttpResponse {
+  const body = new WireBody(exchange, options);
+  const response = streamedResponse(exchange.init, body);
+  bodies.set(response, body);
+  return response;
+}
+
+/**
+ * Calls `listener` once the body of `response` is done; false (calling
+ * nothing) when it is not an unread streamed body of this module.
+ */
+export function whenBodySettled(response: HttpResponse, listener: () => void): boolean {
+  const body = bodies.get(response);
+  if (body === undefined || body.settled) return false;
+  body.listener = listener;
+  return true;
+}
+
+const bodies = new WeakMap<HttpResponse, WireBody>();
+
+// The body of a streamed call as its one stream.
 
 type Controller = ReadableStreamDefaultController<Uint8Array>;
 
@@ -50,7 +186,7 @@ export interface StreamedExchange {
  * seen inline: no stream between, and no promise nor closure of its own per
  * chunk.
  */
-export class WireBody implements StreamedBody, BodyFeed {
+class WireBody implements StreamedBody, BodyFeed {
   settled = false;
   listener: (() => void) | undefined = undefined;
   readonly maxResponseBytes: number;
@@ -322,3 +458,76 @@ const PULLED: QueuingStrategy<Uint8Array> = { highWaterMark: 0 };
  * chunk: a reader of the transport's stream costs more than such a body.
  */
 const WHOLE = 64 * 1024;
+
+// The read timeout of a streamed body: each wait for the next chunk may last
+// at most the timeout. A timeout of a second or more is a deadline on the
+// shared timeout tick while a read waits (nothing per chunk but a clock
+// reading); a shorter one has one timer per body, moved on to the deadline of
+// the read waiting when it fires early, as a timer per chunk costs more than
+// the chunk on a fast connection.
+
+/** The read timeout of one body; `expire` is called when a read waited the whole of it. */
+class ReadTimeout implements Deadline {
+  at = Infinity;
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  prevInFlight: InFlight | undefined = undefined;
+  nextInFlight: InFlight | undefined = undefined;
+  #linked = false;
+  /** A short timeout's: when the read now waiting began; -1 when none waits. */
+  #waitingSince = -1;
+  /** A short timeout's one timer, while armed. */
+  #own: ReturnType<typeof setTimeout> | undefined = undefined;
+  #stopped = false;
+
+  /**
+   * @param ms The timeout, in milliseconds.
+   * @param expire Called once a read has waited `ms`.
+   */
+  constructor(readonly ms: number, readonly expire: () => void) {}
+
+  /** A read now waits for the next chunk (a read already waiting keeps its deadline). */
+  wait(): void {
+    if (this.#stopped) return;
+    if (this.ms >= SHARED_FROM_MS) {
+      if (this.at !== Infinity) return;
+      if (!this.#linked) {
+        this.#linked = true;
+        link(this);
+      }
+      startTimeout(this, this.ms);
+      return;
+    }
+    if (this.#waitingSince >= 0) return;
+    this.#waitingSince = performance.now();
+    this.#own ??= setTimeout(this.#onTimer, this.ms);
+  }
+
+  /** The read waiting got its chunk, the end or a failure. */
+  waited(): void {
+    if (this.at !== Infinity) cancelTimeout(this);
+    this.#waitingSince = -1;
+  }
+
+  /** The body is done: no read waits any more. */
+  stop(): void {
+    this.#stopped = true;
+    this.waited();
+    clearTimeout(this.#own);
+    this.#own = undefined;
+    if (this.#linked) unlink(this);
+    this.#linked = false;
+  }
+
+  /**
+   * A short timeout's timer fired: a read waiting for less than the timeout
+   * moves it on to that read's own deadline, one waiting for the whole
+   * timeout expires, and with no read waiting the next read arms it.
+   */
+  readonly #onTimer = (): void => {
+    this.#own = undefined;
+    if (this.#waitingSince < 0 || this.#stopped) return;
+    const left = this.#waitingSince + this.ms - performance.now();
+    if (left > 0) this.#own = setTimeout(this.#onTimer, left);
+    else this.expire();
+  };
+}

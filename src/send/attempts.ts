@@ -1,28 +1,38 @@
+// The attempts of one call, the top of the send path: per attempt, the
+// request hooks, the send (through the auth layer when the client has an
+// auth hook, else straight to the redirects), the response hooks; on an
+// exception the error hooks; then the retry decision and its wait.
+
 import type {
   ErrorHookInterface,
   RequestHookInterface,
   ResponseHookInterface,
+  RetryInfo,
 } from "../hooks/hook_interfaces.ts";
-import type { HttpRequest } from "../models/request.ts";
-import type { HttpResponse } from "../models/response.ts";
-import { RequestContext } from "../models/context.ts";
-import { runErrorHooks, runRequestHooks, runResponseHooks, runRetryHooks } from "./pipeline.ts";
-import type { RetryInfo } from "../hooks/hook_interfaces.ts";
-import { retryDelayForError, retryDelayForResponse } from "./retry.ts";
 import type { RetryPolicy } from "../config/retry_policy.ts";
-import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./call_errors.ts";
+import { ConnectionException, TimeoutException } from "../errors.ts";
+import { HttpRequest } from "../models/request.ts";
+import { HttpResponse } from "../models/response.ts";
+import { RequestContext } from "../models/context.ts";
+import { describeType } from "../models/_validate.ts";
+import { parseRetryAfter } from "../http/headers.ts";
+import { isOneShot } from "../http/raw_body.ts";
+import { Step, untilAborted } from "../client/deadline/abort.ts";
 import {
   callExpired,
   startStepTimeout,
   waitPassesDeadline,
   withCallDeadline,
-} from "./deadline/call_deadline.ts";
+} from "../client/deadline/call_deadline.ts";
+import {
+  endedByTotalTimeout,
+  retryPastDeadlineError,
+  type SendOptions,
+  stepEndedError,
+} from "./exchange.ts";
 import { sendWithRedirects } from "./redirects.ts";
-import { Step, untilAborted } from "./deadline/abort.ts";
-import { sendAuthenticated } from "./auth_flow.ts";
-import type { AuthOptions } from "./auth_flow.ts";
-import type { SendOptions } from "./exchange.ts";
-import { whenBodySettled } from "./streamed_call.ts";
+import { type AuthOptions, sendAuthenticated } from "./auth.ts";
+import { whenBodySettled } from "./body.ts";
 
 /** Everything one call needs besides its request. */
 export interface LifecycleOptions extends SendOptions, AuthOptions {
@@ -172,4 +182,171 @@ async function wait(
   } finally {
     step.release();
   }
+}
+
+// The hook layers of one attempt: plain functions over the hook lists, which
+// the builder has already normalised into arrays.
+
+/**
+ * Runs the request hooks in order, each on the previous one's request. While
+ * the hooks return requests (not promises) the result is not a promise
+ * either: no turn of the microtask queue per call.
+ */
+function runRequestHooks(
+  hooks: readonly RequestHookInterface[],
+  request: HttpRequest,
+  context: RequestContext,
+): HttpRequest | Promise<HttpRequest> {
+  return runChain(
+    "Request",
+    HttpRequest,
+    hooks,
+    request,
+    (hook, value) => hook.beforeRequest(value, context),
+  );
+}
+
+/** Runs the response hooks in order, each on the previous one's response; as {@linkcode runRequestHooks}. */
+function runResponseHooks(
+  hooks: readonly ResponseHookInterface[],
+  response: HttpResponse,
+  context: RequestContext,
+): HttpResponse | Promise<HttpResponse> {
+  return runChain(
+    "Response",
+    HttpResponse,
+    hooks,
+    response,
+    (hook, value) => hook.afterResponse(value, context),
+  );
+}
+
+/**
+ * Passes `value` through each hook from `start` on; a hook must return an
+ * instance of `type` or a promise of one. Synchronous until a hook returns
+ * a promise.
+ */
+function runChain<T, H extends object>(
+  kind: string,
+  type: abstract new (...args: never[]) => T,
+  hooks: readonly H[],
+  value: T,
+  call: (hook: H, value: T) => T | Promise<T>,
+  start = 0,
+): T | Promise<T> {
+  for (let i = start; i < hooks.length; i++) {
+    const hook = hooks[i]!;
+    const result: unknown = call(hook, value);
+    if (result instanceof type) {
+      value = result;
+      continue;
+    }
+    if (typeof (result as PromiseLike<T> | undefined)?.then !== "function") {
+      throw wrongType(kind, type, hook, i, result);
+    }
+    return Promise.resolve(result as PromiseLike<T>).then((next) => {
+      if (!(next instanceof type)) throw wrongType(kind, type, hook, i, next);
+      return runChain(kind, type, hooks, next, call, i + 1);
+    });
+  }
+  return value;
+}
+
+function wrongType(
+  kind: string,
+  type: abstract new (...args: never[]) => unknown,
+  hook: object,
+  index: number,
+  result: unknown,
+): TypeError {
+  const name = hook.constructor === Object ? "" : ` ${hook.constructor.name}`;
+  return new TypeError(
+    `${kind} hook #${index + 1}${name} returned ${describeType(result)}, expected an ${type.name}`,
+  );
+}
+
+/**
+ * Runs the error hooks in order. An error hook that throws does not replace
+ * the call's exception: the rest still run and the original reaches the
+ * caller.
+ */
+async function runErrorHooks(
+  hooks: readonly ErrorHookInterface[],
+  error: unknown,
+  context: RequestContext,
+): Promise<void> {
+  for (const hook of hooks) {
+    try {
+      await hook.onError(error, context);
+    } catch {
+      // Deliberately ignored: see above.
+    }
+  }
+}
+
+/**
+ * Tells the hooks that have an `onRetry` that a retry is coming, in order.
+ * As with error hooks, one that throws does not stop the retry.
+ */
+async function runRetryHooks(
+  hooks: readonly (ResponseHookInterface | ErrorHookInterface)[],
+  context: RequestContext,
+  info: RetryInfo,
+): Promise<void> {
+  for (const hook of hooks) {
+    if (typeof hook.onRetry !== "function") continue;
+    try {
+      await hook.onRetry(context, info);
+    } catch {
+      // Deliberately ignored: see above.
+    }
+  }
+}
+
+// The retry decisions of a call: whether to retry after a response or an
+// error, and how long to wait. The policy itself is configuration
+// (config/retry_policy.ts).
+
+/**
+ * How long to wait before retrying after `response`, in milliseconds, or
+ * `undefined` for no retry: the status is not retried, the request's body
+ * was a stream (sent once), or its `Retry-After` is longer than the policy
+ * honours.
+ */
+function retryDelayForResponse(
+  policy: RetryPolicy,
+  response: HttpResponse,
+  attempt: number,
+): number | undefined {
+  const { request } = response;
+  if (
+    !policy.methods.has(request.method) || !policy.statusCodes.has(response.statusCode) ||
+    isOneShot(request.body)
+  ) {
+    return undefined;
+  }
+  const retryAfter = parseRetryAfter(response.header("retry-after"));
+  if (retryAfter === undefined) return backoffDelay(policy, attempt);
+  return retryAfter > policy.maxRetryAfter * 1000 ? undefined : retryAfter;
+}
+
+/**
+ * How long to wait before retrying `request` after `error`, or `undefined`
+ * when it is not retried (nor ever a request whose body was a stream).
+ */
+function retryDelayForError(
+  policy: RetryPolicy,
+  error: unknown,
+  request: HttpRequest,
+  attempt: number,
+): number | undefined {
+  const transient = error instanceof ConnectionException || error instanceof TimeoutException;
+  return transient && policy.methods.has(request.method) && !isOneShot(request.body)
+    ? backoffDelay(policy, attempt)
+    : undefined;
+}
+
+/** Exponential backoff with full jitter: uniform in [0, min(cap, base · 2^attempt)). */
+function backoffDelay(policy: RetryPolicy, attempt: number): number {
+  return policy.random() * Math.min(policy.maxBackoff, policy.backoff * 2 ** attempt) * 1000;
 }
