@@ -21,10 +21,57 @@
  * @module
  */
 
-export * from "./models.ts";
-export * from "./config.ts";
-export * from "./interfaces.ts";
-export * from "./utils.ts";
+// The spec's entry points' names, re-exported from where they live rather than
+// through models.ts, config.ts, interfaces.ts and utils.ts: four modules fewer
+// for every importer of mod.ts to load (a cold JSR cache fetches each one).
+export { HttpMethod, HttpRequest } from "./src/models/request.ts";
+export type {
+  FileValue,
+  FormValue,
+  HttpRequestFields,
+  HttpRequestInit,
+  QueryScalar,
+  QueryValue,
+  RequestBody,
+} from "./src/models/request.ts";
+export { HttpResponse } from "./src/models/response.ts";
+export type {
+  HttpResponseInit,
+  StandardSchemaIssue,
+  StandardSchemaResult,
+  StandardSchemaV1,
+} from "./src/models/response.ts";
+export { FetchContext, RequestContext } from "./src/models/context.ts";
+export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
+export { HttpClientConfigBuilder } from "./src/config/config.ts";
+export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
+export type { ProxyOptions, TlsOptions } from "./src/config/network.ts";
+export type { RetryOptions, RetryPolicy } from "./src/config/config.ts";
+export type { CookieJarLike } from "./src/cookies/jar.ts";
+export type { PoolOptions, ProxySetting } from "./src/transport/types.ts";
+export { TokenData } from "./src/models/token_data.ts";
+export type { TokenDataInit } from "./src/models/token_data.ts";
+export type { FetchLike } from "./src/transport/types.ts";
+export type {
+  ErrorHookInterface,
+  Logger,
+  Middleware,
+  MiddlewareFunction,
+  Next,
+  RequestHookInterface,
+  ResponseHookInterface,
+  RetryInfo,
+} from "./src/hooks/hook_interfaces.ts";
+export type {
+  AuthHookInterface,
+  AuthRetryStrategyInterface,
+  BaseAuthHookOptions,
+  TokenManagerInterface,
+} from "./src/auth/hooks.ts";
+export { BaseAuthHook } from "./src/auth/hooks.ts";
+export { serializeJson } from "./src/json/serialize_json.ts";
+export { toCurl } from "./src/curl/to_curl.ts";
+export { shellQuote } from "./src/curl/curl_command.ts";
 export { createClient, HttpClient } from "./src/client/client.ts";
 export type { CallOptions, ExtendConfig, RequestOptions } from "./src/client/client.ts";
 export type { EventStream, EventStreamOptions } from "./src/client/event_stream.ts";
@@ -77,7 +124,7 @@ export {
   ResponseException,
   ResponseParseException,
 } from "./src/models/response.ts";
-export type { ServerSentEvent } from "./src/http/sse.ts";
+export type { ServerSentEvent } from "./src/http/text_stream.ts";
 export type { HttpClientExceptionOptions } from "./src/errors.ts";
 export type {
   EventStreamExceptionOptions,

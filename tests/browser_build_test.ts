@@ -10,7 +10,7 @@ import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
 import { runtime } from "../src/transport/runtime_browser.ts";
 import { MemoryCookieJar } from "../src/cookies/memory_jar_browser.ts";
 import { CookieLibraryError } from "../src/cookies/jar.ts";
-import { Abort } from "../src/client/deadline/abort.ts";
+import { Abort } from "../src/transport/types.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { rejectsWith } from "./helpers.ts";
 

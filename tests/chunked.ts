@@ -2,7 +2,7 @@
 // streaming parsers' tests.
 
 import fc from "fast-check";
-import type { LineLimit } from "../src/http/lines.ts";
+import type { LineLimit } from "../src/http/text_stream.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CUT_SHORT, lines, splitLines } from "../src/http/lines.ts";
+import { CUT_SHORT, lines, splitLines } from "../src/http/text_stream.ts";
 import { bodyOf, cutAt, limitOf, textAndCuts } from "./chunked.ts";
 
 const encoder = new TextEncoder();

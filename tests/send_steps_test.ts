@@ -5,7 +5,7 @@ import {
   HttpClientConfigBuilder,
   HttpClientException,
 } from "../mod.ts";
-import { forEachInFlight } from "../src/client/deadline/in_flight.ts";
+import { forEachInFlight } from "../src/send/deadline.ts";
 
 /** How many steps of calls are in flight in this realm. */
 function stepsInFlight(): number {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { events, EventStreamParser, type ServerSentEvent } from "../src/http/sse.ts";
+import { events, EventStreamParser, type ServerSentEvent } from "../src/http/text_stream.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { bodyOf, cutAt, limitOf, textAndCuts } from "./chunked.ts";
 

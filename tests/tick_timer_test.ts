@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { exitWithin } from "./helpers.ts";
 import FakeTimers from "@sinonjs/fake-timers";
-import { startTick } from "../src/client/deadline/tick_timer.ts";
-import { cancelTimeout, startTimeout } from "../src/client/deadline/timeouts.ts";
-import type { Deadline } from "../src/client/deadline/timeouts.ts";
-import { link, unlink } from "../src/client/deadline/in_flight.ts";
+import { startTick } from "../src/send/deadline.ts";
+import { cancelTimeout, startTimeout } from "../src/send/deadline.ts";
+import type { Deadline } from "../src/send/deadline.ts";
+import { link, unlink } from "../src/send/deadline.ts";
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -35,7 +35,7 @@ Deno.test("startTick(): an unref'd tick does not run; referenced again, it runs,
 });
 
 Deno.test("startTick(): an unref'd tick does not hold the process open", async () => {
-  const tick = new URL("../src/client/deadline/tick_timer.ts", import.meta.url).href;
+  const tick = new URL("../src/send/deadline.ts", import.meta.url).href;
   const code = `import { startTick } from "${tick}";
     startTick(() => console.log("ran"), 60_000).unref?.();
     console.log("done");`;

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { cancelTimeout, startTimeout } from "../src/client/deadline/timeouts.ts";
-import type { Deadline } from "../src/client/deadline/timeouts.ts";
-import { link, unlink } from "../src/client/deadline/in_flight.ts";
+import { cancelTimeout, startTimeout } from "../src/send/deadline.ts";
+import type { Deadline } from "../src/send/deadline.ts";
+import { link, unlink } from "../src/send/deadline.ts";
 import {
   HttpClient,
   HttpClientConfigBuilder,

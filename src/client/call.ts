@@ -2,7 +2,7 @@
 // request, and the request as every attempt starts from it.
 
 import type { HttpClientConfig } from "../config/config.ts";
-import type { RetryPolicy } from "../config/retry_policy.ts";
+import type { RetryPolicy } from "../config/config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { headerValue, mergeHeaders } from "../http/headers.ts";
 import { resolveUrl } from "../http/url.ts";

@@ -11,7 +11,7 @@ import {
   HttpClientConfigBuilder,
 } from "../config/config.ts";
 import type { HttpClientConfig } from "../config/config.ts";
-import { retryPolicy } from "../config/retry_policy.ts";
+import { retryPolicy } from "../config/config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
@@ -25,8 +25,8 @@ import type { Pool, Transport } from "../transport/types.ts";
 import { type CallCounter, CallsInFlight, executeCall } from "../send/attempts.ts";
 import type { LifecycleOptions } from "../send/attempts.ts";
 import { authScope } from "../send/auth.ts";
-import { chainLinks } from "../send/chain.ts";
-import { abortSteps } from "./deadline/abort.ts";
+import { chainLinks } from "../send/exchange.ts";
+import { abortSteps } from "../send/deadline.ts";
 import { callLifecycle, checkCallOptions, prepareRequest, splitRequestOptions } from "./call.ts";
 import type { CallOptions, RequestOptions } from "./call.ts";
 import { EventStream, type EventStreamOptions } from "./event_stream.ts";

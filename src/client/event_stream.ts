@@ -11,8 +11,8 @@ import {
   TimeoutException,
 } from "../errors.ts";
 import { EventStreamException } from "../models/response.ts";
-import { decodeText } from "../http/lines.ts";
-import { EventStreamParser, type ServerSentEvent } from "../http/sse.ts";
+import { decodeText } from "../http/text_stream.ts";
+import { EventStreamParser, type ServerSentEvent } from "../http/text_stream.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpRequestInit } from "../models/request.ts";
 import { type HttpResponse, lineLimit } from "../models/response.ts";

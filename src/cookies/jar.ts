@@ -1,5 +1,5 @@
 // A cookie jar as a client uses it, and all of the jar on the send path
-// (its middleware link is in send/chain.ts): what a client needs of
+// (its middleware link is in send/exchange.ts): what a client needs of
 // a jar (the promise forms of tough-cookie's two methods, so a user's own
 // tough-cookie jar, with the store of their choice, fits as it is) and the
 // check of one given to the builder; the cookies a request takes from the

@@ -28,7 +28,7 @@ import {
 } from "../masking/views.ts";
 import { checkKnownKeys, describeType, keysOf } from "./_validate.ts";
 import type { HttpRequest } from "./request.ts";
-import { type LineLimit, lines, MAX_STRING } from "../http/lines.ts";
+import { type LineLimit, lines, MAX_STRING } from "../http/text_stream.ts";
 import {
   headerValuesOf,
   type JoinedHeaders,
@@ -36,7 +36,7 @@ import {
   SET_COOKIE_LINES,
   type WireHeaders,
 } from "../http/headers.ts";
-import { events, type ServerSentEvent } from "../http/sse.ts";
+import { events, type ServerSentEvent } from "../http/text_stream.ts";
 
 /**
  * A validator that follows the Standard Schema specification, version 1:

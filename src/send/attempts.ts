@@ -9,7 +9,7 @@ import type {
   ResponseHookInterface,
   RetryInfo,
 } from "../hooks/hook_interfaces.ts";
-import type { RetryPolicy } from "../config/retry_policy.ts";
+import type { RetryPolicy } from "../config/config.ts";
 import { ConnectionException, TimeoutException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
 import { HttpResponse } from "../models/response.ts";
@@ -17,13 +17,8 @@ import { RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
 import { parseRetryAfter } from "../http/headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
-import { Step, untilAborted } from "../client/deadline/abort.ts";
-import {
-  callExpired,
-  startStepTimeout,
-  waitPassesDeadline,
-  withCallDeadline,
-} from "../client/deadline/call_deadline.ts";
+import { Step, untilAborted } from "./deadline.ts";
+import { callExpired, startStepTimeout, waitPassesDeadline, withCallDeadline } from "./deadline.ts";
 import {
   endedByTotalTimeout,
   retryPastDeadlineError,

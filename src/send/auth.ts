@@ -11,8 +11,8 @@ import { describeType } from "../models/_validate.ts";
 import { headerValue } from "../http/headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { originOf } from "../http/url.ts";
-import { Step, untilAborted } from "../client/deadline/abort.ts";
-import { attemptTimeout, startStepTimeout } from "../client/deadline/call_deadline.ts";
+import { Step, untilAborted } from "./deadline.ts";
+import { attemptTimeout, startStepTimeout } from "./deadline.ts";
 import { type SendOptions, stepEndedError } from "./exchange.ts";
 import { type HopAuth, sendWithRedirects } from "./redirects.ts";
 

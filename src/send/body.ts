@@ -7,7 +7,7 @@
 import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
 import { receivedResponse, streamedResponse } from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
-import { CUT_SHORT } from "../http/lines.ts";
+import { CUT_SHORT } from "../http/text_stream.ts";
 import {
   bodySize,
   countedUpload,
@@ -27,15 +27,11 @@ import type {
   WireRequest,
   WireResponse,
 } from "../transport/types.ts";
-import type { Abort, AbortSources } from "../client/deadline/abort.ts";
-import { link, unlink } from "../client/deadline/in_flight.ts";
-import type { InFlight } from "../client/deadline/in_flight.ts";
-import {
-  cancelTimeout,
-  type Deadline,
-  SHARED_FROM_MS,
-  startTimeout,
-} from "../client/deadline/timeouts.ts";
+import type { AbortSources } from "./deadline.ts";
+import type { Abort } from "../transport/types.ts";
+import { link, unlink } from "./deadline.ts";
+import type { InFlight } from "./deadline.ts";
+import { cancelTimeout, type Deadline, SHARED_FROM_MS, startTimeout } from "./deadline.ts";
 
 // The request body of one exchange on its way to the transport. A stream
 // body is read through a watch (transport/body.ts): when its source fails,

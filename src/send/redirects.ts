@@ -9,8 +9,8 @@ import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/context.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
-import { Step } from "../client/deadline/abort.ts";
-import { attemptTimeout, startStepTimeout } from "../client/deadline/call_deadline.ts";
+import { Step } from "./deadline.ts";
+import { attemptTimeout, startStepTimeout } from "./deadline.ts";
 import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
 import type { FirstHop, SendOptions } from "./exchange.ts";
 

@@ -11,7 +11,7 @@ import {
   RuntimeLimitError,
   runtimeName,
 } from "./failures.ts";
-import type { Abort } from "../client/deadline/abort.ts";
+import type { Abort } from "./types.ts";
 
 /** How {@linkcode fetchTransport} adapts a `fetch`. */
 export interface FetchTransportOptions {

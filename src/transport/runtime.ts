@@ -30,7 +30,7 @@ import type {
   Transport,
   WireResponse,
 } from "./types.ts";
-import type { Abort } from "../client/deadline/abort.ts";
+import type { Abort } from "./types.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
 interface DenoApi extends DenoEnv {

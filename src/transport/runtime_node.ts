@@ -41,7 +41,7 @@ import type {
   WireRequest,
   WireResponse,
 } from "./types.ts";
-import type { Abort } from "../client/deadline/abort.ts";
+import type { Abort } from "./types.ts";
 
 /** An undici `Agent` per pool, and node:fs. */
 export const runtime: Runtime = { pooled: true, files: true, createPool, openFile };

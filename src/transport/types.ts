@@ -2,8 +2,6 @@
 // what it gets back. Each runtime implements it once (runtime.ts,
 // runtime_node.ts); nothing above this folder knows which one runs.
 
-import type { Abort } from "../client/deadline/abort.ts";
-
 /** One request as it goes on the wire: the final URL, headers and encoded body. */
 export interface WireRequest {
   readonly method: string;
@@ -219,4 +217,91 @@ export interface Runtime {
 export interface FileSource {
   readonly size: number;
   stream(): ReadableStream<Uint8Array>;
+}
+
+/**
+ * The abort side of one step of a call (an exchange, a retry wait): the
+ * timer, the client's close and the caller's signal abort it, and the
+ * transport listens. It is not an `AbortController` because on Node one of
+ * those costs about 3 µs to make, and with the listener undici adds to it
+ * about as much CPU as a quarter of the whole request. undici also takes an
+ * emitter of "abort" as a signal, which this is (`on`, `once`,
+ * `removeListener`); a transport that needs an `AbortSignal` (fetch) asks
+ * for one with {@linkcode Abort.signal}.
+ */
+export class Abort {
+  #aborted = false;
+  // Nearly always one listener (the transport's): kept in a field, with an
+  // array only for the others, so a step allocates no array.
+  #listener: (() => void) | undefined;
+  #others: (() => void)[] | undefined;
+
+  /** True once aborted. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Aborts, calling every listener once; later calls do nothing. */
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    const listener = this.#listener;
+    const others = this.#others;
+    this.#listener = undefined;
+    this.#others = undefined;
+    listener?.();
+    if (others !== undefined) { for (const other of others) other(); }
+  }
+
+  /** Calls `listener` once when aborted (at once if already aborted). */
+  onAbort(listener: () => void): void {
+    if (this.#aborted) listener();
+    else if (this.#listener === undefined) this.#listener = listener;
+    else (this.#others ??= []).push(listener);
+  }
+
+  /** Undoes {@linkcode Abort.onAbort} for `listener`. */
+  offAbort(listener: () => void): void {
+    if (this.#listener === listener) {
+      this.#listener = this.#others?.shift();
+      return;
+    }
+    const index = this.#others?.indexOf(listener) ?? -1;
+    if (index !== -1) this.#others!.splice(index, 1);
+  }
+
+  /** As an emitter: {@linkcode Abort.onAbort} (any event name means "abort"). */
+  on(_event: string, listener: () => void): this {
+    this.onAbort(listener);
+    return this;
+  }
+
+  /** As an emitter: {@linkcode Abort.onAbort}, which calls a listener once anyway. */
+  once(_event: string, listener: () => void): this {
+    this.onAbort(listener);
+    return this;
+  }
+
+  /** As an emitter: {@linkcode Abort.offAbort}. */
+  removeListener(_event: string, listener: () => void): this {
+    this.offAbort(listener);
+    return this;
+  }
+
+  /**
+   * True when only the client's close can abort this: no timeout, no
+   * caller's signal, not aborted yet. A transport may then do without an
+   * `AbortSignal` ({@linkcode Abort.signal}) and watch {@linkcode Abort.onAbort}
+   * instead.
+   */
+  get closeOnly(): boolean {
+    return false;
+  }
+
+  /** An `AbortSignal` that aborts with this. */
+  signal(): AbortSignal {
+    const controller = new AbortController();
+    this.onAbort(() => controller.abort());
+    return controller.signal;
+  }
 }
