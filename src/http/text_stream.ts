@@ -351,7 +351,7 @@ export class EventStreamParser {
  * @example Reading events split anywhere across chunks
  * ```ts
  * import assert from "node:assert/strict";
- * import { events } from "./sse.ts";
+ * import { events } from "./text_stream.ts";
  *
  * const bytes = new TextEncoder().encode("id: 1\ndata: a\ndata: b\n\n: ping\nevent: end\ndata\n\n");
  * const body = ReadableStream.from([bytes.subarray(0, 9), bytes.subarray(9)]);

@@ -300,7 +300,7 @@ async function runRetryHooks(
 
 // The retry decisions of a call: whether to retry after a response or an
 // error, and how long to wait. The policy itself is configuration
-// (config/retry_policy.ts).
+// (config/config.ts).
 
 /**
  * How long to wait before retrying after `response`, in milliseconds, or
