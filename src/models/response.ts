@@ -9,7 +9,7 @@
 // library needs none of them to accept one); and every exception that
 // carries a response: ResponseException, the base, HttpStatusException
 // (raiseForStatus()), ResponseParseException (json()) and
-// EventStreamException (thrown by the send path, client/event_stream_wire.ts).
+// EventStreamException (thrown by the send path, client/event_stream.ts).
 // They are here, not in ../errors.ts, because a response names them and
 // they name the response: errors.ts stays below the models.
 

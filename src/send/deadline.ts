@@ -94,7 +94,7 @@ export interface AbortSources {
  * A step of a call, aborted by the client's close and the caller's signal
  * until {@linkcode Step.release}, and by its timeout when one was started
  * for it ({@linkcode startTimeout} from timeouts.ts). While in flight it is
- * in the list of in_flight.ts, which the client's close and the shared
+ * in the in-flight list below, which the client's close and the shared
  * timeout tick scan: cheaper than an `AbortSignal.any()` per step, and no
  * listener piles up on `closed`.
  */
@@ -197,9 +197,9 @@ export function untilAborted<T>(
 // Request timeouts. A timer per request costs more than it seems (on Deno,
 // setTimeout goes through the Node-compatible timers: about 2 µs to set and
 // clear, a tenth of fetch's own cost, and their first use loads Node's timers
-// modules: tick_timer.ts avoids that), and nearly every timer is cleared
+// modules: `startTick` below avoids that), and nearly every timer is cleared
 // unfired. So timeouts of a second or more share one ticking timer that
-// checks the deadlines of the steps in flight (in_flight.ts) every TICK_MS,
+// checks the deadlines of the steps in flight (the in-flight list, below) every TICK_MS,
 // and fire at most TICK_MS late; shorter ones keep a timer of their own. The
 // tick is not cleared when the last timeout ends (a client sending one
 // request after another would set and clear it for each): it is unref'd, so
@@ -213,7 +213,7 @@ const TICK_MS = 100;
 
 /**
  * Something with a timeout: {@linkcode startTimeout} calls `expire()` when
- * it passes. It must be in the list of in_flight.ts while its timeout runs.
+ * it passes. It must be in the in-flight list while its timeout runs.
  */
 export interface Deadline extends InFlight {
   /** When it expires, on the `performance.now()` clock (`Infinity`: no shared timeout). */
@@ -268,7 +268,7 @@ export function cancelTimeout(deadline: Deadline): void {
   }
 }
 
-// The timer of the shared timeout tick (timeouts.ts). On Deno, setTimeout
+// The timer of the shared timeout tick (`startTimeout`, above). On Deno, setTimeout
 // goes through the Node-compatible timers, and their first use loads Node's
 // timers, errors and async-hooks modules: about 5 ms and 4 MB, a quarter of
 // what a script sending one request costs. AbortSignal.timeout() runs on
