@@ -93,7 +93,7 @@ export interface AbortSources {
 /**
  * A step of a call, aborted by the client's close and the caller's signal
  * until {@linkcode Step.release}, and by its timeout when one was started
- * for it ({@linkcode startTimeout} from timeouts.ts). While in flight it is
+ * for it ({@linkcode startTimeout}, below). While in flight it is
  * in the in-flight list below, which the client's close and the shared
  * timeout tick scan: cheaper than an `AbortSignal.any()` per step, and no
  * listener piles up on `closed`.
