@@ -54,8 +54,8 @@ export function sendWithRedirects(
   if (started === undefined) {
     startStepTimeout(step, attemptTimeout(request, options), options, since);
   }
-  // The first hop sends, reads and (owning the step) releases it in one
-  // async frame; only a redirect goes on in followRedirects.
+  // The first hop sends, reads and (owning the step) releases it in
+  // sendSingleRequest; only a redirect goes on in followRedirects.
   const last: FirstHop = {
     follow: (redirect) => followRedirects(request, redirect, step, since, options, context, auth),
     release: started === undefined,
