@@ -10,16 +10,15 @@ import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/res
 import { CUT_SHORT } from "../http/text_stream.ts";
 import {
   bodySize,
-  countedUpload,
   decodedLength,
   type ProgressCallback,
   ProgressFailure,
   readBody,
   report,
   reportEnd,
-  watchedUpload,
+  type UploadFailures,
+  uploadStream,
 } from "../transport/body.ts";
-import type { RequestBodyFailure } from "../transport/failures.ts";
 import type {
   BodyFeed,
   FeedControl,
@@ -50,7 +49,7 @@ import { cancelTimeout, type Deadline, SHARED_FROM_MS, startTimeout } from "./de
 /**
  * Sends `wire` through `transport`, telling `callback`, when given, how far
  * its body went. A stream body whose source fails fails the exchange with a
- * {@linkcode RequestBodyFailure}, whatever the transport made of it.
+ * RequestBodyFailure (transport/failures.ts), whatever the transport made of it.
  */
 export async function sendBody(
   wire: WireRequest,
@@ -58,24 +57,22 @@ export async function sendBody(
   transport: Transport,
   callback: ProgressCallback | undefined,
 ): Promise<WireResponse> {
+  if (callback !== undefined) return await sendCounted(wire, abort, transport, callback);
   const { body } = wire;
-  if (!(body instanceof ReadableStream)) {
-    return callback === undefined
-      ? await transport(wire, abort)
-      : await sendCounted(wire, abort, transport, callback);
-  }
-  const failed: { failure?: RequestBodyFailure } = {};
-  const watched = { ...wire, body: watchedUpload(body, failed) };
+  if (!(body instanceof ReadableStream)) return await transport(wire, abort);
+  const failed: UploadFailures = {};
   try {
-    return callback === undefined
-      ? await transport(watched, abort)
-      : await sendCounted(watched, abort, transport, callback);
+    return await transport({ ...wire, body: uploadStream(body, failed) }, abort);
   } catch (error) {
-    throw failed.failure ?? error;
+    throw failed.source ?? error;
   }
 }
 
-/** Sends `wire` through `transport`, telling `callback` how far its body went. */
+/**
+ * Sends `wire` through `transport`, telling `callback` how far its body
+ * went; a stream body's source failure wins over the callback's, and that
+ * over the transport's error.
+ */
 async function sendCounted(
   wire: WireRequest,
   abort: Abort,
@@ -95,23 +92,23 @@ async function sendCounted(
     }
     throw error;
   }
-  const failed: { failure?: ProgressFailure } = {};
+  const failed: UploadFailures = {};
   const sent = body instanceof ReadableStream
-    ? { ...wire, body: countedUpload(body, callback, failed, size) }
+    ? { ...wire, body: uploadStream(body, failed, { callback, total: size }) }
     : wire;
   let response: WireResponse;
   try {
     response = await transport(sent, abort);
   } catch (error) {
-    throw failed.failure ?? error;
+    throw failed.source ?? failed.callback ?? error;
   }
   try {
-    if (failed.failure !== undefined) throw failed.failure;
+    if (failed.callback !== undefined) throw failed.callback;
     if (size !== undefined && sent === wire) reportEnd(callback, size);
   } catch (error) {
     // The response is not read: its body is cancelled with a reason, which drops the connection.
     await response.body?.cancel(error).catch(() => {});
-    throw error;
+    throw failed.source ?? error;
   }
   return response;
 }

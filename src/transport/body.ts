@@ -152,45 +152,6 @@ export function bodySize(body: string | Uint8Array | Blob | ReadableStream): num
   return undefined;
 }
 
-/**
- * `body` read through a counter: `callback` is called after each chunk the
- * transport pulls (with `total`, when the body's length is known), and at
- * the end. A callback that throws errors the stream with a
- * {@linkcode ProgressFailure} (kept in `failed`, for the exchange to throw)
- * and cancels `body`.
- */
-export function countedUpload(
-  body: ReadableStream<Uint8Array>,
-  callback: ProgressCallback,
-  failed: { failure?: ProgressFailure },
-  total?: number,
-): ReadableStream<Uint8Array> {
-  // A file's stream is read in small chunks of our own (see uploadReader).
-  const reader = uploadReader(body);
-  let transferred = 0;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      try {
-        if (done) {
-          reportEnd(callback, transferred);
-          controller.close();
-          return;
-        }
-        transferred += value.byteLength;
-        controller.enqueue(value);
-        report(callback, transferred, total);
-      } catch (error) {
-        if (!(error instanceof ProgressFailure)) throw error;
-        failed.failure = error;
-        await reader.cancel(error.error).catch(() => {});
-        controller.error(error);
-      }
-    },
-    cancel: (reason) => reader.cancel(reason),
-  }, { highWaterMark: 0 });
-}
-
 // The one array a buffered response body is collected into, under its
 // limit (`readBody` below fills it for every transport). The rule: never
 // hold much more than the body itself. A body of known length is read into
@@ -597,32 +558,61 @@ async function readCounting(
   }
 }
 
-// A request body read through a watch that keeps its source's error
-// (a {@linkcode RequestBodyFailure}), for the send path to tell the caller's
-// failure from the network's.
+// A request body stream on its way to the transport, read through one
+// stream of ours: its source's failure kept (a RequestBodyFailure), for the
+// send path to tell the caller's failure from the network's, and, where a
+// callback asks for upload progress, the bytes counted.
+
+/** What went wrong as an upload was read: its source's failure, its progress callback's. */
+export interface UploadFailures {
+  /** The caller's stream (or a file read) failed: set at its first failure. */
+  source?: RequestBodyFailure;
+  /** The progress callback threw. */
+  callback?: ProgressFailure;
+}
 
 /**
- * `body` read through a watch: a read of it that fails errors this stream
- * with the same error, and keeps a {@linkcode RequestBodyFailure} in
- * `failed`, for the exchange to throw instead of the transport's error.
+ * `body` as the transport reads it, in chunks of our own (see
+ * {@linkcode uploadReader}). A read of the source that fails errors this
+ * stream with the same error and keeps a {@linkcode RequestBodyFailure} in
+ * `failed.source`, for the exchange to throw instead of the transport's
+ * error. With `progress`, its callback is called after each chunk the
+ * transport pulls (with `total`, when the body's length is known) and at
+ * the end; a callback that throws errors the stream with a
+ * {@linkcode ProgressFailure} (kept in `failed.callback`) and cancels `body`.
  */
-export function watchedUpload(
+export function uploadStream(
   body: ReadableStream<Uint8Array>,
-  failed: { failure?: RequestBodyFailure },
+  failed: UploadFailures,
+  progress?: { readonly callback: ProgressCallback; readonly total: number | undefined },
 ): ReadableStream<Uint8Array> {
-  // A byte stream (a file's) is read in small chunks of our own (see uploadReader).
   const reader = uploadReader(body);
+  let transferred = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
         result = await reader.read();
       } catch (error) {
-        failed.failure ??= new RequestBodyFailure(error);
+        failed.source ??= new RequestBodyFailure(error);
         throw error;
       }
-      if (result.done) controller.close();
-      else controller.enqueue(result.value);
+      const { done, value } = result;
+      try {
+        if (done) {
+          if (progress !== undefined) reportEnd(progress.callback, transferred);
+          controller.close();
+          return;
+        }
+        transferred += value.byteLength;
+        controller.enqueue(value);
+        if (progress !== undefined) report(progress.callback, transferred, progress.total);
+      } catch (error) {
+        if (!(error instanceof ProgressFailure)) throw error;
+        failed.callback = error;
+        await reader.cancel(error.error).catch(() => {});
+        controller.error(error);
+      }
     },
     cancel: (reason) => reader.cancel(reason),
   }, { highWaterMark: 0 });

@@ -264,7 +264,7 @@ export function noFileSystem(field: string, scope?: RuntimeGlobals): string {
 // or a file read for a multipart body. That is the caller's failure, not the
 // network's, though a transport reports it as its own ("fetch failed", with
 // a copy of the error, or undici's error): the body is read through a watch
-// (`watchedUpload`, body.ts) that keeps the source's error, for the send
+// (`uploadStream`, body.ts) that keeps the source's error, for the send
 // path to tell it apart.
 
 /** The source of a request body failed with `error` while the transport read it. */
