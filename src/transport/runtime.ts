@@ -176,15 +176,14 @@ function denoProxyTransport(
   const sendFor = (proxy: ProxySetting | undefined): Transport => {
     let entry = sends.get(proxy);
     if (entry === undefined) {
-      const client = deno.createHttpClient(
+      entry = denoClient(
+        deno,
         proxy === undefined ? options : {
           ...options,
           proxy: { url: proxy.url, ...basicAuth(proxy) },
         },
       );
-      // Deno's fetch decodes gzip and br but leaves a deflate body encoded.
-      const send = fetchTransport(fetch, { init: { client } as RequestInit, inflate: true });
-      sends.set(proxy, entry = [send, client]);
+      sends.set(proxy, entry);
     }
     return entry[0];
   };
@@ -211,9 +210,7 @@ function denoProxyTransport(
  * failure; otherwise Deno's errors stay as they are.
  */
 function denoEnvProxyTransport(deno: DenoClients, options: PoolOptions): Pool {
-  const client = deno.createHttpClient(options);
-  // Deno's fetch decodes gzip and br but leaves a deflate body encoded.
-  const send = fetchTransport(fetch, { init: { client } as RequestInit, inflate: true });
+  const [send, client] = denoClient(deno, options);
   const close = () => client.close();
   const env = envGranted(deno) ? envOrUndefined(deno) : undefined;
   if (env === undefined || (env.http === undefined && env.https === undefined)) {
@@ -222,11 +219,7 @@ function denoEnvProxyTransport(deno: DenoClients, options: PoolOptions): Pool {
   return {
     transport(wire, abort) {
       const url = new URL(wire.url);
-      const proxy = denoBypasses(env.denoNoProxy, url)
-        ? undefined
-        : url.protocol === "https:"
-        ? env.https
-        : env.http;
+      const proxy = denoEnvProxy(env, url);
       if (proxy === undefined) return send(wire, abort);
       const refused = ownProxyAuthorization(proxy, wire.headers);
       return refused !== undefined
@@ -235,6 +228,22 @@ function denoEnvProxyTransport(deno: DenoClients, options: PoolOptions): Pool {
     },
     close,
   };
+}
+
+/** A `Deno.HttpClient` made with `options`, and the transport that sends through it. */
+function denoClient(
+  deno: DenoClients,
+  options: PoolOptions,
+): [Transport, { close(): void }] {
+  const client = deno.createHttpClient(options);
+  // Deno's fetch decodes gzip and br but leaves a deflate body encoded.
+  return [fetchTransport(fetch, { init: { client } as RequestInit, inflate: true }), client];
+}
+
+/** The environment's proxy Deno's own client sends a request to `url` through, if any. */
+function denoEnvProxy(env: DenoEnvProxies, url: URL): ProxySetting | undefined {
+  if (denoBypasses(env.denoNoProxy, url)) return undefined;
+  return url.protocol === "https:" ? env.https : env.http;
 }
 
 /**
@@ -332,6 +341,7 @@ function denoConflict(
       false,
     );
   }
+  // Not bypassed (above): the scheme's proxy, as denoEnvProxy() picks it.
   const envProxy = url.protocol === "https:" ? env.https : env.http;
   if (proxy !== undefined || envProxy === undefined) return undefined;
   return new ProxyFailure(
