@@ -68,7 +68,7 @@ export interface SendOptions extends AbortSources, CallTimeouts {
    * The middleware every exchange passes through, outermost first (the
    * cookie jar's, when the client keeps cookies, then `withMiddleware`'s).
    */
-  readonly middleware: readonly ChainLink[];
+  readonly middleware: readonly MiddlewareFunction[];
   /**
    * The cookie jar every response head the transport receives, a
    * redirect's too, hands its Set-Cookie lines to, before its body is read
@@ -123,7 +123,7 @@ export async function sendSingleRequest(
     let response: HttpResponse;
     if (middleware.length === 0) response = await exchange(hop, request, step, since, options);
     else {
-      const chain = runChain(
+      const chain = runMiddleware(
         middleware,
         hop,
         context,
@@ -435,14 +435,14 @@ export function abortedCallError(
 // client runs, outermost first, around the transport's exchange, and the
 // cookie jar as the first of them.
 
-/** A middleware as the chain calls it: a function, an object's `handle` bound to it. */
-export type ChainLink = MiddlewareFunction;
-
-/** The chain's links for `middleware` (the builder checked each), after the jar's when `jar`. */
+/**
+ * The chain's links for `middleware` (the builder checked each; an object's
+ * `handle` bound to it), after the jar's when `jar`.
+ */
 export function chainLinks(
   middleware: readonly Middleware[],
   jar: CookieJarLike | undefined,
-): readonly ChainLink[] {
+): readonly MiddlewareFunction[] {
   const links = middleware.map((entry) =>
     typeof entry === "function" ? entry : entry.handle.bind(entry)
   );
@@ -455,8 +455,8 @@ export function chainLinks(
  * a middleware that passes or returns something else fails the call with
  * a `TypeError` naming it.
  */
-export function runChain(
-  links: readonly ChainLink[],
+function runMiddleware(
+  links: readonly MiddlewareFunction[],
   request: HttpRequest,
   context: RequestContext,
   exchange: (request: HttpRequest) => Promise<HttpResponse>,
@@ -489,7 +489,7 @@ export function runChain(
  * wins for the names it sets), so every middleware sees them. The
  * exchange hands each head's Set-Cookie lines to the jar, as received.
  */
-function cookieLink(jar: CookieJarLike): ChainLink {
+function cookieLink(jar: CookieJarLike): MiddlewareFunction {
   return async (request, next) => {
     const url = appendParams(request.url, request.params);
     return next(await addJarCookies(request, url, jar));
