@@ -11,7 +11,13 @@ import { bounded, collect, summary } from "./shared/suite.mjs";
 import * as areas from "./shared/areas.mjs";
 
 const folder = new URL("./shared/", import.meta.url);
-const notAreas = new Set(["areas.mjs", "assert.mjs", "fixture_server.mjs", "suite.mjs"]);
+const notAreas = new Set([
+  "areas.mjs",
+  "assert.mjs",
+  "fixture_server.mjs",
+  "runtimes.mjs",
+  "suite.mjs",
+]);
 
 /** Starts the fixture process and reads the line that gives its URLs. */
 async function startFixture(): Promise<{ url: string; otherUrl: string; refusedUrl: string }> {

@@ -12,23 +12,12 @@
 // where a runtime's fetch resends a request by itself after a reset (Bun,
 // workerd, the browsers; see retries.mjs), it is held to that bound.
 
-/** The most calls one library attempt may make, on runtimes whose fetch resends on a reset. */
-const RESENDS = { bun: 2, workerd: 2, chromium: 3, firefox: 10 };
-const FOLLOWS = ["deno", "node", "bun", "workerd"];
-const HIDDEN = "a browser's fetch hides a redirect's status and Location (opaque redirect)";
+import { callsAssertion, FOLLOWS, HIDDEN } from "./runtimes.mjs";
 
 export default function ({ lib, fixture, runtime, assert }) {
   const key = () => crypto.randomUUID();
 
-  /** The server counted the calls `attempts` library attempts make on this runtime. */
-  function assertCalls(calls, attempts, message) {
-    const most = RESENDS[runtime];
-    if (most === undefined) return assert.equal(calls, attempts, message);
-    assert.ok(
-      calls >= attempts && calls <= most * attempts,
-      `${message}: ${calls} calls for ${attempts} attempts`,
-    );
-  }
+  const assertCalls = callsAssertion(runtime, assert);
 
   /** The paths the server saw under `k`, asked with the platform's fetch (outside any chain). */
   async function serverCalls(k) {

@@ -3,8 +3,7 @@
 // dropped on a hop to another origin. A browser's fetch hides a redirect
 // from a page (an opaque response), so there the call fails instead.
 
-const FOLLOWS = ["deno", "node", "bun", "workerd"];
-const HIDDEN = "a browser's fetch hides a redirect's status and Location (opaque redirect)";
+import { FOLLOWS, HIDDEN } from "./runtimes.mjs";
 
 export default function ({ lib, fixture, assert }) {
   const key = () => crypto.randomUUID();

@@ -13,21 +13,12 @@
 // Where that happens the server's count is held to that bound; on Deno and
 // Node it is exact.
 
-/** The most calls one library attempt may make, on runtimes whose fetch resends on a reset. */
-const RESENDS = { bun: 2, workerd: 2, chromium: 3, firefox: 10 };
+import { callsAssertion } from "./runtimes.mjs";
 
 export default function ({ lib, fixture, runtime, assert }) {
   const key = () => crypto.randomUUID();
 
-  /** The server counted the calls `attempts` library attempts make on this runtime. */
-  function assertCalls(calls, attempts, message) {
-    const most = RESENDS[runtime];
-    if (most === undefined) return assert.equal(calls, attempts, message);
-    assert.ok(
-      calls >= attempts && calls <= most * attempts,
-      `${message}: ${calls} calls for ${attempts} attempts`,
-    );
-  }
+  const assertCalls = callsAssertion(runtime, assert);
 
   /** A client whose retry waits are recorded in `waits` (milliseconds) and not slept. */
   async function withClient(body, retry = {}) {
