@@ -3,7 +3,7 @@
 // the fetch leaves encoded, and watches a step sent without a signal for
 // the client's close.
 
-import type { FetchLike, Transport, WireResponse } from "./types.ts";
+import type { FetchLike, NetworkOptions, Pool, Transport, WireResponse } from "./types.ts";
 import {
   BodyDecodeError,
   headOverflow,
@@ -22,6 +22,30 @@ export interface FetchTransportOptions {
    * decodes only gzip and br and leaves deflate as it came (Deno's).
    */
   readonly inflate?: boolean;
+}
+
+/**
+ * The pool of a runtime without one of its own (Bun, workerd, browsers):
+ * the global `fetch`, with nothing to close. A proxy and TLS options are
+ * refused (the builder refuses them first, as `pooled` is false there; a
+ * setting that reached this far anyway is refused too, never ignored).
+ * workerd's fetch, like Deno's, decodes gzip and br but leaves a deflate
+ * body encoded: it is inflated here (a worker bundled with only the
+ * `worker` condition takes the browser build, so it too comes here).
+ */
+export function globalFetchPool(network: NetworkOptions): Pool {
+  if (network.proxy !== undefined && network.proxy !== null) {
+    throw new TypeError(`Invalid proxy: ${runtimeName()} has no pool to send through a proxy`);
+  }
+  if (network.tls !== undefined) {
+    throw new TypeError(`Invalid tls: ${runtimeName()} has no pool to apply TLS options`);
+  }
+  return {
+    transport: fetchTransport((input, init) => fetch(input, init), {
+      inflate: runtimeName() === "workerd",
+    }),
+    close() {},
+  };
 }
 
 /**

@@ -6,7 +6,7 @@
 // this file imports no `node:` module.
 
 import { HttpClientException } from "../errors.ts";
-import { fetchTransport } from "./fetch.ts";
+import { fetchTransport, globalFetchPool } from "./fetch.ts";
 import {
   inIpRange,
   ownProxyAuthorization,
@@ -19,7 +19,7 @@ import {
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
 import { uploadReader } from "./body.ts";
-import { noFileSystem, ProxyFailure, runtimeName } from "./failures.ts";
+import { noFileSystem, ProxyFailure } from "./failures.ts";
 import type {
   FileSource,
   NetworkOptions,
@@ -67,17 +67,7 @@ export const runtime: Runtime = {
  * read ({@linkcode denoEnvProxyTransport}).
  */
 function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
-  if (deno === undefined) {
-    if (network.proxy !== undefined && network.proxy !== null) {
-      throw new TypeError(`Invalid proxy: ${runtimeName()} has no pool to send through a proxy`);
-    }
-    // workerd's fetch, like Deno's, decodes gzip and br but leaves a deflate body encoded.
-    const inflate = runtimeName() === "workerd";
-    return {
-      transport: fetchTransport((input, init) => fetch(input, init), { inflate }),
-      close() {},
-    };
-  }
+  if (deno === undefined) return globalFetchPool(network);
   const pooled = { ...options, ...network.tls };
   return network.proxy === undefined
     ? denoEnvProxyTransport(deno, pooled)
