@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "../mod.ts";
-import { BodyTooLarge, readBody } from "../src/transport/body.ts";
+import { readBody } from "../src/transport/body.ts";
+import { Failure, isFailure } from "../src/transport/failures.ts";
 import type { BodySink, WireResponse } from "../src/transport/types.ts";
 import { rejectsWith } from "./helpers.ts";
 
@@ -70,8 +71,9 @@ Deno.test("readBody() refuses the pushed chunk that passes the limit, and takes 
   const pushed = pushing(["abc", "def", "g"], 2);
   const read = readBody(pushed.response, 5);
   pushed.rest();
-  const error = await rejectsWith(read, BodyTooLarge, /exceeds 5 bytes/);
-  assert.equal((error as BodyTooLarge).maxBytes, 5);
+  const error = await rejectsWith(read, Failure, /exceeds 5 bytes/);
+  assert.equal((error as Failure).kind, "too-large");
+  assert.equal((error as Failure).detail, "5");
   assert.deepEqual(pushed.written, [true, false, false]);
 });
 
@@ -128,8 +130,8 @@ Deno.test("readBody() still refuses a Content-Length past the limit before readi
     body: new ReadableStream({ cancel: (reason) => void (cancelled = reason) }),
     readAll: () => Promise.reject(new Error("readAll() was called")),
   };
-  await assert.rejects(readBody(over, 5), BodyTooLarge);
-  assert.ok(cancelled instanceof BodyTooLarge);
+  await assert.rejects(readBody(over, 5), (error) => isFailure(error, "too-large"));
+  assert.ok(isFailure(cancelled, "too-large"));
   // A HEAD's Content-Length past the limit: no body, nothing refused.
   const head: WireResponse = { ...over, body: null };
   assert.equal((await readBody(head, 5)).byteLength, 0);

@@ -8,11 +8,11 @@ import { describeCall, HttpClientException, TimeoutException } from "../errors.t
 import { receivedResponse, streamedResponse } from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import { CUT_SHORT } from "../http/text_stream.ts";
+import { isFailure } from "../transport/failures.ts";
 import {
   bodySize,
   decodedLength,
   type ProgressCallback,
-  ProgressFailure,
   readBody,
   report,
   reportEnd,
@@ -49,7 +49,7 @@ import { cancelTimeout, type Deadline, SHARED_FROM_MS, startTimeout } from "./de
 /**
  * Sends `wire` through `transport`, telling `callback`, when given, how far
  * its body went. A stream body whose source fails fails the exchange with a
- * RequestBodyFailure (transport/failures.ts), whatever the transport made of it.
+ * `source` Failure (transport/failures.ts), whatever the transport made of it.
  */
 export async function sendBody(
   wire: WireRequest,
@@ -87,7 +87,7 @@ async function sendCounted(
   } catch (error) {
     // The caller's stream is never sent: given up with the callback's error, so its source closes.
     if (body instanceof ReadableStream) {
-      const reason = error instanceof ProgressFailure ? error.error : error;
+      const reason = isFailure(error, "progress") ? error.cause : error;
       await body.cancel(reason).catch(() => {});
     }
     throw error;
@@ -368,9 +368,9 @@ class WireBody implements StreamedBody, BodyFeed {
       else report(callback, this.#transferred, this.#total);
       return true;
     } catch (error) {
-      if (!(error instanceof ProgressFailure)) throw error;
+      if (!isFailure(error, "progress")) throw error;
       this.#callbackFailed = true;
-      this.#stop(error.error, error.error);
+      this.#stop(error.cause, error.cause);
       return false;
     }
   }

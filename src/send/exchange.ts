@@ -17,21 +17,16 @@ import { type AbortSources, type Step, untilAborted } from "./deadline.ts";
 import type { CallTimeouts } from "./deadline.ts";
 import { cancelTimeout } from "./deadline.ts";
 import {
-  BodyTooLarge,
   checkedLength,
   discardBody,
   type ProgressCallback,
-  ProgressFailure,
   readBody,
   readWhole,
 } from "../transport/body.ts";
 import {
-  BodyDecodeError,
   connectionCause,
+  Failure,
   isBrowserDecoderFailure,
-  MalformedResponse,
-  ProxyFailure,
-  RequestBodyFailure,
   RuntimeLimitError,
 } from "../transport/failures.ts";
 import { toWireRequest } from "../transport/request.ts";
@@ -273,14 +268,6 @@ export function toClientError(
   options: Pick<AbortSources, "closed" | "signal">,
 ): unknown {
   if (error instanceof HttpClientException) return error;
-  // A progress callback's own error fails the call as it is.
-  if (error instanceof ProgressFailure) return error.error;
-  // A body source tied to the call's own signal or timeout fails with it:
-  // the call's end is named, not the source's echo of it.
-  if (error instanceof RequestBodyFailure) {
-    return stepEndedError(request, step, options, error.error) ??
-      requestBodyError(error.error, request);
-  }
   // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
   // caller's environment, not the network: it reaches the caller as it is,
   // and the retry decision never sees a ConnectionException to retry.
@@ -289,33 +276,48 @@ export function toClientError(
   // system, a default cookie jar whose library it could not load).
   if (error instanceof RuntimeLimitError) return error;
   const target = describeCall(request);
-  if (error instanceof BodyTooLarge) {
-    return new HttpClientException(
-      `Response body exceeds maxResponseBytes (${error.maxBytes}): ${target} ` +
-        "(read it with stream(), or raise withMaxResponseBytes)",
-      { request, cause: error },
-    );
-  }
-  // Not transient, so neither is retried: the same bytes would come again.
   // A browser's decoder failure names no coding (a page may not see it).
-  if (error instanceof BodyDecodeError || isBrowserDecoderFailure(error)) {
-    const decode = error instanceof BodyDecodeError ? error : undefined;
-    const coding = decode === undefined ? "" : ` (${decode.coding})`;
-    const message = `Response body could not be decoded${coding}: ${target}`;
-    return new DecodingException(message, { request, cause: decode ? decode.cause : error });
-  }
-  if (error instanceof MalformedResponse) {
-    return new HttpClientException(`Malformed response (${error.reason}): ${target}`, {
+  if (isBrowserDecoderFailure(error)) {
+    return new DecodingException(`Response body could not be decoded: ${target}`, {
       request,
-      cause: error.cause,
+      cause: error,
     });
+  }
+  if (error instanceof Failure) {
+    const { cause, detail } = error;
+    switch (error.kind) {
+      // A progress callback's own error fails the call as it is.
+      case "progress":
+        return cause;
+      // A body source tied to the call's own signal or timeout fails with it:
+      // the call's end is named, not the source's echo of it.
+      case "source":
+        return stepEndedError(request, step, options, cause) ?? requestBodyError(cause, request);
+      case "too-large":
+        return new HttpClientException(
+          `Response body exceeds maxResponseBytes (${detail}): ${target} ` +
+            "(read it with stream(), or raise withMaxResponseBytes)",
+          { request, cause: error },
+        );
+      // Neither is transient, so neither is retried: the same bytes would come again.
+      case "decode":
+        return new DecodingException(
+          `Response body could not be decoded (${detail}): ${target}`,
+          { request, cause },
+        );
+      case "malformed":
+        return new HttpClientException(`Malformed response (${detail}): ${target}`, {
+          request,
+          cause,
+        });
+    }
   }
   const ended = stepEndedError(request, step, options, error);
   if (ended !== undefined) return ended;
-  if (error instanceof ProxyFailure) {
+  if (error instanceof Failure) {
     // A route the runtime cannot take is not retried: it would be the same.
-    const Failure = error.transient ? ConnectionException : HttpClientException;
-    return new Failure(`Connection failed: ${error.message}: ${target}`, {
+    const Exception = error.kind === "proxy" ? ConnectionException : HttpClientException;
+    return new Exception(`Connection failed: ${error.message}: ${target}`, {
       request,
       cause: error.cause ?? error,
     });

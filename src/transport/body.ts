@@ -3,7 +3,7 @@
 // directions, reading an upload in small chunks, feeding a byte stream, and
 // watching a request body's own source for its failure.
 
-import { RequestBodyFailure } from "./failures.ts";
+import { Failure, isFailure, tooLarge } from "./failures.ts";
 import type { BodySink, WireResponse } from "./types.ts";
 
 // Feeding a byte stream (`type: "bytes"`) from a source that pushes chunks
@@ -109,14 +109,6 @@ export interface Progress {
 /** A callback that is told how far a body has moved. */
 export type ProgressCallback = (progress: Progress) => void;
 
-/** What a progress callback threw, carried through the streams and the transport. */
-export class ProgressFailure extends Error {
-  /** @param error What the callback threw. */
-  constructor(readonly error: unknown) {
-    super("Progress callback failed");
-  }
-}
-
 /** The progress at `transferred` bytes of `total` (unknown: `undefined`). */
 export function progressOf(transferred: number, total: number | undefined): Progress {
   if (total === undefined) return { transferredBytes: transferred };
@@ -124,7 +116,7 @@ export function progressOf(transferred: number, total: number | undefined): Prog
   return { transferredBytes: transferred, totalBytes: total, percent };
 }
 
-/** Calls `callback`; what it throws comes out as a {@linkcode ProgressFailure}. */
+/** Calls `callback`; what it throws comes out as a `progress` {@linkcode Failure}. */
 export function report(
   callback: ProgressCallback,
   transferred: number,
@@ -133,7 +125,7 @@ export function report(
   try {
     callback(progressOf(transferred, total));
   } catch (error) {
-    throw new ProgressFailure(error);
+    throw new Failure("progress", "Progress callback failed", error);
   }
 }
 
@@ -161,15 +153,6 @@ export function bodySize(body: string | Uint8Array | Blob | ReadableStream): num
 // no moment holding the chunks and their join, nor an old and a new array
 // while growing. The result is that memory, moved to a fixed-length buffer
 // where the runtime can: no copy at the end either.
-
-/** Thrown when a body exceeds its limit; reading stops at once. */
-export class BodyTooLarge extends Error {
-  /** Names the limit. */
-  constructor(readonly maxBytes: number) {
-    super(`Response body exceeds ${maxBytes} bytes`);
-    this.name = "BodyTooLarge";
-  }
-}
 
 /**
  * The largest `maxByteLength` every supported runtime accepts (Node 20 and
@@ -202,7 +185,7 @@ const Resizable = ArrayBuffer as unknown as new (
 ) => ResizableBuffer;
 
 /**
- * A body being collected. `append()` throws {@linkcode BodyTooLarge} as soon
+ * A body being collected. `append()` throws a `too-large` Failure as soon
  * as the limit is passed; `bytes()` gives the body as a plain `Uint8Array`.
  */
 export class BodyBuffer {
@@ -225,13 +208,13 @@ export class BodyBuffer {
   }
 
   /**
-   * Adds `chunk`; past the limit, throws {@linkcode BodyTooLarge} and holds
+   * Adds `chunk`; past the limit, throws a `too-large` Failure and holds
    * nothing more. A `reused` chunk's memory is written again later: it is
    * copied at once.
    */
   append(chunk: Uint8Array, reused = false): void {
     const size = this.size + chunk.byteLength;
-    if (size > this.#maxBytes) throw new BodyTooLarge(this.#maxBytes);
+    if (size > this.#maxBytes) throw tooLarge(this.#maxBytes);
     if (this.#bytes === undefined && this.#first === undefined) {
       this.#first = reused ? chunk.slice() : chunk;
       this.size = size;
@@ -292,7 +275,7 @@ export class BodyBuffer {
     let growable = this.#growable;
     if (growable === undefined || size > growable.maxByteLength) {
       const reserve = Math.min(this.#maxBytes, MAX_RESERVE);
-      if (size > reserve) throw new BodyTooLarge(reserve);
+      if (size > reserve) throw tooLarge(reserve);
       growable = new Resizable(0, { maxByteLength: reserve });
       this.#growable = growable;
     }
@@ -322,7 +305,7 @@ const END_PROBE = 16;
 
 /**
  * Reads the whole (decoded) body of `response`. A Content-Length above
- * `maxBytes` rejects with {@linkcode BodyTooLarge} before reading; a body
+ * `maxBytes` rejects with a `too-large` Failure before reading; a body
  * that passes `maxBytes` as it arrives rejects at once and stops reading.
  * The stream's own failures pass through unchanged. With `onProgress`, the
  * body is read a chunk at a time and the callback is told at the start, after
@@ -346,7 +329,7 @@ export async function readBody(
   const { body } = response;
   if (body === null) return new Uint8Array(0);
   if (length !== undefined && length > maxBytes) {
-    const error = new BodyTooLarge(maxBytes);
+    const error = tooLarge(maxBytes);
     await body.cancel(error);
     throw error;
   }
@@ -378,9 +361,9 @@ export function readWhole(
   return length !== undefined && length <= maxBytes ? response.readAll() : undefined;
 }
 
-/** `bytes` when within `maxBytes`; else throws {@linkcode BodyTooLarge}. */
+/** `bytes` when within `maxBytes`; else throws a `too-large` Failure. */
 export function checkedLength(bytes: Uint8Array, maxBytes: number): Uint8Array {
-  if (bytes.byteLength > maxBytes) throw new BodyTooLarge(maxBytes);
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   return bytes;
 }
 
@@ -538,7 +521,7 @@ async function readCounting(
   const length = decodedLength(response.headers);
   const reader = body.getReader();
   try {
-    if (length !== undefined && length > maxBytes) throw new BodyTooLarge(maxBytes);
+    if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
     const buffer = new BodyBuffer(maxBytes, length);
     report(onProgress, 0, length);
     for (;;) {
@@ -559,27 +542,27 @@ async function readCounting(
 }
 
 // A request body stream on its way to the transport, read through one
-// stream of ours: its source's failure kept (a RequestBodyFailure), for the
+// stream of ours: its source's failure kept (a `source` Failure), for the
 // send path to tell the caller's failure from the network's, and, where a
 // callback asks for upload progress, the bytes counted.
 
 /** What went wrong as an upload was read: its source's failure, its progress callback's. */
 export interface UploadFailures {
   /** The caller's stream (or a file read) failed: set at its first failure. */
-  source?: RequestBodyFailure;
+  source?: Failure;
   /** The progress callback threw. */
-  callback?: ProgressFailure;
+  callback?: Failure;
 }
 
 /**
  * `body` as the transport reads it, in chunks of our own (see
  * {@linkcode uploadReader}). A read of the source that fails errors this
- * stream with the same error and keeps a {@linkcode RequestBodyFailure} in
+ * stream with the same error and keeps a `source` {@linkcode Failure} in
  * `failed.source`, for the exchange to throw instead of the transport's
  * error. With `progress`, its callback is called after each chunk the
  * transport pulls (with `total`, when the body's length is known) and at
  * the end; a callback that throws errors the stream with a
- * {@linkcode ProgressFailure} (kept in `failed.callback`) and cancels `body`.
+ * `progress` Failure (kept in `failed.callback`) and cancels `body`.
  */
 export function uploadStream(
   body: ReadableStream<Uint8Array>,
@@ -594,7 +577,7 @@ export function uploadStream(
       try {
         result = await reader.read();
       } catch (error) {
-        failed.source ??= new RequestBodyFailure(error);
+        failed.source ??= new Failure("source", "Request body failed", error);
         throw error;
       }
       const { done, value } = result;
@@ -608,9 +591,9 @@ export function uploadStream(
         controller.enqueue(value);
         if (progress !== undefined) report(progress.callback, transferred, progress.total);
       } catch (error) {
-        if (!(error instanceof ProgressFailure)) throw error;
+        if (!isFailure(error, "progress")) throw error;
         failed.callback = error;
-        await reader.cancel(error.error).catch(() => {});
+        await reader.cancel(error.cause).catch(() => {});
         controller.error(error);
       }
     },

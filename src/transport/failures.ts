@@ -1,41 +1,72 @@
-// What a transport fails with, before the send path (src/send/exchange.ts)
-// maps it to the library's exceptions: a body its decoder rejects, a response
-// the runtime refused to parse, a failed connection's cause, the proxy's
-// failure, a request body whose own source failed, and a call the runtime
-// can never make. This file imports nothing, so every build (the browser's
-// too) carries these without the code that makes them (proxy.ts, the
-// runtimes).
-
-// The failures a transport tells apart before the send path maps them to the
-// library's exceptions: a body its decoder rejects, and a response the
-// runtime refused to parse. Neither is transient: sending again would get
-// the same bytes.
+// What a transport, an upload or a body read fails with, before the send
+// path (src/send/exchange.ts) maps it to the library's exceptions: one
+// Failure with a kind for what they tell apart, the runtime's own error for
+// a failed connection (its cause named here), and a call the runtime can
+// never make. This file imports nothing, so every build (the browser's too)
+// carries these without the code that makes them (proxy.ts, the runtimes).
 
 /**
- * The error a `WireResponse.body` stream fails with when the body's bytes
- * cannot be decoded for its Content-Encoding; `cause` is the runtime's
- * error. A body cut short by the connection is not one: the transport's own
- * error stays.
+ * What a failure is, for the one mapping (send/exchange.ts) to the
+ * library's exceptions:
+ * - `decode`: the body's bytes cannot be decoded for its Content-Encoding
+ *   (`detail`: the coding); a body cut short by the connection is not one.
+ * - `malformed`: the runtime refused to parse the response (`detail`: why).
+ * - `proxy`: the proxy, not the target, failed (unreachable, refusing the
+ *   tunnel or the credentials): a retry may succeed.
+ * - `route`: a proxy route the runtime cannot take: a retry would be the same.
+ * - `source`: the request body's own source failed (the caller's stream, a
+ *   file read), though the transport reports it as its own.
+ * - `progress`: a progress callback threw.
+ * - `too-large`: the response body passed `maxResponseBytes` (`detail`: the limit).
+ *
+ * Neither `decode` nor `malformed` is transient: the same bytes would come again.
  */
-export class BodyDecodeError extends Error {
-  /** Names the coding. */
-  constructor(readonly coding: string, cause: unknown) {
-    super(`Response body could not be decoded (${coding})`, { cause });
-    this.name = "BodyDecodeError";
+export type FailureKind =
+  | "decode"
+  | "malformed"
+  | "proxy"
+  | "route"
+  | "source"
+  | "progress"
+  | "too-large";
+
+/**
+ * The one error a transport, an upload or a body read throws for what it
+ * tells apart ({@linkcode FailureKind}); `cause` is the runtime's error, the
+ * source's, or the callback's. Anything else a transport throws is the
+ * runtime's own error, a connection's failure ({@linkcode connectionCause}).
+ */
+export class Failure extends Error {
+  /** @param detail What the message names (a coding, a reason, a limit). */
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    cause?: unknown,
+    readonly detail = "",
+  ) {
+    super(message, { cause });
+    this.name = "Failure";
   }
 }
 
-/**
- * Thrown by a {@linkcode Transport} for a response the runtime refused to
- * parse, naming why (`reason`); `cause` is the runtime's error. Sending the
- * request again would get the same response.
- */
-export class MalformedResponse extends Error {
-  /** Names the reason. */
-  constructor(readonly reason: string, cause: unknown) {
-    super(`Malformed response (${reason})`, { cause });
-    this.name = "MalformedResponse";
-  }
+/** True when `error` is a {@linkcode Failure} of `kind`. */
+export function isFailure(error: unknown, kind: FailureKind): error is Failure {
+  return error instanceof Failure && error.kind === kind;
+}
+
+/** The failure of a body whose bytes cannot be decoded for `coding`. */
+export function decodeFailure(coding: string, cause: unknown): Failure {
+  return new Failure("decode", `Response body could not be decoded (${coding})`, cause, coding);
+}
+
+/** The failure of a body past `maxBytes`: reading stops at once. */
+export function tooLarge(maxBytes: number): Failure {
+  return new Failure(
+    "too-large",
+    `Response body exceeds ${maxBytes} bytes`,
+    undefined,
+    String(maxBytes),
+  );
 }
 
 /**
@@ -44,16 +75,18 @@ export class MalformedResponse extends Error {
  * about 100 header lines, Node's past 16 KiB); undici's `dispatch()` (the
  * npm build) with its own error.
  */
-export function headOverflow(error: unknown): MalformedResponse | undefined {
+export function headOverflow(error: unknown): Failure | undefined {
+  const malformed = (reason: string) =>
+    new Failure("malformed", `Malformed response (${reason})`, error, reason);
   const cause = (error as { cause?: unknown } | null)?.cause;
   if (cause instanceof Error && cause.message.includes("message head is too large")) {
-    return new MalformedResponse("too many response headers", error);
+    return malformed("too many response headers");
   }
   // undici's own error (the npm build's transport), or as the cause of Node's fetch's.
   const overflow = [error, cause].some((e) =>
     (e as { code?: unknown } | null)?.code === "UND_ERR_HEADERS_OVERFLOW"
   );
-  return overflow ? new MalformedResponse("response headers too large", error) : undefined;
+  return overflow ? malformed("response headers too large") : undefined;
 }
 
 /**
@@ -197,25 +230,6 @@ function describe(error: Error): string {
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
-// The proxy's failure, apart from the routing rules (proxy.ts) that
-// make it, so the code that turns it into the library's exception
-// (send/exchange.ts) does not bring those rules into a build without proxies.
-
-/**
- * The error a transport throws when the proxy, not the target, failed the
- * exchange: unreachable, or refusing the tunnel or the credentials
- * (`transient`: a retry may succeed), or a route the runtime cannot take
- * (not transient). The message names the proxy, masked; `cause` is the
- * runtime's error.
- */
-export class ProxyFailure extends Error {
-  /** Takes the message, the runtime's error, and whether a retry may succeed. */
-  constructor(message: string, cause: unknown, readonly transient = true) {
-    super(message, { cause });
-    this.name = "ProxyFailure";
-  }
-}
-
 // The name of the runtime the code runs on, for the errors that refuse what
 // it cannot give (a pool, a file system): "Bun has no connection pool" tells
 // the reader where the limit comes from, "this runtime" does not.
@@ -258,20 +272,4 @@ export function noFileSystem(field: string, scope?: RuntimeGlobals): string {
   return `Invalid ${field}: a file path needs Deno, Node or Bun (this is ${
     runtimeName(scope)
   }); give a Blob or bytes`;
-}
-
-// A request body whose own source fails as it is sent: the caller's stream,
-// or a file read for a multipart body. That is the caller's failure, not the
-// network's, though a transport reports it as its own ("fetch failed", with
-// a copy of the error, or undici's error): the body is read through a watch
-// (`uploadStream`, body.ts) that keeps the source's error, for the send
-// path to tell it apart.
-
-/** The source of a request body failed with `error` while the transport read it. */
-export class RequestBodyFailure extends Error {
-  /** @param error What the source failed with. */
-  constructor(readonly error: unknown) {
-    super("Request body failed");
-    this.name = "RequestBodyFailure";
-  }
 }

@@ -5,7 +5,7 @@
 
 import type { FetchLike, NetworkOptions, Pool, Transport, WireResponse } from "./types.ts";
 import {
-  BodyDecodeError,
+  decodeFailure,
   headOverflow,
   isDecoderError,
   RuntimeLimitError,
@@ -169,7 +169,7 @@ type Read = () => Promise<ReadableStreamReadResult<Uint8Array>>;
 
 /**
  * The body of an encoded response, decoded (by the fetch, or inflated here
- * with `inflate`): the decoder's failure becomes a {@linkcode BodyDecodeError},
+ * with `inflate`): the decoder's failure becomes a `decode` Failure,
  * the connection's stays as it is. Nothing is read before it is asked for.
  */
 function decodedBody(
@@ -201,9 +201,7 @@ function decodedBody(
         if (done) controller.close();
         else controller.enqueue(value);
       } catch (error) {
-        throw !(own && failed) && isDecoderError(error)
-          ? new BodyDecodeError(coding, error)
-          : error;
+        throw !(own && failed) && isDecoderError(error) ? decodeFailure(coding, error) : error;
       }
     },
     cancel: (reason) => (inflater ?? raw).cancel(reason),

@@ -5,7 +5,7 @@
 // runtimes with a pool import this file: the browser build has none of it.
 
 import { redactUrl } from "../masking/views.ts";
-import { ProxyFailure } from "./failures.ts";
+import { Failure } from "./failures.ts";
 import type { ProxySetting } from "./types.ts";
 
 /** The environment's proxies, read once when a pool is made. */
@@ -164,15 +164,14 @@ export function shownProxy(proxy: ProxySetting): string {
 export function ownProxyAuthorization(
   proxy: ProxySetting,
   headers: Readonly<Record<string, string>>,
-): ProxyFailure | undefined {
+): Failure | undefined {
   if (!Object.keys(headers).some((name) => name.toLowerCase() === "proxy-authorization")) {
     return undefined;
   }
-  return new ProxyFailure(
+  return new Failure(
+    "route",
     `Proxy ${shownProxy(proxy)} is not sent a request's own Proxy-Authorization header: ` +
       "give its credentials in withProxy()'s URL",
-    undefined,
-    false,
   );
 }
 
@@ -191,13 +190,14 @@ const TUNNEL_STATUS = /Proxy response \((\d{3})\) !== 200/;
 const TUNNEL = /unsuccessful tunnel|unexpected eof while tunneling/i;
 
 /**
- * A {@linkcode ProxyFailure} for `error` of an exchange routed through
+ * A `proxy` {@linkcode Failure} for `error` of an exchange routed through
  * `proxy` when the error is the proxy's (every connection made goes to the
  * proxy, so a refused one is the proxy's), else `undefined`.
  */
-export function proxyFailure(proxy: ProxySetting, error: unknown): ProxyFailure | undefined {
+export function proxyFailure(proxy: ProxySetting, error: unknown): Failure | undefined {
   const text = errorText(error);
-  const fail = (reason: string) => new ProxyFailure(`Proxy ${shownProxy(proxy)} ${reason}`, error);
+  const fail = (reason: string) =>
+    new Failure("proxy", `Proxy ${shownProxy(proxy)} ${reason}`, error);
   const status = TUNNEL_STATUS.exec(text)?.[1];
   // tinyproxy answers a CONNECT with wrong credentials 401, others 407.
   if (status === "407" || status === "401") {

@@ -19,7 +19,7 @@ import {
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
 import { uploadReader } from "./body.ts";
-import { noFileSystem, ProxyFailure } from "./failures.ts";
+import { Failure, noFileSystem } from "./failures.ts";
 import type {
   FileSource,
   NetworkOptions,
@@ -238,7 +238,7 @@ function denoEnvProxy(env: DenoEnvProxies, url: URL): ProxySetting | undefined {
 
 /**
  * `sent`, a request to `url` through `proxy`, with the proxy's failures
- * as {@linkcode ProxyFailure}s: its refused connection or tunnel, and its
+ * as `proxy` {@linkcode Failure}s: its refused connection or tunnel, and its
  * 407 to a forwarded http request.
  */
 function throughProxy(
@@ -264,9 +264,9 @@ function throughProxy(
 function refusedForward(proxy: ProxySetting, response: WireResponse): WireResponse {
   if (response.status !== 407) return response;
   void response.body?.cancel("Proxy Authentication Required").catch(() => {});
-  throw new ProxyFailure(
+  throw new Failure(
+    "proxy",
     `Proxy ${shownProxy(proxy)} refused the credentials (407 Proxy Authentication Required)`,
-    undefined,
   );
 }
 
@@ -321,24 +321,22 @@ function denoConflict(
   url: URL,
   proxy: ProxySetting | undefined,
   env: DenoEnvProxies,
-): ProxyFailure | undefined {
+): Failure | undefined {
   if (denoBypasses(env.denoNoProxy, url)) {
     if (proxy === undefined) return undefined;
-    return new ProxyFailure(
+    return new Failure(
+      "route",
       `Proxy ${shownProxy(proxy)} cannot be used for ${url.host} on Deno: the environment's ` +
         "NO_PROXY names it, and Deno's HTTP client then connects directly",
-      undefined,
-      false,
     );
   }
   // Not bypassed (above): the scheme's proxy, as denoEnvProxy() picks it.
   const envProxy = url.protocol === "https:" ? env.https : env.http;
   if (proxy !== undefined || envProxy === undefined) return undefined;
-  return new ProxyFailure(
+  return new Failure(
+    "route",
     `Cannot connect to ${url.host} without a proxy on Deno: Deno's HTTP client sends it ` +
       `through the environment's proxy ${shownProxy(envProxy)} (add the host to NO_PROXY)`,
-    undefined,
-    false,
   );
 }
 

@@ -23,7 +23,7 @@ import {
   readProxyEnv,
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
-import { BodyDecodeError, headOverflow } from "./failures.ts";
+import { decodeFailure, headOverflow } from "./failures.ts";
 import { enqueueBytes, plain } from "./body.ts";
 import { isZlibWrapped } from "./fetch.ts";
 import { joinHeaders } from "../http/headers.ts";
@@ -589,7 +589,7 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
     if (this.#cancelled) return;
     if (!this.#failed) {
       this.#controller?.abort(new errors.RequestAbortedError());
-      error = new BodyDecodeError(this.headers["content-encoding"]?.trim() ?? "", error);
+      error = decodeFailure(this.headers["content-encoding"]?.trim() ?? "", error);
     }
     this.#fail(error);
   };

@@ -81,7 +81,7 @@ export interface WireResponse {
   readonly location: string | null;
   /**
    * The body's decoded bytes as they arrive, or `null` when the response has
-   * none (HEAD, 204, 205, 304). The stream fails with `BodyDecodeError`
+   * none (HEAD, 204, 205, 304). The stream fails with a `decode` `Failure` (failures.ts)
    * when the bytes cannot be decoded for their Content-Encoding, and with the
    * runtime's own error when the connection fails. Cancelling it gives the
    * connection back: with no reason (a discard) the transport may read a
