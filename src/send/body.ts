@@ -19,13 +19,7 @@ import {
   type UploadFailures,
   uploadStream,
 } from "../transport/body.ts";
-import type {
-  BodyFeed,
-  FeedControl,
-  Transport,
-  WireRequest,
-  WireResponse,
-} from "../transport/types.ts";
+import type { Transport, WireRequest, WireResponse } from "../transport/types.ts";
 import type { AbortSources } from "./deadline.ts";
 import type { Abort } from "../transport/types.ts";
 import { link, unlink } from "./deadline.ts";
@@ -173,13 +167,11 @@ export interface StreamedExchange {
 }
 
 /**
- * The body's one stream, over the transport's: pulled from the reader of
- * its `body` (fetch), or pushed into by its `feed()` (undici, which then
- * makes no stream of its own), with the read timeout, progress and the end
- * seen inline: no stream between, and no promise nor closure of its own per
- * chunk.
+ * The body's one stream, pulled from the reader of the transport's `body`,
+ * with the read timeout, progress and the end seen inline: no stream
+ * between, and no promise nor closure of its own per chunk.
  */
-class WireBody implements StreamedBody, BodyFeed {
+class WireBody implements StreamedBody {
   settled = false;
   listener: (() => void) | undefined = undefined;
   readonly maxResponseBytes: number;
@@ -187,9 +179,6 @@ class WireBody implements StreamedBody, BodyFeed {
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
   /** A small body of known length, read in one native read (no reader of the transport's stream). */
   #whole: "no" | "yes" | "reading" = "no";
-  /** A fed body's stream, made with the body (its transport holds nothing itself). */
-  readonly #fed: ReadableStream<Uint8Array> | undefined;
-  #control: FeedControl | null | undefined = undefined;
   /** The body's one stream, once made, and its controller. */
   #out: ReadableStream<Uint8Array> | undefined = undefined;
   #controller: Controller | undefined = undefined;
@@ -221,11 +210,8 @@ class WireBody implements StreamedBody, BodyFeed {
     this.maxResponseBytes = options.maxResponseBytes;
     this.#toClientError = exchange.toClientError;
     this.#since = exchange.since;
-    // Fed bytes are counted as they come, not as the caller reads them: a
-    // download callback, told of the bytes read, reads the transport's stream.
-    const fed = wire.feed !== undefined && options.onDownloadProgress === undefined;
-    this.#inner = fed ? null : wire.body;
-    if (!fed && this.#inner === null) {
+    this.#inner = wire.body;
+    if (this.#inner === null) {
       this.settled = true;
       return;
     }
@@ -236,8 +222,7 @@ class WireBody implements StreamedBody, BodyFeed {
     options.closed.addEventListener("abort", this.#onAbort);
     options.signal?.addEventListener("abort", this.#onAbort);
     if (options.closed.aborted || options.signal?.aborted) abort.abort();
-    if (fed) this.#fed = this.#stream();
-    else if (wire.readAll !== undefined && (decodedLength(wire.headers) ?? WHOLE) < WHOLE) {
+    if (wire.readAll !== undefined && (decodedLength(wire.headers) ?? WHOLE) < WHOLE) {
       this.#whole = "yes";
     }
   }
@@ -250,30 +235,17 @@ class WireBody implements StreamedBody, BodyFeed {
       );
     }
     this.#taken = true;
-    if (this.#fed !== undefined) return this.#fed;
     if (this.#inner === null) return new ReadableStream({ start: (c) => c.close() });
     return this.#stream();
   }
 
   #stream(): ReadableStream<Uint8Array> {
-    const fed = this.#inner === null;
     return this.#out = new ReadableStream<Uint8Array>({
-      start: this.#start,
-      pull: fed ? this.#pullFed : this.#pull,
+      start: (controller) => void (this.#controller = controller),
+      pull: this.#pull,
       cancel: (reason) => this.#cancelInner(reason),
-    }, fed ? FED : PULLED);
+    }, { highWaterMark: 0 });
   }
-
-  readonly #start = (controller: Controller): void => {
-    this.#controller = controller;
-    if (this.#inner !== null) return;
-    this.#control = this.#wire.feed!(this);
-    if (this.#control !== null) return;
-    // No body (HEAD, 204, 304): an empty stream.
-    this.#done = true;
-    controller.close();
-    this.#settle();
-  };
 
   /** A read waits, its queue empty: the next chunk is read from the transport's stream. */
   readonly #pull = (): Promise<void> | undefined => {
@@ -287,48 +259,37 @@ class WireBody implements StreamedBody, BodyFeed {
   };
 
   readonly #onRead = (result: ReadableStreamReadResult<Uint8Array>): void => {
-    if (result.done) this.end();
-    else this.push(result.value);
+    if (result.done) this.#end();
+    else this.#push(result.value);
   };
 
   readonly #onWhole = (bytes: Uint8Array): void => {
-    if (bytes.byteLength > 0) this.push(bytes);
-    this.end();
+    if (bytes.byteLength > 0) this.#push(bytes);
+    this.#end();
   };
 
-  readonly #onError = (error: unknown): void => this.fail(error);
-
-  /** A read waits, its queue empty: the transport is asked for more. */
-  readonly #pullFed = (): void => {
-    if (this.#transferred < 0 && !this.#progress(0, false)) return;
-    this.#timeout?.wait();
-    this.#control?.pull();
-  };
-
-  /** A chunk from the transport; true when the stream holds enough. */
-  push(chunk: Uint8Array): boolean {
-    if (this.#done) return false;
+  readonly #onError = (error: unknown): void => {
+    if (this.#done) return;
     this.#timeout?.waited();
-    const controller = this.#controller!;
-    controller.enqueue(chunk);
+    this.#done = true;
+    this.#controller!.error(this.#toClientError(error));
+    this.#settle();
+  };
+
+  /** A chunk from the transport. */
+  #push(chunk: Uint8Array): void {
+    if (this.#done) return;
+    this.#timeout?.waited();
+    this.#controller!.enqueue(chunk);
     this.#progress(chunk.byteLength, false);
-    return (controller.desiredSize ?? 0) <= -FED_HIGH_WATER;
   }
 
-  end(): void {
+  #end(): void {
     if (this.#done) return;
     this.#timeout?.waited();
     if (!this.#progress(0, true)) return;
     this.#done = true;
     this.#controller!.close();
-    this.#settle();
-  }
-
-  fail(error: unknown): void {
-    if (this.#done) return;
-    this.#timeout?.waited();
-    this.#done = true;
-    this.#controller!.error(this.#toClientError(error));
     this.#settle();
   }
 
@@ -403,7 +364,6 @@ class WireBody implements StreamedBody, BodyFeed {
     this.#timeout?.waited();
     this.#settle();
     reason ??= new DOMException("Response body was cancelled", "AbortError");
-    if (this.#inner === null) return this.#control?.cancel(reason);
     // A whole read cannot be cancelled: the exchange's abort drops the connection.
     if (this.#whole === "reading") this.#abort.abort();
     await (this.#reader ?? this.#inner)?.cancel(reason).catch(() => {});
@@ -441,11 +401,6 @@ class WireBody implements StreamedBody, BodyFeed {
   }
 }
 
-/** How much a fed body's stream holds before the transport waits, in bytes. */
-const FED_HIGH_WATER = 64 * 1024;
-/** A fed stream counts bytes; nothing is asked for before a read (high water 0). */
-const FED: QueuingStrategy<Uint8Array> = { highWaterMark: 0, size: (chunk) => chunk.byteLength };
-const PULLED: QueuingStrategy<Uint8Array> = { highWaterMark: 0 };
 /**
  * A body of known length below this is read in one native read, a single
  * chunk: a reader of the transport's stream costs more than such a body.

@@ -4,7 +4,7 @@
 // watching a request body's own source for its failure.
 
 import { Failure, isFailure, tooLarge } from "./failures.ts";
-import type { BodySink, WireResponse } from "./types.ts";
+import type { WireResponse } from "./types.ts";
 
 // Feeding a byte stream (`type: "bytes"`) from a source that pushes chunks
 // it owns: the stream takes over the memory of what it is given.
@@ -29,14 +29,6 @@ export function enqueueBytes(stream: ReadableByteStreamController, chunk: Uint8A
     stream.enqueue(new Uint8Array(chunk.subarray(view.byteLength)));
   }
   return (stream.desiredSize ?? 0) <= 0;
-}
-
-/**
- * A chunk as a plain `Uint8Array` over the same memory (Node's undici and
- * zlib give Buffers), as a body's chunks are on every runtime.
- */
-export function plain(chunk: Uint8Array): Uint8Array {
-  return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
 /**
@@ -291,8 +283,7 @@ export class BodyBuffer {
 
 // Buffers a response body under its limit, the same way for every runtime:
 // a transport hands over the decoded bytes as a stream (`WireResponse.body`),
-// or pushes them into a sink given here (`drainTo`), or reads a body of
-// known length natively (`readAll`), and never limits nor joins a body
+// or reads a body of known length natively (`readAll`), and never limits nor joins a body
 // itself; this layer alone counts the bytes against the limit, stops at
 // once past it, and joins them into one array (a BodyBuffer: never much
 // more held than the body itself).
@@ -318,12 +309,6 @@ export async function readBody(
 ): Promise<Uint8Array> {
   if (onProgress !== undefined) return await readCounting(response, maxBytes, onProgress);
   const length = decodedLength(response.headers);
-  if (response.drainTo !== undefined && (length === undefined || length <= maxBytes)) {
-    // The transport pushes the body into one buffer, with no stream at all.
-    const sink = new BufferSink(maxBytes, length);
-    if (!response.drainTo(sink)) return new Uint8Array(0);
-    return sink.result ?? await sink.settled();
-  }
   const whole = readWhole(response, maxBytes, length);
   if (whole !== undefined) return checkedLength(await whole, maxBytes);
   const { body } = response;
@@ -346,8 +331,7 @@ export async function readBody(
  * The whole body of `response` read natively (`readAll`), when the
  * transport can and its Content-Length is within `maxBytes`; else
  * `undefined`: nothing is read. `body` is not touched: on Deno that makes a
- * stream (and a watched one) for nothing. A transport that pushes its body
- * (`drainTo`) is left to {@linkcode readBody}. Check the bytes with
+ * stream (and a watched one) for nothing. Check the bytes with
  * {@linkcode checkedLength}: a `withFetch` function's response may bring
  * more than it announced.
  */
@@ -356,7 +340,7 @@ export function readWhole(
   maxBytes: number,
   length?: number,
 ): Promise<Uint8Array> | undefined {
-  if (response.drainTo !== undefined || response.readAll === undefined) return undefined;
+  if (response.readAll === undefined) return undefined;
   length ??= decodedLength(response.headers);
   return length !== undefined && length <= maxBytes ? response.readAll() : undefined;
 }
@@ -365,68 +349,6 @@ export function readWhole(
 export function checkedLength(bytes: Uint8Array, maxBytes: number): Uint8Array {
   if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   return bytes;
-}
-
-/**
- * The {@linkcode BodySink} a transport's `drainTo()` fills: a
- * {@linkcode BodyBuffer} made at the first chunk (a response without a body
- * allocates nothing), which refuses the chunk that passes the limit. A body
- * complete before `drainTo()` returns is in `result` with no promise made.
- */
-class BufferSink implements BodySink {
-  result: Uint8Array | undefined = undefined;
-  readonly #maxBytes: number;
-  readonly #length: number | undefined;
-  #buffer: BodyBuffer | undefined = undefined;
-  #error: unknown = undefined;
-  #done = false;
-  #resolve: ((bytes: Uint8Array) => void) | undefined = undefined;
-  #reject: ((error: unknown) => void) | undefined = undefined;
-
-  constructor(maxBytes: number, length: number | undefined) {
-    this.#maxBytes = maxBytes;
-    this.#length = length;
-  }
-
-  write(chunk: Uint8Array): boolean {
-    if (this.#done) return false;
-    try {
-      (this.#buffer ??= new BodyBuffer(this.#maxBytes, this.#length)).append(chunk);
-      return true;
-    } catch (error) {
-      this.fail(error);
-      return false;
-    }
-  }
-
-  end(): void {
-    if (this.#done) return;
-    this.#done = true;
-    const bytes = this.#buffer?.bytes() ?? new Uint8Array(0);
-    this.#buffer = undefined;
-    this.result = bytes;
-    this.#resolve?.(bytes);
-  }
-
-  fail(error: unknown): void {
-    if (this.#done) return;
-    this.#done = true;
-    this.#buffer = undefined;
-    this.#error = error;
-    this.#reject?.(error);
-  }
-
-  /** The body once complete; rejects with the failure. */
-  settled(): Promise<Uint8Array> {
-    return new Promise((resolve, reject) => {
-      if (this.result !== undefined) resolve(this.result);
-      else if (this.#done) reject(this.#error);
-      else {
-        this.#resolve = resolve;
-        this.#reject = reject;
-      }
-    });
-  }
 }
 
 /**

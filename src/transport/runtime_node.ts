@@ -24,13 +24,10 @@ import {
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
 import { decodeFailure, headOverflow } from "./failures.ts";
-import { enqueueBytes, plain } from "./body.ts";
+import { enqueueBytes } from "./body.ts";
 import { isZlibWrapped } from "./fetch.ts";
 import { joinHeaders } from "../http/headers.ts";
 import type {
-  BodyFeed,
-  BodySink,
-  FeedControl,
   FileSource,
   NetworkOptions,
   Pool,
@@ -306,12 +303,10 @@ function withFetchDefaults(
 
 // One exchange of the npm build's transport as undici's `dispatch()` handler
 // (under `request()`, without its `Readable` per response). It resolves at
-// the response head, then hands the body, decoded by Node's zlib when
-// encoded, to its reader: pushed into the sink of `drainTo()` (body.ts
-// buffers it so) or of `feed()` (a streamed call's own stream), with no
-// stream here, or fed into a byte stream made when `body` is first asked
-// for. Chunks that come before a reader are held as they came; undici is
-// paused while enough unread bytes wait.
+// the response head, then feeds the body, decoded by Node's zlib when
+// encoded, into a byte stream made when `body` is first asked for. Chunks
+// that come before a reader are held as they came; undici is paused while
+// enough unread bytes wait.
 
 /** How much of a discarded body is read before the connection is dropped instead (as undici's `dump()`). */
 const DISCARD_LIMIT = 128 * 1024;
@@ -341,9 +336,6 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
   #body: ReadableStream<Uint8Array> | null | undefined = undefined;
   /** The body stream's controller. */
   #stream: ReadableByteStreamController | undefined;
-  /** The readers of `drainTo()` and of `feed()`. */
-  #sink: BodySink | undefined;
-  #feed: BodyFeed | undefined;
   /** Decoded chunks that came before a reader, and their size. */
   #held: Uint8Array[] | undefined;
   #heldSize = 0;
@@ -454,39 +446,6 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
     return this.#body;
   }
 
-  drainTo(sink: BodySink): boolean {
-    if (!this.#hasBody) return false;
-    this.#sink = sink;
-    const held = this.#held;
-    this.#held = undefined;
-    if (held !== undefined) {
-      for (const chunk of held) {
-        if (!sink.write(chunk)) {
-          // The sink wants no more: the connection is dropped.
-          this.#cancel(null);
-          return true;
-        }
-      }
-    }
-    if (this.#complete) {
-      if (this.#error === undefined) sink.end();
-      else sink.fail(this.#error);
-    } else this.#pull();
-    return true;
-  }
-
-  feed(feed: BodyFeed): FeedControl | null {
-    if (!this.#hasBody) return null;
-    this.#feed = feed;
-    for (const chunk of this.#held ?? []) feed.push(plain(chunk));
-    this.#held = undefined;
-    if (this.#complete) {
-      if (this.#error === undefined) feed.end();
-      else feed.fail(this.#error);
-    }
-    return { pull: this.#pull, cancel: this.#cancel };
-  }
-
   /** The stream starts with the chunks held, and the end or failure when they came. */
   readonly #open = (stream: ReadableByteStreamController): void => {
     this.#stream = stream;
@@ -504,13 +463,7 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
    */
   readonly #deliver = (chunk: Uint8Array): Promise<void> | undefined => {
     if (this.#cancelled) return undefined;
-    if (this.#sink !== undefined) {
-      if (!this.#sink.write(chunk)) this.#cancel(null);
-      return undefined;
-    }
-    if (this.#feed !== undefined) {
-      if (!this.#feed.push(plain(chunk))) return undefined;
-    } else if (this.#stream === undefined) {
+    if (this.#stream === undefined) {
       (this.#held ??= []).push(chunk);
       this.#heldSize += chunk.byteLength;
       if (this.#heldSize < HIGH_WATER) return undefined;
@@ -560,9 +513,7 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
   readonly #finish = (): void => {
     if (this.#complete || this.#cancelled) return;
     this.#complete = true;
-    if (this.#sink !== undefined) this.#sink.end();
-    else if (this.#feed !== undefined) this.#feed.end();
-    else if (this.#stream !== undefined) {
+    if (this.#stream !== undefined) {
       this.#stream.close();
       // A reader waiting with its own array is answered with the end.
       this.#stream.byobRequest?.respond(0);
@@ -575,9 +526,7 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
     this.#complete = true;
     this.#error = error;
     this.#held = undefined;
-    if (this.#sink !== undefined) this.#sink.fail(error);
-    else if (this.#feed !== undefined) this.#feed.fail(error);
-    else this.#stream?.error(error);
+    this.#stream?.error(error);
   }
 
   /**

@@ -25,53 +25,9 @@ export interface WireRequest {
 }
 
 /**
- * Where a transport pushes a body read whole ({@linkcode WireResponse.drainTo}):
- * body.ts gives one that buffers under the limit. After `write()` has
- * returned false, or after `end()` or `fail()`, nothing more is called.
- */
-export interface BodySink {
-  /**
-   * Takes the next decoded chunk (kept as it is: the transport must not
-   * write its memory again). False when the sink wants no more: the
-   * transport then drops the connection.
-   */
-  write(chunk: Uint8Array): boolean;
-  /** The body is complete. */
-  end(): void;
-  /** The body failed, as its stream would ({@linkcode WireResponse.body}). */
-  fail(error: unknown): void;
-}
-
-/**
- * Where a transport pushes a streamed body ({@linkcode WireResponse.feed}):
- * the reader's own stream, fed with no stream of the transport's between.
- * After `end()` or `fail()`, nothing more is called.
- */
-export interface BodyFeed {
-  /**
-   * Takes the next decoded chunk (the reader's to keep). True when the
-   * reader holds enough for now: the transport then waits for
-   * {@linkcode FeedControl.pull}.
-   */
-  push(chunk: Uint8Array): boolean;
-  /** The body is complete. */
-  end(): void;
-  /** The body failed, as its stream would ({@linkcode WireResponse.body}). */
-  fail(error: unknown): void;
-}
-
-/** What the reader of a fed body tells the transport. */
-export interface FeedControl {
-  /** The reader wants more: a transport waiting after a full push goes on. */
-  pull(): void;
-  /** The reader gives the body up, as cancelling {@linkcode WireResponse.body} would. */
-  cancel(reason: unknown): void;
-}
-
-/**
  * A response whose body is still unread. It is read once, one way: through
- * `body`, or whole through `readAll()` or `drainTo()` where the transport
- * has them (faster than a stream; `readBody()` in body.ts picks).
+ * `body`, or whole through `readAll()` where the transport has it
+ * (`readBody()` in body.ts picks).
  */
 export interface WireResponse {
   readonly status: number;
@@ -96,20 +52,6 @@ export interface WireResponse {
    * `readBody()` calls it only when the Content-Length is within the limit.
    */
   readAll?(): Promise<Uint8Array>;
-  /**
-   * Pushes the decoded body into `sink` as it arrives, with no stream: the
-   * chunks already received at once, then the others, then `end()` or
-   * `fail()`, as `body` would give them. False, calling nothing, when the
-   * response has no body. Any limit is the sink's.
-   */
-  drainTo?(sink: BodySink): boolean;
-  /**
-   * Pushes the decoded body into `feed` as it arrives, with flow control
-   * (a streamed body read by the caller): as `drainTo()`, but the transport
-   * waits while the feed is full. `null`, calling nothing, when the response
-   * has no body.
-   */
-  feed?(feed: BodyFeed): FeedControl | null;
 }
 
 /**
