@@ -175,62 +175,46 @@ export function pathExclusion(
   excludedPathPatterns: Iterable<string> = [],
 ): (url: string) => boolean {
   const exact = new Set(excludedPaths);
-  // Each pattern as the pieces between its `*`s.
-  const patterns = [...excludedPathPatterns].map((glob) => {
-    if (typeof glob !== "string") {
-      throw new TypeError("Invalid excludedPathPatterns: expected strings");
-    }
-    return glob.split("*");
-  });
+  const patterns = [...excludedPathPatterns];
+  if (patterns.some((glob) => typeof glob !== "string")) {
+    throw new TypeError("Invalid excludedPathPatterns: expected strings");
+  }
   if (exact.size === 0 && patterns.length === 0) return () => false;
   return (url) => {
     const path = URL.parse(url, "http://relative.invalid")?.pathname ?? url;
-    return exact.has(path) || patterns.some((pieces) => globMatches(pieces, path));
+    return exact.has(path) || patterns.some((glob) => globMatches(glob, path));
   };
 }
 
 /**
- * Whether `path` matches: the first piece at the start, the last at the
- * end, and each piece between at its leftmost place after the one before.
- * Leftmost is always right, as it leaves the most room to the pieces after,
- * so no choice is ever undone: time is at most the path's length times the
- * pattern's, where a pattern compiled to a backtracking RegExp
- * (`*a*a*a*b` as `^.*a.*a.*a.*b$`) takes time exponential in its `*`s.
+ * Whether `path` matches `glob`: a greedy walk that, on a mismatch, goes
+ * back only to the last `*` and lets it take one more character. Never
+ * further back: a later `*` can take whatever an earlier one could, so time
+ * is at most the path's length times the pattern's, where a backtracking
+ * RegExp (`*a*a*a*b` as `^.*a.*a.*a.*b$`) takes time exponential in its `*`s.
  */
-function globMatches(pieces: readonly string[], path: string): boolean {
-  const first = pieces[0]!;
-  if (pieces.length === 1) return first.length === path.length && pieceAt(first, path, 0);
-  const last = pieces.at(-1)!;
-  const end = path.length - last.length;
-  if (end < first.length || !pieceAt(first, path, 0) || !pieceAt(last, path, end)) return false;
-  let at = first.length;
-  for (let i = 1; i < pieces.length - 1; i++) {
-    const piece = pieces[i]!;
-    const found = findPiece(piece, path, at, end);
-    if (found === -1) return false;
-    at = found + piece.length;
+function globMatches(glob: string, path: string): boolean {
+  let g = 0;
+  let p = 0;
+  let star = -1; // The last `*` passed, and where in the path its run ends.
+  let runEnd = 0;
+  while (p < path.length) {
+    const char = glob[g];
+    if (char === "*") {
+      star = g++;
+      runEnd = p;
+    } else if (char === "?" || (char !== undefined && char === path[p])) {
+      g++;
+      p++;
+    } else if (star === -1) {
+      return false;
+    } else {
+      g = star + 1;
+      p = ++runEnd;
+    }
   }
-  return true;
-}
-
-/** The leftmost index from `from` where `piece` matches and ends by `end`, or -1. */
-function findPiece(piece: string, path: string, from: number, end: number): number {
-  if (!piece.includes("?")) {
-    const found = path.indexOf(piece, from);
-    return found !== -1 && found + piece.length <= end ? found : -1;
-  }
-  for (let at = from; at + piece.length <= end; at++) if (pieceAt(piece, path, at)) return at;
-  return -1;
-}
-
-/** Whether `piece` (where `?` is any one character) matches `path` at `at`. */
-function pieceAt(piece: string, path: string, at: number): boolean {
-  if (at + piece.length > path.length) return false;
-  for (let i = 0; i < piece.length; i++) {
-    const char = piece.charCodeAt(i);
-    if (char !== 0x3f /* ? */ && char !== path.charCodeAt(at + i)) return false;
-  }
-  return true;
+  while (glob[g] === "*") g++;
+  return g === glob.length;
 }
 
 /** Options every built-in auth hook takes. */
@@ -243,11 +227,8 @@ export interface BaseAuthHookOptions {
   excludedPathPatterns?: Iterable<string> | undefined;
 }
 
-/**
- * The keys of {@linkcode BaseAuthHookOptions}, which each built-in hook's
- * own options add to. The base class checks none: a subclass's options,
- * passed to it whole, may hold keys of their own.
- */
+// The keys each built-in hook's own options add to; the base class checks
+// none, as a subclass's options, passed to it whole, may hold their own.
 const BASE_AUTH_HOOK_OPTIONS = {
   retryStrategy: true,
   excludedPaths: true,
@@ -321,29 +302,22 @@ function carriesCredentials(request: HttpRequest, name: string): boolean {
   return request.auth !== undefined || headerValue(request.headers, name) !== undefined;
 }
 
-/**
- * The TypeError header `name` gets for the value `token` (naming the header
- * and the character, never the value), or `undefined` when it fits. A
- * token from a step, a manager or a provider is data, not a caller's
- * mistake: one a header cannot carry fails the token fetch with an
- * AuthenticationException instead of a TypeError at the next request, by
- * the check every header value goes through.
- */
-function unfitToken(name: string, token: string): TypeError | undefined {
-  try {
-    validateHeader("token", name, token);
-    return undefined;
-  } catch (error) {
-    return error as TypeError;
-  }
-}
+// A token from a step, a manager or a provider is data, not a caller's
+// mistake: one a header cannot carry (by the check every header value goes
+// through) fails the token fetch or the call with an AuthenticationException,
+// whose cause names the character, never the token.
 
 /** True when `token` can be a header value (alone or after a scheme and a space). */
 export function fitsInHeader(token: string): boolean {
-  return unfitToken("Authorization", token) === undefined;
+  try {
+    validateHeader("token", "Authorization", token);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-/** `request` with `<prefix> <token>` in header `name`; a token that cannot be fails the call. */
+/** `request` with `<prefix> <token>` in header `name`. */
 function withToken(
   request: HttpRequest,
   name: string,
@@ -351,11 +325,12 @@ function withToken(
   token: string,
   source: "provider" | "manager",
 ): HttpRequest {
-  const unfit = unfitToken(name, token);
-  if (unfit !== undefined) {
+  try {
+    validateHeader("token", name, token);
+  } catch (cause) {
     throw new AuthenticationException(
       `The token ${source} returned a token a header cannot carry: ${describeCall(request)}`,
-      { request, cause: unfit },
+      { request, cause },
     );
   }
   return request.withHeaders({ [name]: prefix === "" ? token : `${prefix} ${token}` });
@@ -376,10 +351,9 @@ const API_KEY_OPTION_KEYS = /* @__PURE__ */ keysOf<ApiKeyAuthHookOptions>({
 });
 
 /**
- * Sends an API key in a header (default `X-API-Key`). An empty key is a
- * TypeError. The header is a credential (`credentialHeaders`): a redirect
- * that leaves the origin, or goes from https to http, drops it, whoever
- * set it. `getToken()` returns the key with `tokenType` `ApiKey`.
+ * Sends an API key in a header (default `X-API-Key`); an empty key is a
+ * TypeError. A redirect that leaves the origin, or goes from https to http,
+ * drops the header (`credentialHeaders`), whoever set it.
  *
  * @example Send an API key
  * ```ts
@@ -435,8 +409,7 @@ const BASIC_OPTION_KEYS = /* @__PURE__ */ keysOf<BaseAuthHookOptions>(BASE_AUTH_
 
 /**
  * HTTP Basic authentication: `Authorization: Basic base64(utf8("user:pass"))`.
- * An empty username, or one with `:`, is a TypeError. `getToken()` returns
- * the encoded credentials with `tokenType` `Basic`.
+ * An empty username, or one with `:`, is a TypeError.
  *
  * @example Send Basic credentials
  * ```ts
@@ -501,11 +474,11 @@ const AUTHORIZATION_OPTION_KEYS = /* @__PURE__ */ keysOf<AuthorizationHookOption
  * A request hook (register it with `withRequestHook`) that writes the token
  * a provider returns, as `<prefix> <token>`, into a header, unless the
  * request carries credentials already. The provider is asked on every
- * attempt; an empty token, or one a header cannot carry (CR, LF, NUL,
- * other control characters, anything above U+00FF), fails the call with
- * {@linkcode AuthenticationException}, which never shows the token. The
- * header is a credential (`credentialHeaders`): a redirect that leaves the
- * origin, or goes from https to http, drops it.
+ * attempt; an empty token, or one a header cannot carry (CR, LF, NUL, other
+ * controls, anything above U+00FF), fails the call with
+ * {@linkcode AuthenticationException}, which never shows the token. A
+ * redirect that leaves the origin, or goes from https to http, drops the
+ * header (`credentialHeaders`).
  *
  * @example Use a token from elsewhere
  * ```ts
@@ -672,19 +645,18 @@ export class CompositeAuthHook implements AuthHookInterface {
 // How a token request reaches the transport of the client whose call needs
 // the token, without a public API: the auth layer binds a sender to the
 // call's RequestContext (and to a failed response it refreshes after);
-// TokenAuthHook finds it there and makes it current for the synchronous
-// start of the manager's getToken()/refreshToken(); the manager keeps it for
-// the run and makes it current for the synchronous start of each step's
-// fetch(), where clientCredentialsStep reads it. A manager used on its own
-// has none: its steps send with a client of their own.
+// TokenAuthHook makes it current for the synchronous start of the manager's
+// getToken()/refreshToken(); the manager keeps it for the run and makes it
+// current for the synchronous start of each step's fetch(), where
+// clientCredentialsStep reads it. A manager used on its own has none.
 
-/** Senders bound to responses, which are rare: only an auth error to refresh after gets one. */
+/** Senders bound to responses: only an auth error to refresh after gets one. */
 const bound = new WeakMap<object, TokenSender>();
 
 /**
- * Binds `sender` to `key`: a call's RequestContext keeps it in a field of
- * its own (one is bound on every call, so it must cost no more than a
- * store); a response to refresh after, in a weak map.
+ * Binds `sender` to `key`: a call's RequestContext keeps it in a field (one
+ * is bound on every call, so it must cost no more than a store); a response
+ * to refresh after, in a weak map.
  */
 export function bindTokenSender(key: object, sender: TokenSender | undefined): void {
   if (sender === undefined) return;
@@ -734,12 +706,11 @@ const TOKEN_AUTH_HOOK_KEYS = /* @__PURE__ */ keysOf<TokenAuthHookOptions>(TOKEN_
  * allows. Concurrent calls that all receive a 401 for the same token cause
  * one refresh: a call whose token another call has already replaced just
  * resends with the new one. A token a header cannot carry fails the call
- * with {@linkcode AuthenticationException}, which never shows it. The
- * header is a credential (`credentialHeaders`): a redirect that leaves the
- * origin, or goes from https to http, drops it, whoever set it. Run by a
- * client, a token the manager fetches for it is fetched through that
- * client's transport ({@linkcode clientCredentialsStep}'s request: the
- * client's pool, proxy, TLS settings and hooks, not this hook).
+ * with {@linkcode AuthenticationException}, which never shows it. A
+ * redirect that leaves the origin, or goes from https to http, drops the
+ * header (`credentialHeaders`), whoever set it. Run by a client, the
+ * manager's token requests go through that client's transport (see
+ * {@linkcode clientCredentialsStep}).
  *
  * @example Authenticate with a token manager
  * ```ts

@@ -39,9 +39,8 @@ export interface TokenManagerOptions {
   refreshSkewSeconds?: number | undefined;
   /**
    * A run of the pipeline still going after this many seconds is no longer
-   * joined: the next call starts a new run, and the old one's tokens are
-   * dropped. Default 30. It keeps one hung token endpoint from holding every
-   * later call for good (a call waiting for a token has its own timeout).
+   * joined: the next call starts a new one and the old one's tokens are
+   * dropped, so a hung token endpoint cannot hold every later call. Default 30.
    */
   staleRunSeconds?: number | undefined;
 }
@@ -239,16 +238,9 @@ export interface ClientCredentialsOptions {
   scope?: string | undefined;
   /** The step's name in the pipeline. Default `client_credentials`. */
   name?: string | undefined;
-  /**
-   * Where the client credentials go: `header` (HTTP Basic, the default, as
-   * RFC 6749 §2.3.1 recommends) or `body` (`client_id` and `client_secret`
-   * form fields).
-   */
+  /** Where the credentials go: `header` (Basic, the default, RFC 6749 §2.3.1) or `body` (form fields). */
   credentialsIn?: "header" | "body" | undefined;
-  /**
-   * The token request's timeout in seconds. Default: the timeout of the
-   * client the request goes through (30 on its own).
-   */
+  /** The token request's timeout in seconds. Default: its client's (30 on its own). */
   timeout?: number | undefined;
 }
 
