@@ -1,14 +1,11 @@
-// Auth hooks: the interfaces a client runs (AuthHookInterface, its retry
-// strategy, the token manager a TokenAuthHook asks), BaseAuthHook with its
-// excluded paths, the built-in hooks that put credentials in a header (API
-// key, Basic, a provider's token, a token manager's token) and
-// CompositeAuthHook; how a token request finds the client's transport.
-// Getting tokens (TokenManager, clientCredentialsStep) is in tokens.ts.
+// Auth hooks: the interfaces a client runs, BaseAuthHook with its excluded
+// paths, the hooks that put credentials in a header (API key, Basic, a
+// provider's token, a token manager's token), CompositeAuthHook, and how a
+// token request finds the client's transport. Getting tokens is tokens.ts.
 //
-// A client that sends without auth keeps only what it names here
-// (TokenAuthHook, for `withTokenAuth()`, and the token transport): a bundler
-// drops the rest, as long as every top-level value is free of side effects
-// (the option-key sets are marked pure).
+// A client that sends without auth keeps only TokenAuthHook (for
+// `withTokenAuth()`) and the token sender: a bundler drops the rest while
+// every top-level value is free of side effects (the key sets are pure).
 
 import { TokenData } from "../models/token_data.ts";
 import { AuthenticationException, describeCall } from "../errors.ts";
@@ -47,13 +44,7 @@ import {
 export interface AuthRetryStrategyInterface {
   /** How many times one call may refresh and resend. */
   readonly maxRetries: number;
-  /**
-   * Tells whether to refresh and resend.
-   *
-   * @param response The authentication error.
-   * @param authRetries How many times this call has already resent.
-   * @returns True to refresh and resend.
-   */
+  /** Whether to refresh and resend after `response`, the call having resent `authRetries` times. */
   shouldRetry(response: HttpResponse, authRetries: number): boolean;
 }
 
@@ -103,32 +94,13 @@ export interface TokenManagerInterface {
 export interface AuthHookInterface extends RequestHookInterface {
   /** How many times a call may refresh and resend. */
   readonly retryStrategy: AuthRetryStrategyInterface;
-  /**
-   * Tells whether `request` is to be authenticated.
-   *
-   * @param request The request.
-   * @returns True to authenticate it.
-   */
+  /** Whether `request` is to be authenticated. */
   shouldAuthenticate(request: HttpRequest): boolean;
-  /**
-   * Tells whether `response` signals an authentication failure.
-   *
-   * @param response The response.
-   * @returns True for an authentication failure.
-   */
+  /** Whether `response` signals an authentication failure. */
   isAuthError(response: HttpResponse): boolean;
-  /**
-   * Refreshes the credentials.
-   *
-   * @param failed The response that failed, when the client calls it.
-   * @returns True when the request should be resent.
-   */
+  /** Refreshes the credentials after `failed` (when the client calls it); true to resend. */
   refreshAuth(failed?: HttpResponse): Promise<boolean>;
-  /**
-   * Discards the current credentials.
-   *
-   * @param failed The response that failed, when the client calls it.
-   */
+  /** Discards the current credentials (`failed` as for `refreshAuth`). */
   invalidateAuth(failed?: HttpResponse): void;
   /** Returns the current credentials as a token. */
   getToken(): Promise<TokenData>;
@@ -161,23 +133,13 @@ export class SimpleAuthRetryStrategy implements AuthRetryStrategyInterface {
   /** How many times one call may refresh and resend. */
   readonly maxRetries: number;
 
-  /**
-   * Creates the strategy; a negative or fractional count is a RangeError.
-   *
-   * @param options The count.
-   */
+  /** Creates the strategy; a negative or fractional count is a RangeError. */
   constructor(options: SimpleAuthRetryStrategyOptions = {}) {
     checkKnownKeys("SimpleAuthRetryStrategy options", options, RETRY_OPTION_KEYS);
     this.maxRetries = validateCount("maxRetries", options.maxRetries ?? 1);
   }
 
-  /**
-   * Allows a resend while fewer than `maxRetries` were made.
-   *
-   * @param _response The authentication error.
-   * @param authRetries Resends so far in this call.
-   * @returns True to refresh and resend.
-   */
+  /** True while fewer than `maxRetries` resends were made in this call. */
   shouldRetry(_response: HttpResponse, authRetries: number): boolean {
     return authRetries < this.maxRetries;
   }
@@ -197,89 +159,63 @@ export class NoAuthRetryStrategy implements AuthRetryStrategyInterface {
   /** Always 0. */
   readonly maxRetries = 0;
 
-  /**
-   * Never allows a resend.
-   *
-   * @returns False.
-   */
+  /** Never allows a resend. */
   shouldRetry(): boolean {
     return false;
   }
 }
 
-// Excluded paths: exact pathnames, and fnmatch-style patterns where `*` is
-// any run of characters (`/` included), `?` is one character and every
-// other character stands for itself.
-
-/** A predicate telling whether a request URL's pathname is excluded. */
+/**
+ * A predicate telling whether a request URL's pathname is excluded: one of
+ * `excludedPaths` exactly, or an fnmatch-style pattern where `*` is any run
+ * of characters (`/` included), `?` one character and the rest themselves.
+ */
 export function pathExclusion(
   excludedPaths: Iterable<string> = [],
   excludedPathPatterns: Iterable<string> = [],
 ): (url: string) => boolean {
   const exact = new Set(excludedPaths);
-  const patterns = [...excludedPathPatterns].map(compileGlob);
+  const patterns = [...excludedPathPatterns];
+  if (patterns.some((glob) => typeof glob !== "string")) {
+    throw new TypeError("Invalid excludedPathPatterns: expected strings");
+  }
   if (exact.size === 0 && patterns.length === 0) return () => false;
   return (url) => {
     const path = URL.parse(url, "http://relative.invalid")?.pathname ?? url;
-    return exact.has(path) || patterns.some((pattern) => globMatches(pattern, path));
+    return exact.has(path) || patterns.some((glob) => globMatches(glob, path));
   };
 }
 
-/** A pattern as the pieces between its `*`s; a pattern without `*` is one piece. */
-type Glob = readonly string[];
-
-function compileGlob(glob: string): Glob {
-  if (typeof glob !== "string") {
-    throw new TypeError("Invalid excludedPathPatterns: expected strings");
-  }
-  return glob.split("*");
-}
-
 /**
- * Whether `path` matches: the first piece at the start, the last at the
- * end, and each piece between at its leftmost place after the one before.
- * Leftmost is always right, as it leaves the most room to the pieces after,
- * so no choice is ever undone: time is at most the path's length times the
- * pattern's, where a pattern compiled to a backtracking RegExp
- * (`*a*a*a*b` as `^.*a.*a.*a.*b$`) takes time exponential in its `*`s.
+ * Whether `path` matches `glob`: a greedy walk that, on a mismatch, goes
+ * back only to the last `*` and lets it take one more character. Never
+ * further back: a later `*` can take whatever an earlier one could, so time
+ * is at most the path's length times the pattern's, where a backtracking
+ * RegExp (`*a*a*a*b` as `^.*a.*a.*a.*b$`) takes time exponential in its `*`s.
  */
-function globMatches(pieces: Glob, path: string): boolean {
-  const first = pieces[0] as string;
-  if (pieces.length === 1) return first.length === path.length && pieceAt(first, path, 0);
-  const last = pieces[pieces.length - 1] as string;
-  const end = path.length - last.length;
-  if (end < first.length || !pieceAt(first, path, 0) || !pieceAt(last, path, end)) return false;
-  let at = first.length;
-  for (let i = 1; i < pieces.length - 1; i++) {
-    const piece = pieces[i] as string;
-    const found = findPiece(piece, path, at, end);
-    if (found === -1) return false;
-    at = found + piece.length;
+function globMatches(glob: string, path: string): boolean {
+  let g = 0;
+  let p = 0;
+  let star = -1; // The last `*` passed, and where in the path its run ends.
+  let runEnd = 0;
+  while (p < path.length) {
+    const char = glob[g];
+    if (char === "*") {
+      star = g++;
+      runEnd = p;
+    } else if (char === "?" || (char !== undefined && char === path[p])) {
+      g++;
+      p++;
+    } else if (star === -1) {
+      return false;
+    } else {
+      g = star + 1;
+      p = ++runEnd;
+    }
   }
-  return true;
+  while (glob[g] === "*") g++;
+  return g === glob.length;
 }
-
-/** The leftmost index from `from` where `piece` matches and ends by `end`, or -1. */
-function findPiece(piece: string, path: string, from: number, end: number): number {
-  if (!piece.includes("?")) {
-    const found = path.indexOf(piece, from);
-    return found !== -1 && found + piece.length <= end ? found : -1;
-  }
-  for (let at = from; at + piece.length <= end; at++) if (pieceAt(piece, path, at)) return at;
-  return -1;
-}
-
-/** Whether `piece` (where `?` is any one character) matches `path` at `at`. */
-function pieceAt(piece: string, path: string, at: number): boolean {
-  if (at + piece.length > path.length) return false;
-  for (let i = 0; i < piece.length; i++) {
-    const char = piece.charCodeAt(i);
-    if (char !== QUESTION && char !== path.charCodeAt(at + i)) return false;
-  }
-  return true;
-}
-
-const QUESTION = 0x3f;
 
 /** Options every built-in auth hook takes. */
 export interface BaseAuthHookOptions {
@@ -291,11 +227,8 @@ export interface BaseAuthHookOptions {
   excludedPathPatterns?: Iterable<string> | undefined;
 }
 
-/**
- * The keys of {@linkcode BaseAuthHookOptions}, which each built-in hook's
- * own options add to. The base class itself checks none: a subclass's
- * options, passed to it whole, may hold keys of their own.
- */
+// The keys each built-in hook's own options add to; the base class checks
+// none, as a subclass's options, passed to it whole, may hold their own.
 const BASE_AUTH_HOOK_OPTIONS = {
   retryStrategy: true,
   excludedPaths: true,
@@ -330,23 +263,13 @@ export abstract class BaseAuthHook implements AuthHookInterface {
   readonly retryStrategy: AuthRetryStrategyInterface;
   readonly #excluded: (url: string) => boolean;
 
-  /**
-   * Sets the retry strategy and the exclusions.
-   *
-   * @param options The strategy, excluded paths and patterns.
-   */
+  /** Sets the retry strategy and the excluded paths and patterns. */
   constructor(options: BaseAuthHookOptions = {}) {
     this.retryStrategy = options.retryStrategy ?? new SimpleAuthRetryStrategy();
     this.#excluded = pathExclusion(options.excludedPaths, options.excludedPathPatterns);
   }
 
-  /**
-   * Adds credentials to the request.
-   *
-   * @param request The request.
-   * @param context The call's context.
-   * @returns The authenticated request.
-   */
+  /** Adds credentials to `request`, in the call's `context`. */
   abstract beforeRequest(
     request: HttpRequest,
     context: RequestContext,
@@ -355,41 +278,22 @@ export abstract class BaseAuthHook implements AuthHookInterface {
   /** Returns the current credentials as a token. */
   abstract getToken(): Promise<TokenData>;
 
-  /**
-   * True unless the URL's pathname is excluded.
-   *
-   * @param request The request.
-   * @returns Whether to authenticate it.
-   */
+  /** True unless the URL's pathname is excluded. */
   shouldAuthenticate(request: HttpRequest): boolean {
     return !this.#excluded(request.url);
   }
 
-  /**
-   * True for status 401.
-   *
-   * @param response The response.
-   * @returns Whether it is an authentication failure.
-   */
+  /** True for status 401. */
   isAuthError(response: HttpResponse): boolean {
     return response.statusCode === 401;
   }
 
-  /**
-   * Cannot refresh: returns false.
-   *
-   * @param _failed The failed response.
-   * @returns False.
-   */
+  /** Cannot refresh: returns false. */
   refreshAuth(_failed?: HttpResponse): Promise<boolean> {
     return Promise.resolve(false);
   }
 
-  /**
-   * Nothing to discard.
-   *
-   * @param _failed The failed response.
-   */
+  /** Nothing to discard. */
   invalidateAuth(_failed?: HttpResponse): void {}
 }
 
@@ -399,28 +303,37 @@ function carriesCredentials(request: HttpRequest, name: string): boolean {
 }
 
 // A token from a step, a manager or a provider is data, not a caller's
-// mistake: one a header cannot carry fails the token fetch with an
-// AuthenticationException instead of a TypeError at the next request.
-// The check is the one every header value goes through, so the two refuse
-// the same characters.
-
-/**
- * The TypeError a value of header `name` gets for `token` (it names the
- * header and the character, never the value), or `undefined` when the
- * token fits.
- */
-function unfitTokenError(name: string, token: string): TypeError | undefined {
-  try {
-    validateHeader("token", name, token);
-    return undefined;
-  } catch (error) {
-    return error as TypeError;
-  }
-}
+// mistake: one a header cannot carry (by the check every header value goes
+// through) fails the token fetch or the call with an AuthenticationException,
+// whose cause names the character, never the token.
 
 /** True when `token` can be a header value (alone or after a scheme and a space). */
 export function fitsInHeader(token: string): boolean {
-  return unfitTokenError("Authorization", token) === undefined;
+  try {
+    validateHeader("token", "Authorization", token);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `request` with `<prefix> <token>` in header `name`. */
+function withToken(
+  request: HttpRequest,
+  name: string,
+  prefix: string,
+  token: string,
+  source: "provider" | "manager",
+): HttpRequest {
+  try {
+    validateHeader("token", name, token);
+  } catch (cause) {
+    throw new AuthenticationException(
+      `The token ${source} returned a token a header cannot carry: ${describeCall(request)}`,
+      { request, cause },
+    );
+  }
+  return request.withHeaders({ [name]: prefix === "" ? token : `${prefix} ${token}` });
 }
 
 /** Options of {@linkcode ApiKeyAuthHook}. */
@@ -438,10 +351,9 @@ const API_KEY_OPTION_KEYS = /* @__PURE__ */ keysOf<ApiKeyAuthHookOptions>({
 });
 
 /**
- * Sends an API key in a header (default `X-API-Key`). An empty key is a
- * TypeError. The header is a credential (`credentialHeaders`): a redirect
- * that leaves the origin, or goes from https to http, drops it, whoever
- * set it. `getToken()` returns the key with `tokenType` `ApiKey`.
+ * Sends an API key in a header (default `X-API-Key`); an empty key is a
+ * TypeError. A redirect that leaves the origin, or goes from https to http,
+ * drops the header (`credentialHeaders`), whoever set it.
  *
  * @example Send an API key
  * ```ts
@@ -462,61 +374,42 @@ export class ApiKeyAuthHook extends BaseAuthHook {
   readonly #apiKey: string;
   readonly #checkedName: string;
 
-  /**
-   * Creates the hook.
-   *
-   * @param apiKey The key; a non-empty string.
-   * @param options Header name, retry strategy, exclusions.
-   */
+  /** Creates the hook with `apiKey`, a non-empty string. */
   constructor(apiKey: string, options: ApiKeyAuthHookOptions = {}) {
     super(options);
     checkKnownKeys("ApiKeyAuthHook options", options, API_KEY_OPTION_KEYS);
     this.#apiKey = requireText("apiKey", apiKey);
-    this.headerName = options.headerName ?? "X-API-Key";
+    this.headerName = this.#checkedName = options.headerName ?? "X-API-Key";
     validateHeader("headerName", this.headerName, "");
     validateHeader("apiKey", this.headerName, apiKey);
-    this.#checkedName = this.headerName;
     this.credentialHeaders = Object.freeze([this.headerName]);
   }
 
-  /**
-   * Adds the key, unless the request carries it (or `auth`) already.
-   *
-   * @param request The request.
-   * @returns The authenticated request.
-   */
+  /** Adds the key, unless the request carries it (or `auth`) already. */
   beforeRequest(request: HttpRequest): HttpRequest {
-    if (carriesCredentials(request, this.headerName)) return request;
     const name = this.headerName;
+    if (carriesCredentials(request, name)) return request;
     // Both checked when the hook was made (unless the name was changed since).
     if (name !== this.#checkedName) return request.withHeaders({ [name]: this.#apiKey });
     return withCheckedHeader(request, name, this.#apiKey);
   }
 
-  /**
-   * The key as a token.
-   *
-   * @returns A TokenData with `tokenType` `ApiKey`.
-   */
+  /** The key as a TokenData with `tokenType` `ApiKey`. */
   getToken(): Promise<TokenData> {
     return Promise.resolve(new TokenData({ accessToken: this.#apiKey, tokenType: "ApiKey" }));
   }
 
-  /**
-   * A description with the key masked.
-   *
-   * @returns The description.
-   */
+  /** A description with the key masked. */
   override toString(): string {
     return `ApiKeyAuthHook(${this.headerName}: ***)`;
   }
 }
 
 const BASIC_OPTION_KEYS = /* @__PURE__ */ keysOf<BaseAuthHookOptions>(BASE_AUTH_HOOK_OPTIONS);
+
 /**
  * HTTP Basic authentication: `Authorization: Basic base64(utf8("user:pass"))`.
- * An empty username, or one with `:`, is a TypeError. `getToken()` returns
- * the encoded credentials with `tokenType` `Basic`.
+ * An empty username, or one with `:`, is a TypeError.
  *
  * @example Send Basic credentials
  * ```ts
@@ -536,13 +429,7 @@ export class BasicAuthHook extends BaseAuthHook {
   readonly credentialHeaders: readonly string[] = Object.freeze(["Authorization"]);
   readonly #header: string;
 
-  /**
-   * Creates the hook.
-   *
-   * @param username A non-empty username without `:`.
-   * @param password The password.
-   * @param options Retry strategy, exclusions.
-   */
+  /** Creates the hook with a non-empty `username` without `:`, and a `password`. */
   constructor(username: string, password: string, options: BaseAuthHookOptions = {}) {
     super(options);
     checkKnownKeys("BasicAuthHook options", options, BASIC_OPTION_KEYS);
@@ -551,33 +438,20 @@ export class BasicAuthHook extends BaseAuthHook {
     this.#header = basicAuthorization(username, password);
   }
 
-  /**
-   * Adds the credentials, unless the request carries some already.
-   *
-   * @param request The request.
-   * @returns The authenticated request.
-   */
+  /** Adds the credentials, unless the request carries some already. */
   beforeRequest(request: HttpRequest): HttpRequest {
     if (carriesCredentials(request, "Authorization")) return request;
     return request.withHeaders({ Authorization: this.#header });
   }
 
-  /**
-   * The encoded credentials as a token.
-   *
-   * @returns A TokenData with `tokenType` `Basic`.
-   */
+  /** The encoded credentials as a TokenData with `tokenType` `Basic`. */
   getToken(): Promise<TokenData> {
     return Promise.resolve(
       new TokenData({ accessToken: this.#header.slice(6), tokenType: "Basic" }),
     );
   }
 
-  /**
-   * A description with the password masked.
-   *
-   * @returns The description.
-   */
+  /** A description with the password masked. */
   override toString(): string {
     return `BasicAuthHook(${this.username}:***)`;
   }
@@ -600,11 +474,11 @@ const AUTHORIZATION_OPTION_KEYS = /* @__PURE__ */ keysOf<AuthorizationHookOption
  * A request hook (register it with `withRequestHook`) that writes the token
  * a provider returns, as `<prefix> <token>`, into a header, unless the
  * request carries credentials already. The provider is asked on every
- * attempt; an empty token, or one a header cannot carry (CR, LF, NUL,
- * other control characters, anything above U+00FF), fails the call with
- * {@linkcode AuthenticationException}, which never shows the token. The
- * header is a credential (`credentialHeaders`): a redirect that leaves the
- * origin, or goes from https to http, drops it.
+ * attempt; an empty token, or one a header cannot carry (CR, LF, NUL, other
+ * controls, anything above U+00FF), fails the call with
+ * {@linkcode AuthenticationException}, which never shows the token. A
+ * redirect that leaves the origin, or goes from https to http, drops the
+ * header (`credentialHeaders`).
  *
  * @example Use a token from elsewhere
  * ```ts
@@ -626,12 +500,7 @@ export class AuthorizationHook implements RequestHookInterface {
   readonly credentialHeaders: readonly string[];
   readonly #tokenProvider: () => string | Promise<string>;
 
-  /**
-   * Creates the hook.
-   *
-   * @param tokenProvider Returns the current token.
-   * @param options The header name and prefix.
-   */
+  /** Creates the hook; `tokenProvider` returns the current token. */
   constructor(
     tokenProvider: () => string | Promise<string>,
     options: AuthorizationHookOptions = {},
@@ -648,31 +517,17 @@ export class AuthorizationHook implements RequestHookInterface {
     this.credentialHeaders = Object.freeze([this.headerName]);
   }
 
-  /**
-   * Adds the token.
-   *
-   * @param request The request.
-   * @returns The request with the header.
-   */
+  /** Adds the provider's token, unless the request carries credentials already. */
   async beforeRequest(request: HttpRequest): Promise<HttpRequest> {
     if (carriesCredentials(request, this.headerName)) return request;
     const token = await this.#tokenProvider();
-    const target = describeCall(request);
     if (typeof token !== "string" || token === "") {
-      throw new AuthenticationException(`The token provider returned no token: ${target}`, {
-        request,
-      });
-    }
-    const unfit = unfitTokenError(this.headerName, token);
-    if (unfit !== undefined) {
       throw new AuthenticationException(
-        `The token provider returned a token a header cannot carry: ${target}`,
-        { request, cause: unfit },
+        `The token provider returned no token: ${describeCall(request)}`,
+        { request },
       );
     }
-    return request.withHeaders({
-      [this.headerName]: this.prefix === "" ? token : `${this.prefix} ${token}`,
-    });
+    return withToken(request, this.headerName, this.prefix, token, "provider");
   }
 }
 
@@ -720,12 +575,7 @@ export class CompositeAuthHook implements AuthHookInterface {
   /** How many times a call may refresh and resend. */
   readonly retryStrategy: AuthRetryStrategyInterface;
 
-  /**
-   * Creates the hook.
-   *
-   * @param hooks At least one auth hook.
-   * @param options The strategy and the retry strategy.
-   */
+  /** Creates the hook from at least one auth hook. */
   constructor(hooks: readonly AuthHookInterface[], options: CompositeAuthHookOptions = {}) {
     if (!Array.isArray(hooks) || hooks.length === 0) {
       throw new TypeError("Invalid hooks: expected at least one auth hook");
@@ -745,13 +595,7 @@ export class CompositeAuthHook implements AuthHookInterface {
     this.retryStrategy = options.retryStrategy ?? new SimpleAuthRetryStrategy();
   }
 
-  /**
-   * Applies the matching hook (or hooks).
-   *
-   * @param request The request.
-   * @param context The call's context.
-   * @returns The authenticated request.
-   */
+  /** Applies the matching hook (or hooks). */
   async beforeRequest(request: HttpRequest, context: RequestContext): Promise<HttpRequest> {
     for (const hook of this.#applying(request)) {
       request = await hook.beforeRequest(request, context);
@@ -759,32 +603,17 @@ export class CompositeAuthHook implements AuthHookInterface {
     return request;
   }
 
-  /**
-   * True when any hook should authenticate `request`.
-   *
-   * @param request The request.
-   * @returns Whether to authenticate it.
-   */
+  /** True when any hook should authenticate `request`. */
   shouldAuthenticate(request: HttpRequest): boolean {
     return this.hooks.some((hook) => hook.shouldAuthenticate(request));
   }
 
-  /**
-   * True when any hook recognises an auth error.
-   *
-   * @param response The response.
-   * @returns Whether it is an authentication failure.
-   */
+  /** True when any hook recognises an auth error. */
   isAuthError(response: HttpResponse): boolean {
     return this.hooks.some((hook) => hook.isAuthError(response));
   }
 
-  /**
-   * Refreshes the hooks that applied to the failed request (all, without one).
-   *
-   * @param failed The response that failed.
-   * @returns True when any of them refreshed.
-   */
+  /** Refreshes the hooks that applied to the failed request (all, without one); true when any did. */
   async refreshAuth(failed?: HttpResponse): Promise<boolean> {
     let refreshed = false;
     for (const hook of this.#concerned(failed)) {
@@ -793,20 +622,12 @@ export class CompositeAuthHook implements AuthHookInterface {
     return refreshed;
   }
 
-  /**
-   * Invalidates the hooks that applied to the failed request (all, without one).
-   *
-   * @param failed The response that failed.
-   */
+  /** Invalidates the hooks that applied to the failed request (all, without one). */
   invalidateAuth(failed?: HttpResponse): void {
     for (const hook of this.#concerned(failed)) hook.invalidateAuth(failed);
   }
 
-  /**
-   * The first hook's token.
-   *
-   * @returns The token.
-   */
+  /** The first hook's token. */
   getToken(): Promise<TokenData> {
     return this.hooks[0]!.getToken();
   }
@@ -823,31 +644,24 @@ export class CompositeAuthHook implements AuthHookInterface {
 
 // How a token request reaches the transport of the client whose call needs
 // the token, without a public API: the auth layer binds a sender to the
-// call's RequestContext (and to a failed response it asks the hook to
-// refresh after); TokenAuthHook finds it there and hands it to its
-// TokenManager for the synchronous start of getToken()/refreshToken(); the
-// manager keeps it for the run and hands it to each step for the
-// synchronous start of its fetch(), where clientCredentialsStep takes it.
-// A manager used on its own has none: its steps send as they always did.
+// call's RequestContext (and to a failed response it refreshes after);
+// TokenAuthHook makes it current for the synchronous start of the manager's
+// getToken()/refreshToken(); the manager keeps it for the run and makes it
+// current for the synchronous start of each step's fetch(), where
+// clientCredentialsStep reads it. A manager used on its own has none.
 
-/** Senders bound to responses, which are rare: only an auth error to refresh after gets one. */
+/** Senders bound to responses: only an auth error to refresh after gets one. */
 const bound = new WeakMap<object, TokenSender>();
 
 /**
- * Binds `sender` to `key`: a call's RequestContext keeps it in a field of
- * its own (one is bound on every call, so it must cost no more than a
- * store); a response to refresh after, in a weak map.
+ * Binds `sender` to `key`: a call's RequestContext keeps it in a field (one
+ * is bound on every call, so it must cost no more than a store); a response
+ * to refresh after, in a weak map.
  */
 export function bindTokenSender(key: object, sender: TokenSender | undefined): void {
   if (sender === undefined) return;
   if (key instanceof RequestContext) bindContextTokenSender(key, sender);
   else bound.set(key, sender);
-}
-
-/** The sender bound to `key`, if any. */
-function tokenSenderOf(key: unknown): TokenSender | undefined {
-  if (key instanceof RequestContext) return contextTokenSender(key);
-  return typeof key === "object" && key !== null ? bound.get(key) : undefined;
 }
 
 let current: TokenSender | undefined;
@@ -892,12 +706,11 @@ const TOKEN_AUTH_HOOK_KEYS = /* @__PURE__ */ keysOf<TokenAuthHookOptions>(TOKEN_
  * allows. Concurrent calls that all receive a 401 for the same token cause
  * one refresh: a call whose token another call has already replaced just
  * resends with the new one. A token a header cannot carry fails the call
- * with {@linkcode AuthenticationException}, which never shows it. The
- * header is a credential (`credentialHeaders`): a redirect that leaves the
- * origin, or goes from https to http, drops it, whoever set it. Run by a
- * client, a token the manager fetches for it is fetched through that
- * client's transport ({@linkcode clientCredentialsStep}'s request: the
- * client's pool, proxy, TLS settings and hooks, not this hook).
+ * with {@linkcode AuthenticationException}, which never shows it. A
+ * redirect that leaves the origin, or goes from https to http, drops the
+ * header (`credentialHeaders`), whoever set it. Run by a client, the
+ * manager's token requests go through that client's transport (see
+ * {@linkcode clientCredentialsStep}).
  *
  * @example Authenticate with a token manager
  * ```ts
@@ -924,12 +737,7 @@ export class TokenAuthHook extends BaseAuthHook {
   readonly credentialHeaders: readonly string[];
   #current: TokenData | undefined;
 
-  /**
-   * Creates the hook.
-   *
-   * @param tokenManager Gets and refreshes the tokens.
-   * @param options Header name and prefix, retry strategy, exclusions.
-   */
+  /** Creates the hook around `tokenManager`, which gets and refreshes the tokens. */
   constructor(tokenManager: TokenManagerInterface, options: TokenAuthHookOptions = {}) {
     super(options);
     checkKnownKeys("TokenAuthHook options", options, TOKEN_AUTH_HOOK_KEYS);
@@ -948,74 +756,45 @@ export class TokenAuthHook extends BaseAuthHook {
   }
 
   /**
-   * Adds the current token, unless the request carries credentials already.
-   *
-   * @param request The request.
-   * @param context The call's context (a client's tells where its token requests go).
-   * @returns The authenticated request.
+   * Adds the current token, unless the request carries credentials already;
+   * a client's `context` tells where its token requests go.
    */
   async beforeRequest(request: HttpRequest, context?: RequestContext): Promise<HttpRequest> {
     if (carriesCredentials(request, this.authHeaderName)) return request;
-    this.#current = await withTokenSender(
-      tokenSenderOf(context),
-      () => this.tokenManager.getToken(),
-    );
+    const sender = context instanceof RequestContext ? contextTokenSender(context) : undefined;
+    this.#current = await withTokenSender(sender, () => this.tokenManager.getToken());
     // TokenManager refuses such a token itself; another manager may not.
-    const unfit = unfitTokenError(this.authHeaderName, this.#current.accessToken);
-    if (unfit !== undefined) {
-      throw new AuthenticationException(
-        `The token manager returned a token a header cannot carry: ${describeCall(request)}`,
-        { request, cause: unfit },
-      );
-    }
-    return request.withHeaders({ [this.authHeaderName]: this.#valueOf(this.#current) });
+    const { accessToken } = this.#current;
+    return withToken(request, this.authHeaderName, this.authHeaderPrefix, accessToken, "manager");
   }
 
-  /**
-   * Returns a valid token from the manager.
-   *
-   * @returns The token.
-   */
+  /** Returns a valid token from the manager. */
   getToken(): Promise<TokenData> {
     return this.tokenManager.getToken();
   }
 
-  /**
-   * Discards the cached token, unless `failed` was sent with a token that
-   * has already been replaced.
-   *
-   * @param failed The response that failed.
-   */
+  /** Discards the cached token, unless `failed` was sent with one already replaced. */
   override invalidateAuth(failed?: HttpResponse): void {
     if (!this.#isStale(failed)) this.tokenManager.invalidateToken();
   }
 
   /**
-   * Fetches a new token (or joins the refresh in progress); a `failed`
-   * response sent with a token already replaced needs no refresh.
-   *
-   * @param failed The response that failed.
-   * @returns True: the request is to be resent.
+   * Fetches a new token (or joins the refresh in progress), unless `failed`
+   * was sent with one already replaced; true: the request is to be resent.
    */
   override async refreshAuth(failed?: HttpResponse): Promise<boolean> {
     if (this.#isStale(failed)) return true;
-    this.#current = await withTokenSender(
-      tokenSenderOf(failed),
-      () => this.tokenManager.refreshToken(),
-    );
+    const sender = failed === undefined ? undefined : bound.get(failed);
+    this.#current = await withTokenSender(sender, () => this.tokenManager.refreshToken());
     return true;
-  }
-
-  #valueOf(token: TokenData): string {
-    return this.authHeaderPrefix === ""
-      ? token.accessToken
-      : `${this.authHeaderPrefix} ${token.accessToken}`;
   }
 
   /** True when `failed` carried a token other than the current one. */
   #isStale(failed: HttpResponse | undefined): boolean {
     if (failed === undefined || this.#current === undefined) return false;
+    const prefix = this.authHeaderPrefix;
+    const token = this.#current.accessToken;
     return headerValue(failed.request.headers, this.authHeaderName) !==
-      this.#valueOf(this.#current);
+      (prefix === "" ? token : `${prefix} ${token}`);
   }
 }

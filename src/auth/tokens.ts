@@ -1,9 +1,7 @@
-// Getting tokens: TokenManager, which runs a pipeline of token fetch steps
-// (single flight, stale runs, a client's transport), and
-// clientCredentialsStep, the OAuth 2.0 client-credentials step. The hook that
-// sends a manager's token is TokenAuthHook (hooks.ts); this file sits above
-// the client, whose HttpClient sends a step's request when no client's
-// transport is at hand, so nothing below the entry points imports it.
+// Getting tokens: TokenManager, a pipeline of token fetch steps (single
+// flight, stale runs, a client's transport), and clientCredentialsStep, the
+// OAuth 2.0 client-credentials step. This file sits above the client, whose
+// HttpClient sends a step's request when no client's transport is at hand.
 
 import {
   currentTokenSender,
@@ -12,13 +10,12 @@ import {
   withTokenSender,
 } from "./hooks.ts";
 import { HttpClient } from "../client/client.ts";
-import { HttpClientConfigBuilder } from "../config/config.ts";
+import { type HttpClientConfig, HttpClientConfigBuilder } from "../config/config.ts";
 import { TokenData } from "../models/token_data.ts";
 import { AuthenticationException, HttpClientException } from "../errors.ts";
 import { hideCauseText } from "../masking/views.ts";
-import { FetchContext } from "../models/context.ts";
+import { FetchContext, type TokenSender } from "../models/context.ts";
 import { HttpRequest } from "../models/request.ts";
-import type { TokenSender } from "../models/context.ts";
 import { HttpResponse } from "../models/response.ts";
 import {
   checkKnownKeys,
@@ -32,12 +29,7 @@ import {
 export interface TokenFetchStep {
   /** The step's name, unique in the pipeline. */
   readonly name: string;
-  /**
-   * Fetches the step's token; earlier steps' tokens are in `context`.
-   *
-   * @param context The fetch's shared context.
-   * @returns The token.
-   */
+  /** Fetches the step's token; earlier steps' tokens are in `context`. */
   fetch(context: FetchContext): Promise<TokenData>;
 }
 
@@ -47,10 +39,8 @@ export interface TokenManagerOptions {
   refreshSkewSeconds?: number | undefined;
   /**
    * A run of the pipeline still going after this many seconds is no longer
-   * joined: the next call starts a new run, and the old one's tokens, should
-   * they come, are dropped. Default 30. A call waiting for a token is bounded
-   * by its own timeout anyway; this keeps one hung token endpoint from
-   * holding every later call for good.
+   * joined: the next call starts a new one and the old one's tokens are
+   * dropped, so a hung token endpoint cannot hold every later call. Default 30.
    */
   staleRunSeconds?: number | undefined;
 }
@@ -67,16 +57,15 @@ const MANAGER_OPTION_KEYS = keysOf<TokenManagerOptions>({
  * last step's token is the one used. Concurrent calls share one run of the
  * pipeline (single flight), so 100 requests meeting an expired token cause
  * one fetch. A run started for a client's call (by its
- * {@linkcode TokenAuthHook}) sends the requests of
- * {@linkcode clientCredentialsStep} through that client's transport; calls
- * of other clients that join the run share it, and fetch again through
- * their own if that client closes first. A failing step raises
- * {@linkcode AuthenticationException} naming the step and the class of its error (and the status, for one of
- * this library's exceptions that carries a response), with the error as
- * `cause`: never the error's message, which may hold a secret (a token
- * endpoint echoing the client secret). A token that a header cannot carry
- * (CR, LF, NUL, other control characters, anything above U+00FF) fails its
- * step the same way, without the token.
+ * {@linkcode TokenAuthHook}) sends {@linkcode clientCredentialsStep}'s
+ * requests through that client's transport; calls of other clients that
+ * join the run fetch again through their own if that client closes first.
+ * A failing step raises {@linkcode AuthenticationException} naming the step
+ * and the class of its error (and the status, for one of this library's
+ * exceptions that carries a response), with the error as `cause`: never its
+ * message, which may hold a secret (a token endpoint echoing the client
+ * secret). A token a header cannot carry (CR, LF, NUL, other control
+ * characters, anything above U+00FF) fails its step the same way, unshown.
  *
  * @example A two-step pipeline
  * ```ts
@@ -105,22 +94,18 @@ export class TokenManager implements TokenManagerInterface {
   /** The tokens of every step so far. */
   readonly context: FetchContext = new FetchContext();
   readonly #steps: readonly TokenFetchStep[];
+  readonly #last: string;
   readonly #skewSeconds: number;
   readonly #staleRunMs: number;
   #running: Promise<TokenData> | undefined;
-  /** The sender of the run in progress: the transport of the client whose call started it. */
+  /** The run in progress's sender: the transport of the client whose call started it. */
   #runSender: TokenSender | undefined;
   /** When the run in progress started, on the `performance.now()` clock. */
   #runStarted = 0;
   /** Counts the runs started: a run's tokens are stored only while it is the latest. */
   #generation = 0;
 
-  /**
-   * Creates the manager.
-   *
-   * @param steps The ordered steps; at least one.
-   * @param options The refresh skew, and when a run is too old to join.
-   */
+  /** Creates the manager from at least one step. */
   constructor(steps: readonly TokenFetchStep[], options: TokenManagerOptions = {}) {
     if (!Array.isArray(steps) || steps.length === 0) {
       throw new TypeError("Invalid steps: expected at least one token fetch step");
@@ -134,16 +119,12 @@ export class TokenManager implements TokenManagerInterface {
     }
     checkKnownKeys("TokenManager options", options, MANAGER_OPTION_KEYS);
     this.#steps = [...steps];
+    this.#last = this.#steps.at(-1)!.name;
     this.#skewSeconds = validateSeconds("refreshSkewSeconds", options.refreshSkewSeconds ?? 30);
     this.#staleRunMs = validateSeconds("staleRunSeconds", options.staleRunSeconds ?? 30) * 1000;
   }
 
-  /**
-   * Returns the last step's token while it is valid; otherwise runs the
-   * pipeline (or joins the run in progress).
-   *
-   * @returns The token.
-   */
+  /** Returns the last step's token while it is valid; otherwise runs the pipeline (or joins the run). */
   getToken(): Promise<TokenData> {
     const running = this.#joinable();
     if (running !== undefined) return this.#join(running, () => this.getToken());
@@ -152,12 +133,7 @@ export class TokenManager implements TokenManagerInterface {
     return this.#run(false);
   }
 
-  /**
-   * Fetches a new last-step token (earlier steps only when expired), or
-   * joins the run in progress.
-   *
-   * @returns The new token.
-   */
+  /** Fetches a new last-step token (earlier steps only when expired), or joins the run. */
   refreshToken(): Promise<TokenData> {
     const running = this.#joinable();
     return running === undefined ? this.#run(true) : this.#join(running, () => this.refreshToken());
@@ -168,10 +144,7 @@ export class TokenManager implements TokenManagerInterface {
     if (this.#joinable() === undefined) this.context.tokens.delete(this.#last);
   }
 
-  /**
-   * The run in progress, unless it has gone on too long to be worth joining,
-   * or the client whose transport it sends through has closed.
-   */
+  /** The run in progress, unless it has gone on too long, or its client has closed. */
   #joinable(): Promise<TokenData> | undefined {
     if (this.#running === undefined || this.#runSender?.closed?.aborted) return undefined;
     return performance.now() - this.#runStarted > this.#staleRunMs ? undefined : this.#running;
@@ -184,18 +157,13 @@ export class TokenManager implements TokenManagerInterface {
    * must not fail the calls of another sharing this manager.
    */
   #join(running: Promise<TokenData>, again: () => Promise<TokenData>): Promise<TokenData> {
-    const runSender = this.#runSender;
     const own = currentTokenSender();
-    const closed = runSender?.closed;
-    if (own === runSender || closed === undefined) return running;
+    const closed = this.#runSender?.closed;
+    if (own === this.#runSender || closed === undefined) return running;
     return running.catch((error) => {
       if (!closed.aborted || own?.closed?.aborted) throw error;
       return withTokenSender(own, again);
     });
-  }
-
-  get #last(): string {
-    return this.#steps.at(-1)!.name;
   }
 
   #isValid(token: TokenData): boolean {
@@ -205,15 +173,13 @@ export class TokenManager implements TokenManagerInterface {
   #run(forceLast: boolean): Promise<TokenData> {
     const generation = ++this.#generation;
     this.#runStarted = performance.now();
-    // The transport of the client whose call started the run (none when used on its own).
-    const sender = currentTokenSender();
-    this.#runSender = sender;
+    const sender = this.#runSender = currentTokenSender();
     const run = (async () => {
       let token: TokenData | undefined;
       for (const [index, step] of this.#steps.entries()) {
         const known = this.context.getToken(step.name);
-        const isLast = index === this.#steps.length - 1;
-        if (known !== undefined && this.#isValid(known) && !(isLast && forceLast)) {
+        const force = forceLast && index === this.#steps.length - 1;
+        if (known !== undefined && this.#isValid(known) && !force) {
           token = known;
           continue;
         }
@@ -232,39 +198,32 @@ export class TokenManager implements TokenManagerInterface {
   }
 }
 
+const stepFailed = (name: string, reason: string, cause?: unknown) =>
+  new AuthenticationException(`Token step '${name}' failed: ${reason}`, { cause });
+
 async function fetchStep(
   step: TokenFetchStep,
   context: FetchContext,
   sender: TokenSender | undefined,
 ): Promise<TokenData> {
-  const fail = (reason: string, cause?: unknown) =>
-    new AuthenticationException(
-      `Token step '${step.name}' failed: ${reason}`,
-      cause === undefined ? {} : { cause },
-    );
   let token: unknown;
   try {
     token = await withTokenSender(sender, () => step.fetch(context));
   } catch (cause) {
     // Ours already names the step and holds no secret (clientCredentialsStep's status).
     if (cause instanceof AuthenticationException) throw cause;
-    // The cause's text may quote a secret: views show only its class.
-    throw hideCauseText(fail(`it threw ${describeError(cause)}`, cause));
+    // The cause's text may quote a secret: views show only its class, and its status if ours.
+    const response = cause instanceof HttpClientException
+      ? (cause as { response?: unknown }).response
+      : undefined;
+    const status = response instanceof HttpResponse ? ` (status ${response.statusCode})` : "";
+    throw hideCauseText(stepFailed(step.name, `it threw ${describeType(cause)}${status}`, cause));
   }
-  if (!(token instanceof TokenData)) throw fail("it returned no TokenData");
+  if (!(token instanceof TokenData)) throw stepFailed(step.name, "it returned no TokenData");
   if (!fitsInHeader(token.accessToken)) {
-    throw fail("its token holds characters a header cannot carry");
+    throw stepFailed(step.name, "its token holds characters a header cannot carry");
   }
   return token;
-}
-
-/** The class of `error`, and the status when it is one of ours that carries a response. */
-function describeError(error: unknown): string {
-  const response = error instanceof HttpClientException
-    ? (error as { response?: unknown }).response
-    : undefined;
-  const status = response instanceof HttpResponse ? ` (status ${response.statusCode})` : "";
-  return `${describeType(error)}${status}`;
 }
 
 /** Options of {@linkcode clientCredentialsStep}. */
@@ -279,16 +238,9 @@ export interface ClientCredentialsOptions {
   scope?: string | undefined;
   /** The step's name in the pipeline. Default `client_credentials`. */
   name?: string | undefined;
-  /**
-   * Where the client credentials go: `header` (HTTP Basic, the default, as
-   * RFC 6749 §2.3.1 recommends) or `body` (`client_id` and `client_secret`
-   * form fields).
-   */
+  /** Where the credentials go: `header` (Basic, the default, RFC 6749 §2.3.1) or `body` (form fields). */
   credentialsIn?: "header" | "body" | undefined;
-  /**
-   * The token request's timeout in seconds. Default: the timeout of the
-   * client the request goes through (30 on its own).
-   */
+  /** The token request's timeout in seconds. Default: its client's (30 on its own). */
   timeout?: number | undefined;
 }
 
@@ -308,11 +260,11 @@ const CLIENT_CREDENTIALS_KEYS = keysOf<ClientCredentialsOptions>({
  * call (its {@linkcode TokenAuthHook}), the token request goes through that
  * client's transport: its pool (so its proxy and `withTls` settings) and
  * its logging hooks (`withLogging` logs it, secrets masked), not its other
- * hooks, its auth hook nor its cookie jar, without retries; the call's timeouts, signal
- * and the client's close bound the wait for it. A {@linkcode TokenManager}
- * used on its own sends it with a client of its own. A failure is an
- * {@linkcode AuthenticationException} naming the step and the status (and
- * the OAuth `error` code when given), never the secret.
+ * hooks, its auth hook nor its cookie jar, without retries; the call's
+ * timeouts, signal and the client's close bound the wait for it. A
+ * {@linkcode TokenManager} used on its own sends it with a client of its
+ * own. A failure is an {@linkcode AuthenticationException} naming the step
+ * and the status (and the OAuth `error` code when given), never the secret.
  *
  * @example Authenticate with client credentials
  * ```ts
@@ -343,8 +295,6 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
   });
   if (options.timeout !== undefined) builder.withTimeout(options.timeout);
   const config = builder.build();
-  const fail = (reason: string) =>
-    new AuthenticationException(`Token step '${name}' failed: ${reason}`);
   const request = new HttpRequest("POST", config.baseUrl!, {
     data: {
       grant_type: "client_credentials",
@@ -362,21 +312,23 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
       const send = currentTokenSender();
       const response = send === undefined ? await sendAlone(request, config) : await send(request);
       const body = response.jsonOrUndefined<Record<string, unknown>>();
+      const status = `status ${response.statusCode}`;
       if (!response.isSuccess) {
         const code = typeof body?.error === "string" && /^[\w.-]{1,64}$/.test(body.error)
           ? ` (${body.error})`
           : "";
-        throw fail(`status ${response.statusCode}${code}`);
+        throw stepFailed(name, `${status}${code}`);
       }
       if (typeof body !== "object" || body === null) {
-        throw fail(`the response is not JSON (status ${response.statusCode})`);
+        throw stepFailed(name, `the response is not JSON (${status})`);
       }
       if (typeof body.access_token !== "string" || body.access_token === "") {
-        throw fail(`the response has no access_token (status ${response.statusCode})`);
+        throw stepFailed(name, `the response has no access_token (${status})`);
       }
       if (!fitsInHeader(body.access_token)) {
-        throw fail(
-          `the access_token holds characters a header cannot carry (status ${response.statusCode})`,
+        throw stepFailed(
+          name,
+          `the access_token holds characters a header cannot carry (${status})`,
         );
       }
       return TokenData.fromOAuth2(body);
@@ -385,10 +337,7 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
 }
 
 /** Sends the token request with a client of its own, closed after it. */
-async function sendAlone(
-  request: HttpRequest,
-  config: ReturnType<HttpClientConfigBuilder["build"]>,
-): Promise<HttpResponse> {
+async function sendAlone(request: HttpRequest, config: HttpClientConfig): Promise<HttpResponse> {
   await using client = new HttpClient(config);
   return await client.request(request);
 }

@@ -37,11 +37,7 @@ export class CorrelationIdHook implements RequestHookInterface {
   readonly headerName: string;
   readonly #checkedName: string;
 
-  /**
-   * Creates the hook.
-   *
-   * @param options The header name.
-   */
+  /** Creates the hook. */
   constructor(options: CorrelationIdHookOptions = {}) {
     checkKnownKeys("CorrelationIdHook options", options, CORRELATION_OPTION_KEYS);
     this.headerName = options.headerName ?? "X-Correlation-ID";
@@ -49,13 +45,7 @@ export class CorrelationIdHook implements RequestHookInterface {
     this.#checkedName = this.headerName;
   }
 
-  /**
-   * Adds the call's correlation ID to the request.
-   *
-   * @param request The request.
-   * @param context The call's context.
-   * @returns A copy of the request with the header.
-   */
+  /** Adds the call's correlation ID to a copy of the request. */
   beforeRequest(request: HttpRequest, context: RequestContext): HttpRequest {
     const given = context.metadata.correlationId;
     if (given !== undefined && given !== null) {
@@ -92,13 +82,7 @@ export class CorrelationIdHook implements RequestHookInterface {
  * ```
  */
 export class RateLimitResponseHook implements ResponseHookInterface {
-  /**
-   * Stores the rate-limit headers in the context.
-   *
-   * @param response The response.
-   * @param context The call's context.
-   * @returns The same response.
-   */
+  /** Stores the rate-limit headers in the context; returns the same response. */
   afterResponse(response: HttpResponse, context: RequestContext): HttpResponse {
     const remaining = numberOf(response.header("x-ratelimit-remaining"));
     const reset = numberOf(response.header("x-ratelimit-reset"));

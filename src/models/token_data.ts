@@ -57,11 +57,7 @@ export class TokenData {
   /** The granted scope, when given. */
   readonly scope?: string;
 
-  /**
-   * Creates a token. An empty or non-string `accessToken` is a TypeError.
-   *
-   * @param init The token, its type and expiry.
-   */
+  /** Creates a token. An empty or non-string `accessToken` is a TypeError. */
   constructor(init: TokenDataInit) {
     checkKnownKeys("TokenData init", init, INIT_KEYS);
     this.accessToken = requireText("accessToken", init.accessToken);
@@ -79,11 +75,8 @@ export class TokenData {
 
   /**
    * Reads an RFC 6749 token response (`access_token`, `token_type`,
-   * `expires_in`, `refresh_token`, `scope`).
-   *
-   * @param json The parsed JSON body of a token endpoint.
-   * @returns The token.
-   * @throws {TypeError} When `access_token` is missing or not a string.
+   * `expires_in`, `refresh_token`, `scope`), parsed; a TypeError without a
+   * string `access_token`.
    */
   static fromOAuth2(json: unknown): TokenData {
     const body = (typeof json === "object" && json !== null ? json : {}) as Record<string, unknown>;
@@ -97,22 +90,12 @@ export class TokenData {
     });
   }
 
-  /**
-   * Tells whether the token has expired, or will within `skewSeconds`.
-   *
-   * @param now The current time in epoch milliseconds.
-   * @param skewSeconds How early to treat the token as expired.
-   * @returns True when expired; a token without expiry never is.
-   */
+  /** Whether it has expired at `now` (epoch ms), or will within `skewSeconds`; never without expiry. */
   isExpired(now: number = Date.now(), skewSeconds = 0): boolean {
     return this.expiresAt !== undefined && now + skewSeconds * 1000 >= this.expiresAt;
   }
 
-  /**
-   * A description with the token masked.
-   *
-   * @returns The description.
-   */
+  /** A description with the token masked. */
   toString(): string {
     const expiry = this.expiresAt === undefined
       ? "no expiry"
@@ -130,7 +113,7 @@ defineRedactedInspect(TokenData, (token) => ({
 }));
 
 function checkFinite(field: string, value: number): number {
-  if (typeof value !== "number" || !Number.isFinite(value)) {
+  if (!Number.isFinite(value)) {
     throw new TypeError(`Invalid ${field}: expected a finite number`);
   }
   return value;
