@@ -9,19 +9,12 @@ export const MASK = "***";
 
 /**
  * Query parameter names whose values are masked wherever a URL is shown,
- * compared without regard to case (after percent-decoding). They are the
- * names real APIs put credentials in: OAuth and bearer tokens
- * (`access_token`, `refresh_token`, `id_token`, `token`, `auth_token`,
- * `api_token`, OAuth 1's `oauth_token` and `oauth_signature`), API keys
- * (`api_key`, `apikey`, `api-key`, and `key`, Google's name for one),
- * secrets and passwords (`client_secret`, `client_assertion`, `secret`,
- * `password`, `passwd`, `pwd`), signed URLs (`signature`, `sig` of Azure
- * SAS, `x-amz-signature`, `x-amz-security-token`, `x-goog-signature`),
- * `auth`, `authorization`, `jwt`, and sessions (`session`, `session_id`,
- * `sessionid`). Left out on purpose: `code`, which names error, country and
- * promotion codes far more often than the OAuth authorization code (that one
- * arrives at a redirect URI; a client sends it in a form body), and `state`
- * and `sid`, which are not credentials.
+ * compared without regard to case (after percent-decoding): the names real
+ * APIs put credentials in (OAuth, API keys, secrets and passwords, signed
+ * URLs of S3, GCS and Azure SAS, sessions). Left out on purpose: `code`,
+ * which names error, country and promotion codes far more often than the
+ * OAuth authorization code (that one arrives at a redirect URI; a client
+ * sends it in a form body), and `state` and `sid`, which are not credentials.
  */
 export const SENSITIVE_QUERY_NAMES: ReadonlySet<string> = new Set([
   "access_token",
