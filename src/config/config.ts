@@ -1,10 +1,9 @@
 // The configuration of a client: the frozen `HttpClientConfig`, its
-// defaults, the builder that makes it and the checks of the builder's
-// inputs (each a TypeError or RangeError naming the field, never quoting a
-// credential: URLs are masked), the last step of every configuration
-// (`frozenConfig`), its masked view, and the retry policy (its options,
-// defaults and checks, at the end). The network settings and their checks
-// are network.ts's.
+// defaults, the builder and the checks of its inputs (each a TypeError or
+// RangeError naming the field, never quoting a credential), `frozenConfig`,
+// the masked view, and the retry policy. The network settings are
+// network.ts's; the decisions made with the retry policy are the send
+// path's (send/attempts.ts; the Idempotency-Key, client/call.ts).
 
 import {
   checkKnownKeys,
@@ -110,10 +109,6 @@ export interface HttpClientConfig {
    */
   readonly cookies?: CookieJarLike | true | undefined;
 }
-
-// The retry policy a client is configured with: its options, the defaults
-// and their checks. The decisions made with it are the send path's
-// (send/attempts.ts; the Idempotency-Key, client/call.ts).
 
 /** How retries behave; every field is optional in {@linkcode HttpClientConfigBuilder.withRetry}. */
 export interface RetryOptions {
@@ -252,6 +247,11 @@ export interface TokenAuthOptions extends TokenAuthHookOptions {
   /** Gets and refreshes the tokens. */
   tokenManager: TokenManagerInterface;
 }
+
+const TOKEN_AUTH_KEYS = keysOf<TokenAuthOptions>({
+  ...TOKEN_AUTH_HOOK_OPTIONS,
+  tokenManager: true,
+});
 
 /** Options of {@linkcode HttpClientConfigBuilder.withLogging}. */
 export interface LoggingOptions {
@@ -444,14 +444,19 @@ export class HttpClientConfigBuilder {
 
   /** Sets a custom transport, a function with `fetch`'s signature, used instead of the pool. */
   withFetch(fetchLike: FetchLike): this {
-    this.#config.fetch = checkFetch(fetchLike);
+    if (typeof fetchLike !== "function") {
+      throw new TypeError(`Invalid fetch: expected a function, got ${describeType(fetchLike)}`);
+    }
+    this.#config.fetch = fetchLike;
     return this;
   }
 
   /** Appends a request hook, an object with `beforeRequest(request, context)`; they run in order. */
   withRequestHook(hook: RequestHookInterface): this {
-    const checked = checkHook("request", hook, "beforeRequest");
-    this.#config.requestHooks = [...this.#config.requestHooks, checked];
+    this.#config.requestHooks = [
+      ...this.#config.requestHooks,
+      checkHook("request", hook, "beforeRequest"),
+    ];
     return this;
   }
 
@@ -489,8 +494,7 @@ export class HttpClientConfigBuilder {
    * @throws {TypeError} When one is neither a function nor an object with `handle()`.
    */
   withMiddleware(...middleware: Middleware[]): this {
-    const checked = middleware.map(checkMiddleware);
-    this.#config.middleware = [...this.#config.middleware, ...checked];
+    this.#config.middleware = [...this.#config.middleware, ...middleware.map(checkMiddleware)];
     return this;
   }
 
@@ -500,7 +504,11 @@ export class HttpClientConfigBuilder {
    * and where).
    */
   withLogging(options: LoggingOptions = {}): this {
-    const [request, response, error] = loggingHooks(options);
+    checkKnownKeys("logging options", options, LOGGING_KEYS);
+    const { logger, sensitiveKeys } = options;
+    const request = new LoggingRequestHook(options);
+    const response = new LoggingResponseHook(options);
+    const error = new LoggingErrorHook({ logger, sensitiveKeys });
     return this.withRequestHook(request).withResponseHook(response).withErrorHook(error);
   }
 
@@ -528,7 +536,9 @@ export class HttpClientConfigBuilder {
 
   /** Sets a {@linkcode TokenAuthHook} over `options.tokenManager`, with the hook's options, as the auth hook. */
   withTokenAuth(options: TokenAuthOptions): this {
-    return this.withAuthHook(tokenAuthHook(options));
+    checkKnownKeys("token auth options", options, TOKEN_AUTH_KEYS);
+    const { tokenManager, ...hookOptions } = options;
+    return this.withAuthHook(new TokenAuthHook(tokenManager, hookOptions));
   }
 
   /**
@@ -566,12 +576,7 @@ export function frozenConfig(config: HttpClientConfig): HttpClientConfig {
   return Object.freeze(withView(frozen, () => configView(frozen), "HttpClientConfig"));
 }
 
-// What console.log() and JSON.stringify() show of a configuration: the base
-// URL's user-info, credential-like default headers and pool options (a
-// proxy's `basicAuth`, a proxy URL's user-info) and the TLS `key` masked; a
-// cookie jar by name only.
-
-/** The masked view of a configuration, a plain object. */
+/** The masked view of a configuration, a plain object (see {@linkcode HttpClientConfig}). */
 export function configView(config: HttpClientConfig): Record<string, unknown> {
   return {
     ...config,
@@ -602,14 +607,6 @@ export function checkBaseUrl(baseUrl: unknown): string {
     );
   }
   return String(baseUrl);
-}
-
-/** A custom transport: a function. */
-function checkFetch(fetchLike: FetchLike): FetchLike {
-  if (typeof fetchLike !== "function") {
-    throw new TypeError(`Invalid fetch: expected a function, got ${describeType(fetchLike)}`);
-  }
-  return fetchLike;
 }
 
 /** A hook of `kind` ("request", "response"…): an object whose `method` is a function. */
@@ -675,31 +672,4 @@ function checkAuthOrigins(origins: Iterable<string | URL>): Set<string> {
     set.add(parsed.origin);
   }
   return set;
-}
-
-// The hooks the builder's `withTokenAuth()` and `withLogging()` make.
-
-const TOKEN_AUTH_KEYS = keysOf<TokenAuthOptions>({
-  ...TOKEN_AUTH_HOOK_OPTIONS,
-  tokenManager: true,
-});
-
-/** The auth hook of `withTokenAuth(options)`; a key that is not an option is a TypeError naming it. */
-function tokenAuthHook(options: TokenAuthOptions): TokenAuthHook {
-  checkKnownKeys("token auth options", options, TOKEN_AUTH_KEYS);
-  const { tokenManager, ...hookOptions } = options;
-  return new TokenAuthHook(tokenManager, hookOptions);
-}
-
-/** The three hooks of `withLogging(options)`; a key that is not an option is a TypeError naming it. */
-function loggingHooks(
-  options: LoggingOptions,
-): [LoggingRequestHook, LoggingResponseHook, LoggingErrorHook] {
-  checkKnownKeys("logging options", options, LOGGING_KEYS);
-  const { logger, sensitiveKeys } = options;
-  return [
-    new LoggingRequestHook(options),
-    new LoggingResponseHook(options),
-    new LoggingErrorHook({ logger, sensitiveKeys }),
-  ];
 }

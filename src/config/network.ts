@@ -64,10 +64,6 @@ export interface TlsOptions {
   key?: string | undefined;
 }
 
-// The proxy: a URL becomes a frozen setting whose credentials are out of
-// every view (console.log(), JSON.stringify(), errors), and a `noProxy` list
-// becomes lower-case entries.
-
 /**
  * The proxy setting for `url`: an absolute `http:` or `https:` URL with no
  * path, query or fragment; its user-info, percent-decoded, becomes the
@@ -98,7 +94,6 @@ export function checkProxy(url: unknown, options: ProxyOptions = {}): ProxySetti
     // Not enumerable: a spread, console.log() or JSON.stringify() of the setting leaves it out.
     Object.defineProperty(setting, "credentials", { value: credentials });
   }
-  // The views show the URL with its password masked.
   const maskedUrl = redactUrl(parsed.href).replace(/\/$/, "");
   return Object.freeze(withView(setting, () => ({ ...setting, url: maskedUrl })));
 }
@@ -107,9 +102,6 @@ const PROXY_OPTION_KEYS = keysOf<ProxyOptions>({ noProxy: true });
 
 /** The `noProxy` option as trimmed, lower-case entries, empty ones dropped. */
 function checkNoProxy(options: ProxyOptions): readonly string[] {
-  if (options === null || typeof options !== "object") {
-    throw new TypeError(`Invalid proxy options: expected an object, got ${describeType(options)}`);
-  }
   checkKnownKeys("proxy options", options, PROXY_OPTION_KEYS);
   const { noProxy = [] } = options;
   const list = typeof noProxy === "string" ? noProxy.split(",") : noProxy;
@@ -130,9 +122,6 @@ function decodeUserInfo(part: string, shown: string): string {
     throw new TypeError(`Invalid proxy: its user-info is not valid percent-encoding: ${shown}`);
   }
 }
-
-// TLS: PEM text checked without ever quoting it, the private key masked in
-// every view.
 
 const TLS_KEYS = keysOf<TlsOptions>({ caCerts: true, cert: true, key: true });
 const CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
@@ -189,8 +178,6 @@ export function tlsView(settings: TlsSettings): Record<string, unknown> {
   return { ...settings, ...(settings.key === undefined ? {} : { key: "***" }) };
 }
 
-// The pool.
-
 /**
  * A frozen copy of the pool options, which must be a plain object. A proxy
  * and TLS options are refused there: they would apply on Deno only, or be
@@ -217,9 +204,6 @@ function checkObject(field: string, value: unknown): asserts value is Record<str
   }
 }
 
-// What `build()` refuses: network settings the client could not apply are
-// refused, never ignored.
-
 /**
  * Refuses, at `build()`, network settings the client could not apply: with
  * a custom `withFetch` transport (which has no pool to give them to), or on
@@ -234,48 +218,35 @@ export function checkNetwork(
   },
   scope?: RuntimeGlobals,
 ): void {
-  checkCookies(config, scope);
-  if (config.proxy) {
-    if (config.fetch !== undefined) {
-      throw new TypeError(
-        "Invalid proxy: a custom fetch (withFetch()) sends without the pool's proxy",
-      );
-    }
-    if (!runtime.pooled) {
-      throw new TypeError(
-        `Invalid proxy: ${runtimeName()} has no connection pool to send through it`,
-      );
-    }
-  }
-  if (config.tls === undefined) return;
-  if (config.fetch !== undefined) {
-    throw new TypeError(
-      "Invalid tls: a custom fetch (withFetch) cannot apply withTls(); configure TLS in that fetch",
-    );
-  }
-  if (!runtime.pooled) {
-    throw new TypeError(
-      `Invalid tls: ${runtimeName()} has no connection pool API to apply withTls()`,
-    );
-  }
-}
-
-/**
- * A browser's fetch (a page's or a web worker's) never shows a response's
- * Set-Cookie and drops a Cookie header it is given: a jar there would keep
- * nothing and send nothing, in silence. Cookies are the browser's own, so a
- * jar is refused; a custom `withFetch` may be another fetch, and keeps it.
- */
-function checkCookies(
-  config: { readonly fetch?: unknown; readonly cookies?: unknown },
-  scope?: RuntimeGlobals,
-): void {
-  if (config.cookies === undefined || config.fetch !== undefined) return;
-  const name = runtimeName(scope);
+  // A browser's fetch (a page's or a web worker's) never shows a response's
+  // Set-Cookie and drops a Cookie header it is given: a jar there would keep
+  // nothing and send nothing, in silence. Cookies are the browser's own, so a
+  // jar is refused; a custom `withFetch` may be another fetch, and keeps it.
+  const name = config.cookies === undefined || config.fetch !== undefined
+    ? undefined
+    : runtimeName(scope);
   if (name === "a browser" || name === "a web worker") {
     throw new TypeError(
       `Invalid cookies: ${name} keeps cookies itself (its fetch hides Set-Cookie and ` +
         "drops a Cookie header); leave them to it and do not call withCookies()",
+    );
+  }
+  const refuse = (field: string, withFetch: string, withoutPool: string) => {
+    if (config.fetch !== undefined) throw new TypeError(`Invalid ${field}: ${withFetch}`);
+    if (!runtime.pooled) throw new TypeError(`Invalid ${field}: ${runtimeName()} ${withoutPool}`);
+  };
+  if (config.proxy) {
+    refuse(
+      "proxy",
+      "a custom fetch (withFetch()) sends without the pool's proxy",
+      "has no connection pool to send through it",
+    );
+  }
+  if (config.tls !== undefined) {
+    refuse(
+      "tls",
+      "a custom fetch (withFetch) cannot apply withTls(); configure TLS in that fetch",
+      "has no connection pool API to apply withTls()",
     );
   }
 }

@@ -4,28 +4,17 @@
 // console.log() and JSON.stringify() view masks it, exceptions and their
 // causes included.
 
-// What the library shows of a URL: its user-info and the values of
-// credential-like query parameters are masked in every message, log line,
-// toString(), console.log() and JSON.stringify() view.
-
 /** The mask written in place of a secret. */
 export const MASK = "***";
 
 /**
  * Query parameter names whose values are masked wherever a URL is shown,
- * compared without regard to case (after percent-decoding). They are the
- * names real APIs put credentials in: OAuth and bearer tokens
- * (`access_token`, `refresh_token`, `id_token`, `token`, `auth_token`,
- * `api_token`, OAuth 1's `oauth_token` and `oauth_signature`), API keys
- * (`api_key`, `apikey`, `api-key`, and `key`, Google's name for one),
- * secrets and passwords (`client_secret`, `client_assertion`, `secret`,
- * `password`, `passwd`, `pwd`), signed URLs (`signature`, `sig` of Azure
- * SAS, `x-amz-signature`, `x-amz-security-token`, `x-goog-signature`),
- * `auth`, `authorization`, `jwt`, and sessions (`session`, `session_id`,
- * `sessionid`). Left out on purpose: `code`, which names error, country and
- * promotion codes far more often than the OAuth authorization code (that one
- * arrives at a redirect URI; a client sends it in a form body), and `state`
- * and `sid`, which are not credentials.
+ * compared without regard to case (after percent-decoding): the names real
+ * APIs put credentials in (OAuth, API keys, secrets and passwords, signed
+ * URLs of S3, GCS and Azure SAS, sessions). Left out on purpose: `code`,
+ * which names error, country and promotion codes far more often than the
+ * OAuth authorization code (that one arrives at a redirect URI; a client
+ * sends it in a form body), and `state` and `sid`, which are not credentials.
  */
 export const SENSITIVE_QUERY_NAMES: ReadonlySet<string> = new Set([
   "access_token",
@@ -149,8 +138,11 @@ export function redactQuery(text: string, extra: ReadonlySet<string> = NO_NAMES)
   return shown;
 }
 
-function indexOfAny(text: string, chars: string, from: number): number {
-  for (let i = from; i < text.length; i++) if (chars.includes(text[i]!)) return i;
+/** The first index from `from` of one of `chars` (or, with `blank`, of white space), or the length. */
+function indexOfAny(text: string, chars: string, from: number, blank = false): number {
+  for (let i = from; i < text.length; i++) {
+    if (chars.includes(text[i]!) || blank && /\s/.test(text[i]!)) return i;
+  }
   return text.length;
 }
 
@@ -249,12 +241,12 @@ function maskPairs(text: string, extra: ReadonlySet<string>): string {
   let shown = "";
   let copied = 0;
   for (let at = indexOfAny(text, "?&;#", 0); at < text.length;) {
-    const nameEnd = indexOfAnyOrBlank(text, "=?&;#", at + 1);
+    const nameEnd = indexOfAny(text, "=?&;#", at + 1, true);
     if (nameEnd === at + 1 || text[nameEnd] !== "=") {
       at = indexOfAny(text, "?&;#", at + 1);
       continue;
     }
-    const valueEnd = withoutClosing(text, nameEnd + 1, indexOfAnyOrBlank(text, "&", nameEnd + 1));
+    const valueEnd = withoutClosing(text, nameEnd + 1, indexOfAny(text, "&", nameEnd + 1, true));
     if (isSensitive(text.slice(at + 1, nameEnd), extra)) {
       shown += `${text.slice(copied, nameEnd + 1)}${MASK}`;
       copied = valueEnd;
@@ -262,15 +254,6 @@ function maskPairs(text: string, extra: ReadonlySet<string>): string {
     at = indexOfAny(text, "?&;#", valueEnd);
   }
   return copied === 0 ? text : shown + text.slice(copied);
-}
-
-/** The first index from `from` of one of `chars` or of white space, or the length. */
-function indexOfAnyOrBlank(text: string, chars: string, from: number): number {
-  for (let i = from; i < text.length; i++) {
-    const char = text[i]!;
-    if (chars.includes(char) || /\s/.test(char)) return i;
-  }
-  return text.length;
 }
 
 // The masked views of headers, fields, params, forms and objects.
@@ -292,6 +275,19 @@ export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
  */
 const CREDENTIAL_LIKE = /auth|token|secret|key|cookie|session|passw/i;
 
+/** A copy of `record`: the values of the names `hidden` holds for masked, the others `shown`. */
+function maskRecord<T, U = T>(
+  record: Readonly<Record<string, T>>,
+  hidden: (name: string) => boolean,
+  shown: (value: T) => U = (value) => value as unknown as U,
+): Record<string, U | typeof MASK> {
+  const masked: Record<string, U | typeof MASK> = {};
+  for (const [name, value] of Object.entries(record)) {
+    masked[name] = hidden(name) ? MASK : shown(value);
+  }
+  return masked;
+}
+
 /**
  * A copy of `headers` for a `console.log()` view: sensitive and
  * credential-like values masked, and the URLs in the others (`Location`,
@@ -300,13 +296,11 @@ const CREDENTIAL_LIKE = /auth|token|secret|key|cookie|session|passw/i;
 export function maskHeadersForView(
   headers: Readonly<Record<string, string>>,
 ): Record<string, string> {
-  const masked: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    masked[name] = SENSITIVE_HEADERS.has(name.toLowerCase()) || CREDENTIAL_LIKE.test(name)
-      ? MASK
-      : redactText(value);
-  }
-  return masked;
+  return maskRecord(
+    headers,
+    (name) => SENSITIVE_HEADERS.has(name.toLowerCase()) || CREDENTIAL_LIKE.test(name),
+    (value) => redactText(value),
+  );
 }
 
 /**
@@ -317,11 +311,7 @@ export function maskHeadersForView(
 export function maskFieldsForView<T>(
   fields: Readonly<Record<string, T>>,
 ): Record<string, T | typeof MASK> {
-  const masked: Record<string, T | typeof MASK> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    masked[name] = CREDENTIAL_LIKE.test(name) ? MASK : value;
-  }
-  return masked;
+  return maskRecord(fields, (name) => CREDENTIAL_LIKE.test(name));
 }
 
 /**
@@ -332,16 +322,13 @@ export function maskFieldsForView<T>(
  */
 export function maskHeaders(
   headers: Readonly<Record<string, string>>,
-  extra: ReadonlySet<string> = new Set(),
+  extra: ReadonlySet<string> = NO_NAMES,
 ): Record<string, string> {
-  const masked: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    masked[name] = SENSITIVE_HEADERS.has(lower) || extra.has(lower)
-      ? MASK
-      : redactText(value, extra);
-  }
-  return masked;
+  return maskRecord(
+    headers,
+    (name) => SENSITIVE_HEADERS.has(name.toLowerCase()) || extra.has(name.toLowerCase()),
+    (value) => redactText(value, extra),
+  );
 }
 
 /**
@@ -349,11 +336,7 @@ export function maskHeaders(
  * masked, by the rule of the URL's own query.
  */
 export function maskParamsForView<T>(params: Readonly<Record<string, T>>): Record<string, T> {
-  const masked: Record<string, T> = {};
-  for (const [name, value] of Object.entries(params)) {
-    masked[name] = isSensitiveQueryName(name) ? MASK as T : value;
-  }
-  return masked;
+  return maskRecord(params, isSensitiveQueryName) as Record<string, T>;
 }
 
 /**
@@ -365,9 +348,10 @@ export function maskFormForLog<T>(
   data: Readonly<Record<string, T>>,
   sensitive: ReadonlySet<string>,
 ): Record<string, T> {
-  const masked = maskParamsForView(data);
-  for (const name in masked) if (sensitive.has(name.toLowerCase())) masked[name] = MASK as T;
-  return masked;
+  return maskRecord(
+    data,
+    (name) => isSensitiveQueryName(name) || sensitive.has(name.toLowerCase()),
+  ) as Record<string, T>;
 }
 
 /** How deep {@linkcode maskDeepForView} goes; deeper values are masked whole. */
@@ -406,6 +390,35 @@ export function maskDeepForView(value: unknown, urls: boolean, secret = false, d
 type Inspect = (value: unknown, options?: unknown) => string;
 
 /**
+ * Defines on `target`, not enumerable: `key` giving `view(this)`, and Deno's
+ * and Node's `console.log()` views giving `show(this, inspect, options)`.
+ */
+function defineViews<T>(
+  target: object,
+  key: PropertyKey,
+  view: (self: T) => Record<string, unknown>,
+  show: (self: T, inspect: Inspect, options: unknown) => string,
+): void {
+  Object.defineProperties(target, {
+    [key]: {
+      value(this: T) {
+        return view(this);
+      },
+    },
+    [Symbol.for("Deno.customInspect")]: {
+      value(this: T, inspect: Inspect, options: unknown) {
+        return show(this, inspect, options);
+      },
+    },
+    [Symbol.for("nodejs.util.inspect.custom")]: {
+      value(this: T, _depth: number, options: unknown, inspect: Inspect) {
+        return show(this, inspect, options);
+      },
+    },
+  });
+}
+
+/**
  * Gives `target` (a plain object, such as a built configuration) a
  * `toJSON()` and Deno's and Node's `console.log()` views that show `view()`,
  * after `label` when one is given. The properties are not enumerable, so a
@@ -416,15 +429,11 @@ export function withView<T extends object>(
   view: () => Record<string, unknown>,
   label?: string,
 ): T {
-  const show = (inspect: Inspect, options: unknown) =>
-    label === undefined ? inspect(view(), options) : `${label} ${inspect(view(), options)}`;
-  return Object.defineProperties(target, {
-    toJSON: { value: view },
-    [Symbol.for("Deno.customInspect")]: { value: show },
-    [Symbol.for("nodejs.util.inspect.custom")]: {
-      value: (_depth: number, options: unknown, inspect: Inspect) => show(inspect, options),
-    },
+  defineViews(target, "toJSON", view, (_, inspect, options) => {
+    const shown = inspect(view(), options);
+    return label === undefined ? shown : `${label} ${shown}`;
   });
+  return target;
 }
 
 /** Where {@linkcode defineRedactedInspect} keeps a class's view function. */
@@ -466,21 +475,12 @@ export function defineRedactedInspect<T extends object>(
   target: { prototype: T; name: string },
   view: (instance: T) => Record<string, unknown>,
 ): void {
-  Object.defineProperty(target.prototype, VIEW, {
-    value(this: T) {
-      return view(this);
-    },
-  });
-  Object.defineProperty(target.prototype, Symbol.for("Deno.customInspect"), {
-    value(this: T, inspect: Inspect, options: unknown): string {
-      return `${target.name} ${inspect(view(this), options)}`;
-    },
-  });
-  Object.defineProperty(target.prototype, Symbol.for("nodejs.util.inspect.custom"), {
-    value(this: T, _depth: number, options: unknown, inspect: Inspect): string {
-      return `${target.name} ${inspect(view(this), options)}`;
-    },
-  });
+  defineViews(
+    target.prototype,
+    VIEW,
+    view,
+    (self, inspect, options) => `${target.name} ${inspect(view(self), options)}`,
+  );
 }
 
 // What the library shows of an exception: its own fields through their
@@ -537,12 +537,18 @@ function opaqueCause(cause: unknown, depth = 0): unknown {
     if (cause.cause !== undefined) view.cause = opaqueCause(cause.cause, depth + 1);
     return view;
   }
-  const copy = new Error(MASK);
-  const hidden = (key: string, value: unknown) =>
+  return withHidden(new Error(MASK), {
+    name: cause.name,
+    stack,
+    toJSON: () => ({ name: cause.name, message: MASK }),
+  });
+}
+
+/** `copy` with `fields` as its own, not enumerable (as an error's `name` and `stack` are). */
+function withHidden(copy: Error, fields: Record<string, unknown>): Error {
+  for (const [key, value] of Object.entries(fields)) {
     Object.defineProperty(copy, key, { value, writable: true, configurable: true });
-  hidden("name", cause.name);
-  hidden("stack", stack);
-  hidden("toJSON", () => ({ name: cause.name, message: MASK }));
+  }
   return copy;
 }
 
@@ -571,16 +577,13 @@ export function maskedCause(value: unknown, depth: number): unknown {
     }
   }
   Object.assign(copy, fields);
-  const hidden = (key: string, field: unknown) =>
-    Object.defineProperty(copy, key, { value: field, writable: true, configurable: true });
-  hidden("name", value.name);
-  hidden("stack", redactText(value.stack ?? `${value.name}: ${copy.message}`));
-  if (value.cause !== undefined) hidden("cause", maskedCause(value.cause, depth + 1));
-  hidden(
-    "toJSON",
-    () => ({ name: value.name, message: copy.message, ...fields, cause: copy.cause }),
-  );
-  return copy;
+  const cause = value.cause === undefined ? {} : { cause: maskedCause(value.cause, depth + 1) };
+  return withHidden(copy, {
+    name: value.name,
+    stack: redactText(value.stack ?? `${value.name}: ${copy.message}`),
+    ...cause,
+    toJSON: () => ({ name: value.name, message: copy.message, ...fields, cause: copy.cause }),
+  });
 }
 
 /**
@@ -594,34 +597,19 @@ export function maskedCause(value: unknown, depth: number): unknown {
 export function maskCauseTexts(cause: unknown): void {
   for (let error = cause, depth = 0; error instanceof Error && depth < MAX_CAUSES; depth++) {
     if (!(VIEW in error)) {
-      try {
-        const message = redactText(error.message);
-        if (message !== error.message) error.message = message;
-        const { stack } = error;
-        if (typeof stack === "string" && redactText(stack) !== stack) {
-          error.stack = redactText(stack);
+      const fields = error as unknown as Record<string, unknown>;
+      for (const key of new Set(["message", "stack", ...Object.keys(error)])) {
+        try {
+          const value = fields[key];
+          if (typeof value !== "string") continue;
+          const masked = redactText(value);
+          if (masked !== value) fields[key] = masked;
+        } catch {
+          // Frozen, read-only, or a getter: the error's view is masked still.
         }
-        maskStringFields(error);
-      } catch {
-        // A frozen error, or one whose message is a getter: its view is masked still.
       }
     }
     error = error.cause;
-  }
-}
-
-/** Masks the URLs in `error`'s own enumerable string fields, each that can be changed. */
-function maskStringFields(error: Error): void {
-  const fields = error as unknown as Record<string, unknown>;
-  for (const [key, value] of Object.entries(error)) {
-    if (typeof value !== "string") continue;
-    const masked = redactText(value);
-    if (masked === value) continue;
-    try {
-      fields[key] = masked;
-    } catch {
-      // A read-only field: the error's view is masked still.
-    }
   }
 }
 
@@ -639,28 +627,9 @@ function describe(value: object): string {
  * {@linkcode errorView}, and registers that view for `toJSON()`.
  */
 export function defineErrorInspect(target: { prototype: Error }): void {
-  const details = (error: Error) => {
+  defineViews(target.prototype, VIEW, errorView, (error: Error, inspect, options) => {
     const { name: _, message: __, stack: ___, ...rest } = errorView(error);
-    return rest;
-  };
-  const show = (error: Error, inspect: Inspect, options: unknown) => {
-    const rest = details(error);
     const stack = error.stack ?? `${error.name}: ${error.message}`;
     return Object.keys(rest).length === 0 ? stack : `${stack} ${inspect(rest, options)}`;
-  };
-  Object.defineProperty(target.prototype, VIEW, {
-    value(this: Error) {
-      return errorView(this);
-    },
-  });
-  Object.defineProperty(target.prototype, Symbol.for("Deno.customInspect"), {
-    value(this: Error, inspect: Inspect, options: unknown): string {
-      return show(this, inspect, options);
-    },
-  });
-  Object.defineProperty(target.prototype, Symbol.for("nodejs.util.inspect.custom"), {
-    value(this: Error, _depth: number, options: unknown, inspect: Inspect): string {
-      return show(this, inspect, options);
-    },
   });
 }

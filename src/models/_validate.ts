@@ -79,8 +79,12 @@ export function validateHeaders(field: string, headers: unknown): Record<string,
 /** A timeout in seconds: a finite number above zero. */
 export function validateTimeout(field: string, value: unknown): number {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    // A number, boolean, null or undefined as it is; anything else by its type, secret-free.
+    const got = typeof value === "number" || typeof value === "boolean" || value == null
+      ? String(value)
+      : describeType(value);
     throw new TypeError(
-      `Invalid ${field}: expected a finite number of seconds above 0, got ${describeValue(value)}`,
+      `Invalid ${field}: expected a finite number of seconds above 0, got ${got}`,
     );
   }
   return value;
@@ -169,14 +173,6 @@ export function describeType(value: unknown): string {
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return (value as object).constructor?.name ?? "an object";
   return typeof value;
-}
-
-/** A short, secret-free picture of a non-string value for a message. */
-function describeValue(value: unknown): string {
-  if (typeof value === "number" || typeof value === "boolean" || value == null) {
-    return String(value);
-  }
-  return describeType(value);
 }
 
 function codeName(code: number): string {
