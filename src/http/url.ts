@@ -146,6 +146,12 @@ export function pathAndQuery(url: string): string {
 /** A form field value; numbers and booleans are sent as `String(value)`. */
 export type FormValue = string | number | boolean;
 
+/**
+ * A file to upload: a `Blob` or `File`, raw bytes, or a path on disk
+ * (read when the request is sent).
+ */
+export type FileValue = Blob | Uint8Array | string;
+
 /** The URL-encoded form text of `data`, in insertion order. */
 export function encodeForm(data: Readonly<Record<string, FormValue>>): string {
   const search = new URLSearchParams();
