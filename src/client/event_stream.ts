@@ -10,14 +10,12 @@ import {
   HttpClientException,
   TimeoutException,
 } from "../errors.ts";
-import { EventStreamException } from "../models/response.ts";
-import { decodeText } from "../http/text_stream.ts";
-import { EventStreamParser, type ServerSentEvent } from "../http/text_stream.ts";
-import { HttpRequest } from "../models/request.ts";
-import type { HttpRequestInit } from "../models/request.ts";
-import { type HttpResponse, lineLimit } from "../models/response.ts";
+import { decodeText, EventStreamParser, type ServerSentEvent } from "../http/text_stream.ts";
+import { HttpRequest, type HttpRequestInit } from "../models/request.ts";
+import { EventStreamException, type HttpResponse, lineLimit } from "../models/response.ts";
 import {
   checkKnownKeys,
+  keysOf,
   validateCount,
   validateNullableTimeout,
   validateSeconds,
@@ -89,7 +87,7 @@ export interface EventStreamClient {
  */
 export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposable {
   readonly #client: EventStreamClient;
-  readonly #settings: EventStreamSettings;
+  readonly #settings: ReturnType<typeof eventStreamSettings>;
   readonly #request: HttpRequest;
   readonly #stop = new AbortController();
   #lastEventId: string;
@@ -280,33 +278,15 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
   #stopped(): boolean {
     if (this.#closed) return true;
     if (!this.#stop.signal.aborted) return false;
-    throw this.#stopError();
-  }
-
-  #stopError(): HttpClientException {
     const request = this.#request;
-    if (this.#timedOut) {
-      const seconds = this.#settings.totalTimeout;
-      return new TimeoutException(
-        `Event stream timed out after ${seconds} s (totalTimeout): ${describeCall(request)}`,
-        { request },
-      );
-    }
-    const { signal } = this.#settings;
-    return abortedCallError(request, { closed: this.#client.closed, signal })!;
+    const { signal, totalTimeout } = this.#settings;
+    if (!this.#timedOut) throw abortedCallError(request, { closed: this.#client.closed, signal })!;
+    throw new TimeoutException(
+      `Event stream timed out after ${totalTimeout} s (totalTimeout): ${describeCall(request)}`,
+      { request },
+    );
   }
 }
-
-// The options of `client.events()`: a GET's request fields and call options
-// (no body: an event stream is reconnected, so its request is sent again and
-// again), and the reconnection's own. Checked once, when the reader is made:
-// a key the library does not know is a TypeError naming it.
-
-/** The reconnection time until the server sends `retry`, in seconds: what browsers wait. */
-const DEFAULT_RETRY_DELAY = 3;
-
-/** Reconnections in a row without an event before the reader gives up. */
-const DEFAULT_MAX_RECONNECTS = 10;
 
 /**
  * The options of {@linkcode HttpClient.events}: the fields of a GET request
@@ -342,8 +322,7 @@ export interface EventStreamOptions
   maxReconnects?: number | undefined;
 }
 
-/** Every key of {@linkcode EventStreamOptions}, and no other. */
-const EVENT_STREAM_OPTIONS = {
+const EVENT_STREAM_KEYS = keysOf<EventStreamOptions>({
   headers: true,
   params: true,
   timeout: true,
@@ -354,32 +333,18 @@ const EVENT_STREAM_OPTIONS = {
   lastEventId: true,
   retryDelay: true,
   maxReconnects: true,
-} as const satisfies Record<keyof EventStreamOptions, true>;
-
-const EVENT_STREAM_KEYS: ReadonlySet<string> = new Set(Object.keys(EVENT_STREAM_OPTIONS));
-
-/** The options of one reader, checked, with their defaults. */
-export interface EventStreamSettings {
-  readonly init: HttpRequestInit;
-  readonly signal: AbortSignal | undefined;
-  readonly readTimeout: number | null | undefined;
-  readonly totalTimeout: number | null;
-  readonly lastEventId: string;
-  /** In milliseconds. */
-  readonly retryDelayMs: number;
-  readonly maxReconnects: number;
-}
+});
 
 /**
- * Checks `options` (TypeError or RangeError naming the option, never
- * quoting a value) and fills in the defaults. A body key is unknown here:
- * the request of an event stream is sent again on every reconnection.
+ * `options` checked (TypeError or RangeError naming the option, never
+ * quoting a value) with their defaults. A body key is unknown here: the
+ * request of an event stream is sent again on every reconnection.
  */
-function eventStreamSettings(options: EventStreamOptions): EventStreamSettings {
+function eventStreamSettings(options: EventStreamOptions) {
   checkKnownKeys("options", options, EVENT_STREAM_KEYS);
   const { headers, params, timeout, auth, signal, readTimeout, totalTimeout } = options;
-  const { lastEventId = "", retryDelay = DEFAULT_RETRY_DELAY } = options;
-  const { maxReconnects = DEFAULT_MAX_RECONNECTS } = options;
+  // A retry delay of 3 s is what browsers wait until the server sends `retry`.
+  const { lastEventId = "", retryDelay = 3, maxReconnects = 10 } = options;
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new TypeError("Invalid signal: expected an AbortSignal");
   }
@@ -387,16 +352,15 @@ function eventStreamSettings(options: EventStreamOptions): EventStreamSettings {
   if (typeof lastEventId !== "string" || /[\0\r\n]/.test(lastEventId)) {
     throw new TypeError("Invalid lastEventId: expected a string without NUL, CR or LF");
   }
-  if (headers !== null && typeof headers === "object") {
-    if (Object.keys(headers).some((name) => name.toLowerCase() === "last-event-id")) {
-      throw new TypeError(
-        "Invalid headers: Last-Event-ID is sent by the reader (give the lastEventId option)",
-      );
-    }
+  const names = headers !== null && typeof headers === "object" ? Object.keys(headers) : [];
+  if (names.some((name) => name.toLowerCase() === "last-event-id")) {
+    throw new TypeError(
+      "Invalid headers: Last-Event-ID is sent by the reader (give the lastEventId option)",
+    );
   }
   if (maxReconnects !== Infinity) validateCount("maxReconnects", maxReconnects);
   return {
-    init: { headers, params, timeout, auth },
+    init: { headers, params, timeout, auth } as HttpRequestInit,
     signal,
     readTimeout: readTimeout === undefined
       ? undefined
@@ -409,10 +373,6 @@ function eventStreamSettings(options: EventStreamOptions): EventStreamSettings {
     maxReconnects,
   };
 }
-
-// The steps of an event stream's connections: the `Last-Event-ID` a
-// connection sends, the head it refuses as EventSource fails a connection,
-// and the wait before the next one.
 
 /**
  * Refuses the head of a connection as EventSource fails one: a status
@@ -455,12 +415,10 @@ function lastEventIdHeader(id: string): string | undefined {
  */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** At most this share of the reconnection time is added at random, so clients do not come back at once. */
-const JITTER = 0.25;
-
 /**
- * Waits `ms` and up to a quarter more, at random; `signal` ends the wait at
- * once (and no timer is left).
+ * Waits `ms` and up to a quarter more, at random (so clients dropped
+ * together do not come back together); `signal` ends the wait at once (and
+ * no timer is left).
  */
 function reconnectionWait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -471,7 +429,7 @@ function reconnectionWait(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     };
     // A server's `retry` can be any number of digits: past a timer's range it waits the longest one.
-    const timer = setTimeout(done, Math.min(ms * (1 + Math.random() * JITTER), MAX_TIMER_MS));
+    const timer = setTimeout(done, Math.min(ms * (1 + Math.random() / 4), MAX_TIMER_MS));
     signal.addEventListener("abort", done);
   });
 }

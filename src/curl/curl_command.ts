@@ -2,13 +2,10 @@
 // toCurl() render, below the request (which calls it), so it reads the
 // fields it needs, never the request's module (which imports this one).
 
-import { appendParams, encodeForm, type FormValue, isAbsoluteUrl } from "../http/url.ts";
-import type { QueryValue } from "../http/url.ts";
+import { appendParams, encodeForm, isAbsoluteUrl } from "../http/url.ts";
+import type { FileValue, FormValue, QueryValue } from "../http/url.ts";
 import { headerValue, trimHeaderValue } from "../http/headers.ts";
 import { rawBodyType, type RequestBody } from "../http/raw_body.ts";
-
-/** A file field's value, as an HttpRequest's `files` holds it: a Blob, bytes, or a path. */
-type FileValue = Blob | Uint8Array | string;
 
 /**
  * What a request's command is made of: the fields of an HttpRequest it

@@ -18,12 +18,12 @@ import type { RequestContext } from "../models/context.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 
-// The hooks that also run on an auth hook's token requests: the built-in
-// logging hooks, each added here by its constructor. The client looks a
-// hook up here rather than asking `instanceof` of the logging classes, so a
-// client that logs nothing does not carry them (a bundler drops them).
-
-/** The built-in logging hooks (and instances of their subclasses) created so far. */
+/**
+ * The built-in logging hooks (and instances of their subclasses) created so
+ * far: the hooks that also run on an auth hook's token requests. The client
+ * looks a hook up here rather than asking `instanceof` of the logging
+ * classes, so a client that logs nothing does not carry them (a bundler drops them).
+ */
 export const tokenLoggers: WeakSet<object> = new WeakSet();
 
 /** Options of {@linkcode LoggingRequestHook}. */
@@ -102,23 +102,13 @@ export class LoggingRequestHook implements RequestHookInterface {
   #lastUrl: string | undefined = undefined;
   #lastPath = "";
 
-  /**
-   * Creates the hook.
-   *
-   * @param options What to log and where.
-   */
+  /** Creates the hook: what to log and where. */
   constructor(options: LoggingRequestHookOptions = {}) {
     this.#settings = settingsOf("LoggingRequestHook options", options);
     tokenLoggers.add(this);
   }
 
-  /**
-   * Logs the request and returns it unchanged.
-   *
-   * @param request The request.
-   * @param context The call's context.
-   * @returns The same request.
-   */
+  /** Logs the request and returns it unchanged. */
   beforeRequest(request: HttpRequest, context: RequestContext): HttpRequest {
     const { logHeaders, logBody, sensitive, logger } = this.#settings;
     const id = (context.metadata.requestId ??= newRequestId()) as string;
@@ -173,23 +163,13 @@ export class LoggingRequestHook implements RequestHookInterface {
 export class LoggingResponseHook implements ResponseHookInterface {
   readonly #settings: LoggingSettings;
 
-  /**
-   * Creates the hook.
-   *
-   * @param options What to log and where.
-   */
+  /** Creates the hook: what to log and where. */
   constructor(options: LoggingResponseHookOptions = {}) {
     this.#settings = settingsOf("LoggingResponseHook options", options);
     tokenLoggers.add(this);
   }
 
-  /**
-   * Logs the response and returns it unchanged.
-   *
-   * @param response The response.
-   * @param context The call's context.
-   * @returns The same response.
-   */
+  /** Logs the response and returns it unchanged. */
   afterResponse(response: HttpResponse, context: RequestContext): HttpResponse {
     const { logHeaders, logBody, sensitive, logger } = this.#settings;
     const id = requestIdOf(context);
@@ -211,11 +191,8 @@ export class LoggingResponseHook implements ResponseHookInterface {
 
   /**
    * Logs `[<requestId>] Retrying in <s> s (attempt <n>/<m>): status <code>`
-   * at `warn`: the client retries the response after that wait, as attempt
-   * n of m.
-   *
-   * @param context The call's context.
-   * @param info The wait and the response retried.
+   * at `warn`: the client retries the response (`info.response`) after that
+   * wait (`info.delayMs`), as attempt n of m.
    */
   onRetry(context: RequestContext, info: RetryInfo): void {
     this.#settings.logger.warn(retryLine(context, info, this.#settings.sensitive));
@@ -267,51 +244,32 @@ export class LoggingResponseHook implements ResponseHookInterface {
  * ```
  */
 export class LoggingErrorHook implements ErrorHookInterface {
-  readonly #logger: Logger;
-  readonly #sensitive: ReadonlySet<string>;
+  readonly #settings: LoggingSettings;
 
-  /**
-   * Creates the hook.
-   *
-   * @param options Where to log.
-   */
+  /** Creates the hook: where to log. */
   constructor(options: LoggingErrorHookOptions = {}) {
-    checkKnownKeys("LoggingErrorHook options", options, ERROR_LOGGING_KEYS);
-    this.#logger = options.logger ?? console;
-    this.#sensitive = sensitiveOf(options);
+    this.#settings = settingsOf("LoggingErrorHook options", options, ERROR_LOGGING_KEYS);
     tokenLoggers.add(this);
   }
 
-  /**
-   * Logs the exception.
-   *
-   * @param error What was thrown.
-   * @param context The call's context.
-   */
+  /** Logs the exception `error` thrown by an attempt of the call of `context`. */
   onError(error: unknown, context: RequestContext): void {
-    this.#logger.error(
+    this.#settings.logger.error(
       `[${requestIdOf(context)}] Request failed (attempt ${context.attempt + 1}/${
         context.maxRetries + 1
-      }): ${describeError(error, this.#sensitive)}`,
+      }): ${describeError(error, this.#settings.sensitive)}`,
     );
   }
 
   /**
    * Logs `[<requestId>] Retrying in <s> s (attempt <n>/<m>): <Type>:
-   * <message>` at `warn`: the client retries after that wait, as attempt n
-   * of m.
-   *
-   * @param context The call's context.
-   * @param info The wait and the exception retried.
+   * <message>` at `warn`: the client retries after the exception
+   * (`info.error`) and that wait (`info.delayMs`), as attempt n of m.
    */
   onRetry(context: RequestContext, info: RetryInfo): void {
-    this.#logger.warn(retryLine(context, info, this.#sensitive));
+    this.#settings.logger.warn(retryLine(context, info, this.#settings.sensitive));
   }
 }
-
-// The pieces of the logging hooks' lines that more than one hook writes:
-// the request ID, the masked description of an error, the retry line, the
-// settings, path and body of the request and response lines.
 
 /** Random 32-bit words for request IDs, drawn a batch at a time: far cheaper than a UUID each. */
 const RANDOM_WORDS = new Uint32Array(256);
@@ -330,13 +288,6 @@ function newRequestId(): string {
 function requestIdOf(context: RequestContext): string {
   const id = context.metadata.requestId;
   return typeof id === "string" ? id : "unknown";
-}
-
-/** The lower-case names of `sensitiveKeys`. */
-function sensitiveOf(
-  options: { sensitiveKeys?: Iterable<string> | undefined },
-): Set<string> {
-  return new Set([...(options.sensitiveKeys ?? [])].map((name) => name.toLowerCase()));
 }
 
 /**
@@ -370,40 +321,29 @@ function retryLine(
   }/${context.maxRetries + 1}): ${reason}`;
 }
 
-/** The options settingsOf() reads (LoggingRequestHookOptions' fields). */
-interface LoggingOptions {
-  logHeaders?: boolean | undefined;
-  logBody?: boolean | undefined;
-  sensitiveKeys?: Iterable<string> | undefined;
-  logger?: Logger | undefined;
-}
-
-/** The settings the request and response hooks share, with defaults applied. */
-interface LoggingSettings {
-  readonly logHeaders: boolean;
-  readonly logBody: boolean;
-  readonly sensitive: ReadonlySet<string>;
-  readonly logger: Logger;
-}
-
 /** The keys of the request and response hooks' options, and of `withLogging()`'s. */
-export const LOGGING_KEYS: ReadonlySet<string> = keysOf<LoggingOptions>({
+export const LOGGING_KEYS: ReadonlySet<string> = keysOf<LoggingRequestHookOptions>({
   logHeaders: true,
   logBody: true,
   sensitiveKeys: true,
   logger: true,
 });
 
-/** The settings of `options`, checked: a key that is not an option is a TypeError naming `field`. */
-function settingsOf(field: string, options: LoggingOptions): LoggingSettings {
-  checkKnownKeys(field, options, LOGGING_KEYS);
+/**
+ * The settings of a logging hook's `options`, with their defaults (the
+ * `sensitiveKeys` lower-cased), checked: a key not in `keys` is a TypeError naming `field`.
+ */
+function settingsOf(field: string, options: LoggingRequestHookOptions, keys = LOGGING_KEYS) {
+  checkKnownKeys(field, options, keys);
   return {
     logHeaders: options.logHeaders ?? false,
     logBody: options.logBody ?? false,
-    sensitive: sensitiveOf(options),
+    sensitive: new Set([...(options.sensitiveKeys ?? [])].map((name) => name.toLowerCase())),
     logger: options.logger ?? console,
   };
 }
+
+type LoggingSettings = Readonly<ReturnType<typeof settingsOf>>;
 
 /** The URL's path and query, params included, credential-like query values masked. */
 function pathOf(request: HttpRequest, sensitive: ReadonlySet<string>): string {

@@ -24,9 +24,7 @@ export function trimHeaderValue(value: string): string {
   return start === 0 && end === value.length ? value : value.slice(start, end);
 }
 
-function isBlank(code: number): boolean {
-  return code === 0x20 || code === 0x09;
-}
+const isBlank = (code: number) => code === 0x20 || code === 0x09;
 
 /** `base` merged with `extra`, compared without regard to case; `extra` wins. */
 export function mergeHeaders(
@@ -156,26 +154,18 @@ export function parseHttpDate(value: string, now: number = Date.now()): number |
     const year = fields.year === undefined
       ? fullYear(Number(fields.shortYear), now)
       : Number(fields.year);
-    return timeOf(year, MONTHS.indexOf(fields.month!), Number(fields.day), fields);
+    const [month, day] = [MONTHS.indexOf(fields.month!), Number(fields.day)];
+    const [hour, minute, second] = [fields.hour!, fields.minute!, fields.second!].map(Number);
+    // A second of 60 is a leap second.
+    if (hour! > 23 || minute! > 59 || second! > 60) return undefined;
+    // setUTCFullYear, unlike Date.UTC, takes years below 100 as they are.
+    const midnight = new Date(0);
+    midnight.setUTCFullYear(year, month, day);
+    // A day the month has not (`30 Feb`) rolls over into the next month: refused.
+    if (midnight.getUTCMonth() !== month || midnight.getUTCDate() !== day) return undefined;
+    return midnight.getTime() + ((hour! * 60 + minute!) * 60 + second!) * 1000;
   }
   return undefined;
-}
-
-function timeOf(
-  year: number,
-  month: number,
-  day: number,
-  time: Record<string, string | undefined>,
-): number | undefined {
-  const [hour, minute, second] = [Number(time.hour), Number(time.minute), Number(time.second)];
-  // A second of 60 is a leap second.
-  if (hour > 23 || minute > 59 || second > 60) return undefined;
-  // setUTCFullYear, unlike Date.UTC, takes years below 100 as they are.
-  const midnight = new Date(0);
-  midnight.setUTCFullYear(year, month, day);
-  // A day the month has not (`30 Feb`) rolls over into the next month: refused.
-  if (midnight.getUTCMonth() !== month || midnight.getUTCDate() !== day) return undefined;
-  return midnight.getTime() + ((hour * 60 + minute) * 60 + second) * 1000;
 }
 
 /** The year ending in `twoDigits` that is the latest not more than 50 years after `now`'s. */

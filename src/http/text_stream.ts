@@ -1,8 +1,6 @@
-// Text lines out of a streamed body, one chunk at a time. Each chunk is
-// scanned once from where the last scan stopped and an unfinished line grows
-// only by appending, so the work stays linear in the body however it is cut:
-// a long line arriving a byte at a time is never re-scanned. A line is held
-// up to a limit, so a body that never ends one cannot fill memory.
+// Text lines and Server-Sent Events out of a streamed body, one chunk at a
+// time, in linear time however it is cut, each line held up to a limit so a
+// body that never ends one cannot fill memory.
 
 import { HttpClientException } from "../errors.ts";
 
@@ -115,49 +113,81 @@ function decoderFor(charset: string | undefined): TextDecoder {
 }
 
 /**
- * The lines of a text arriving in pieces. A line ends at LF or CRLF and is
- * yielded without its ending; a last line without one is yielded too (unless
- * `whole()` says the text was cut short), and an empty text yields nothing. A
- * CR not followed by LF ends nothing and stays in the line. A CR that ends a
- * piece waits for the next one, which may begin with the LF of the same CRLF.
- * A line longer than `limit` throws its error as soon as it is.
+ * A text arriving in pieces cut anywhere, split into lines. Each piece is
+ * scanned once from where the last scan stopped and an unfinished line only
+ * grows by appending, so the work stays linear in the text however it is
+ * cut (a long line arriving a character at a time is never re-scanned); a
+ * line longer than `limit` throws its error as soon as it is. A line ends at
+ * LF or CRLF, and with `anyEnd` (event streams) at a lone CR too. A CR that
+ * ends a piece may be followed by the LF of the same CRLF in the next one.
+ */
+class LineSplitter {
+  #line = "";
+  /** The last piece ended with CR: held out of `#line`, or (`anyEnd`) its end already. */
+  #cr = false;
+  /** Its own: a shared regex would be moved by another splitter while this one's push() waits. */
+  readonly #ends: RegExp;
+
+  constructor(readonly anyEnd: boolean, readonly limit: LineLimit) {
+    this.#ends = anyEnd ? /\r\n|\r|\n/g : /\r?\n/g;
+  }
+
+  /** The lines `piece` ends, in order, without their endings. */
+  *push(piece: string): Generator<string> {
+    if (piece === "") return;
+    let start = 0;
+    if (this.#cr) {
+      this.#cr = false;
+      if (piece.charCodeAt(0) === LF) {
+        start = 1;
+        if (!this.anyEnd) yield this.#take("");
+      } else if (!this.anyEnd) this.#line = this.#grown("\r");
+    }
+    const ends = this.#ends;
+    ends.lastIndex = start;
+    let end: RegExpExecArray | null;
+    while ((end = ends.exec(piece)) !== null) {
+      const next = ends.lastIndex;
+      yield this.#take(piece.slice(start, end.index));
+      ends.lastIndex = start = next;
+    }
+    this.#cr = piece.charCodeAt(piece.length - 1) === CR;
+    if (start < piece.length) {
+      this.#line = this.#grown(piece.slice(start, this.#cr ? -1 : undefined));
+    }
+  }
+
+  /** The unfinished last line, once the text ended (a CR held back included); `""` when none. */
+  rest(): string {
+    return this.#cr && !this.anyEnd ? this.#grown("\r") : this.#line;
+  }
+
+  #take(text: string): string {
+    const line = this.#grown(text);
+    this.#line = "";
+    return line;
+  }
+
+  #grown(text: string): string {
+    return grown(this.#line, text, this.limit, "A line");
+  }
+}
+
+/**
+ * The lines of a text arriving in pieces (see {@linkcode LineSplitter}): a
+ * last line without an ending is yielded too, unless `whole()` says the text
+ * was cut short; an empty text yields nothing. A CR not followed by LF ends
+ * nothing and stays in the line.
  */
 export async function* splitLines(
   text: AsyncIterable<string>,
   limit: LineLimit = STRING_LIMIT,
   whole: () => boolean = () => true,
 ): AsyncGenerator<string> {
-  // The unfinished line, built by appending only, and whether a CR cut off
-  // the end of the last piece (kept out of `line` until its LF is known).
-  let line = "";
-  let heldCR = false;
-  for await (const piece of text) {
-    if (piece === "") continue;
-    let start = 0;
-    if (heldCR) {
-      heldCR = false;
-      if (piece.charCodeAt(0) === LF) {
-        yield line;
-        line = "";
-        start = 1;
-      } else {
-        line = grown(line, "\r", limit, "A line");
-      }
-    }
-    let end: number;
-    while ((end = piece.indexOf("\n", start)) !== -1) {
-      const cut = end > start && piece.charCodeAt(end - 1) === CR ? end - 1 : end;
-      yield grown(line, piece.slice(start, cut), limit, "A line");
-      line = "";
-      start = end + 1;
-    }
-    if (start === piece.length) continue;
-    heldCR = piece.charCodeAt(piece.length - 1) === CR;
-    line = grown(line, piece.slice(start, heldCR ? -1 : undefined), limit, "A line");
-  }
-  if (!whole()) return;
-  if (heldCR) line = grown(line, "\r", limit, "A line");
-  if (line !== "") yield line;
+  const splitter = new LineSplitter(false, limit);
+  for await (const piece of text) yield* splitter.push(piece);
+  const rest = whole() ? splitter.rest() : "";
+  if (rest !== "") yield rest;
 }
 
 /**
@@ -192,12 +222,8 @@ export function lines(
   return splitLines(decodeText(source, charset), limit, whole);
 }
 
-// Server-Sent Events: the `text/event-stream` format as EventSource reads it.
-// The stream is always UTF-8 (a leading BOM dropped once), whatever charset
-// the response names; a line ends at CRLF, LF or a lone CR; a blank line
-// dispatches the event gathered since the last one; an event the stream ends
-// in the middle of is dropped. A line and an event's data are bounded by a
-// limit, so a stream without line ends or blank lines cannot fill memory.
+// Server-Sent Events: the `text/event-stream` format as EventSource reads it
+// (the rules are listed at events(), below).
 
 /** One dispatched event of an event stream. */
 export interface ServerSentEvent {
@@ -211,18 +237,11 @@ export interface ServerSentEvent {
   readonly retry: number | undefined;
 }
 
-const LINE_END = /\r\n|\r|\n/g;
 const DIGITS = /^[0-9]+$/;
 
-/**
- * An event stream parser fed text in pieces cut anywhere. Each piece is
- * scanned once and an unfinished line only grows by appending, so the work
- * is linear in the text however it is cut.
- */
+/** An event stream parser fed text in pieces cut anywhere, in linear time (a {@linkcode LineSplitter}'s lines). */
 export class EventStreamParser {
-  #line = "";
-  /** A CR ended the last piece: an LF opening the next belongs to it. */
-  #afterCR = false;
+  readonly #lines: LineSplitter;
   #data = "";
   #eventType = "";
   /** The ID the `id` fields set, even in a block not ended yet. */
@@ -231,7 +250,6 @@ export class EventStreamParser {
   #dispatchedId: string;
   #retry: number | undefined = undefined;
   #reconnectionTime: number | undefined = undefined;
-  readonly #limit: LineLimit;
 
   /**
    * Creates a parser.
@@ -243,7 +261,7 @@ export class EventStreamParser {
    */
   constructor(lastEventId = "", limit: LineLimit = STRING_LIMIT) {
     this.#lastEventId = this.#dispatchedId = lastEventId;
-    this.#limit = limit;
+    this.#lines = new LineSplitter(true, limit);
   }
 
   /**
@@ -263,28 +281,7 @@ export class EventStreamParser {
   /** Parses the next piece of text; returns the events it completed, in order; throws past the limit. */
   push(text: string): ServerSentEvent[] {
     const events: ServerSentEvent[] = [];
-    if (text === "") return events;
-    let start = 0;
-    if (this.#afterCR) {
-      this.#afterCR = false;
-      if (text.charCodeAt(0) === LF) start = 1;
-    }
-    LINE_END.lastIndex = start;
-    let end: RegExpExecArray | null;
-    while ((end = LINE_END.exec(text)) !== null) {
-      this.#interpret(
-        grown(this.#line, text.slice(start, end.index), this.#limit, "A line"),
-        events,
-      );
-      this.#line = "";
-      start = LINE_END.lastIndex;
-    }
-    if (start === text.length) {
-      // The piece ended a line; when with a lone CR, its LF may open the next piece.
-      this.#afterCR = text.charCodeAt(text.length - 1) === CR;
-    } else {
-      this.#line = grown(this.#line, text.slice(start), this.#limit, "A line");
-    }
+    for (const line of this.#lines.push(text)) this.#interpret(line, events);
     return events;
   }
 
@@ -305,7 +302,7 @@ export class EventStreamParser {
         break;
       case "data":
         // The data as dispatched (without the LF after its last line) is what the limit bounds.
-        this.#data = grown(this.#data, value, this.#limit, "An event's data") + "\n";
+        this.#data = grown(this.#data, value, this.#lines.limit, "An event's data") + "\n";
         break;
       case "id":
         // An ID with NUL could not be sent back in a `Last-Event-ID` header.

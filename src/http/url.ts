@@ -38,8 +38,8 @@ export function originOf(url: string): string {
   const start = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : -1;
   if (start === -1) return new URL(url).origin;
   let end = start;
-  // The authority of an http(s) URL ends at "/", "?", "#" or "\".
-  while (end < url.length && !isAuthorityEnd(url.charCodeAt(end))) end++;
+  // The authority of an http(s) URL ends at "/", "?", "#" or "\" (by char code: no string per character).
+  while (end < url.length && !AUTHORITY_ENDS.includes(url.charCodeAt(end))) end++;
   const key = url.slice(0, end);
   if (ORIGINS.has(key)) return key;
   const origin = new URL(url).origin;
@@ -53,10 +53,7 @@ export function originOf(url: string): string {
   return origin;
 }
 
-/** "/", "?", "#" or "\\" by its char code: no one-character string made per character. */
-function isAuthorityEnd(code: number): boolean {
-  return code === 0x2f || code === 0x3f || code === 0x23 || code === 0x5c;
-}
+const AUTHORITY_ENDS = [0x2f, 0x3f, 0x23, 0x5c];
 
 /**
  * Joins `url` to `baseUrl`: an absolute URL is kept
@@ -84,12 +81,10 @@ export function resolveUrl(baseUrl: string | undefined, url: string): string | u
 function trimSlashes(text: string, leading: boolean): string {
   let start = 0;
   let end = text.length;
-  if (leading) { while (start < end && text.charCodeAt(start) === SLASH) start++; }
-  while (end > start && text.charCodeAt(end - 1) === SLASH) end--;
+  if (leading) { while (start < end && text.charCodeAt(start) === 0x2f) start++; }
+  while (end > start && text.charCodeAt(end - 1) === 0x2f) end--;
   return start === 0 && end === text.length ? text : text.slice(start, end);
 }
-
-const SLASH = 0x2f;
 
 /**
  * Encodes query parameters in insertion order: arrays repeat the key,
@@ -146,9 +141,11 @@ export function pathAndQuery(url: string): string {
 /** A form field value; numbers and booleans are sent as `String(value)`. */
 export type FormValue = string | number | boolean;
 
-/** The URL-encoded form text of `data`, in insertion order. */
-export function encodeForm(data: Readonly<Record<string, FormValue>>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(data)) search.append(key, String(value));
-  return search.toString();
-}
+/**
+ * A file to upload: a `Blob` or `File`, raw bytes, or a path on disk
+ * (read when the request is sent).
+ */
+export type FileValue = Blob | Uint8Array | string;
+
+/** The URL-encoded form text of `data`, in insertion order: its params' encoding. */
+export const encodeForm: (data: Readonly<Record<string, FormValue>>) => string = encodeParams;

@@ -18,8 +18,10 @@ export type TokenSender = ((request: HttpRequest) => Promise<HttpResponse>) & {
   readonly closed?: AbortSignal | undefined;
 };
 
-let readTokenSender: (context: RequestContext) => TokenSender | undefined;
-let writeTokenSender: (context: RequestContext, sender: TokenSender) => void;
+/** The token sender bound to `context` ({@linkcode bindContextTokenSender}), if any. */
+export let contextTokenSender: (context: RequestContext) => TokenSender | undefined;
+/** Binds the client's token sender to the context of one of its calls. */
+export let bindContextTokenSender: (context: RequestContext, sender: TokenSender) => void;
 
 /** Options of a {@linkcode RequestContext}. */
 export interface RequestContextOptions {
@@ -73,18 +75,11 @@ export class RequestContext {
   #tokenSender: TokenSender | undefined = undefined;
 
   static {
-    readTokenSender = (context) => context.#tokenSender;
-    writeTokenSender = (context, sender) => {
-      context.#tokenSender = sender;
-    };
+    contextTokenSender = (context) => context.#tokenSender;
+    bindContextTokenSender = (context, sender) => void (context.#tokenSender = sender);
   }
 
-  /**
-   * Creates a context.
-   *
-   * @param request The request being executed.
-   * @param options The attempt number, retry limit and metadata.
-   */
+  /** Creates a context of `request`, with the attempt number, retry limit and metadata of `options`. */
   constructor(request: HttpRequest, options: RequestContextOptions = {}) {
     checkKnownKeys("RequestContext options", options, REQUEST_CONTEXT_KEYS);
     this.request = request;
@@ -102,16 +97,6 @@ export class RequestContext {
   incrementAttempt(): void {
     this.attempt += 1;
   }
-}
-
-/** The token sender bound to `context` ({@linkcode bindContextTokenSender}), if any. */
-export function contextTokenSender(context: RequestContext): TokenSender | undefined {
-  return readTokenSender(context);
-}
-
-/** Binds the client's token sender to the context of one of its calls. */
-export function bindContextTokenSender(context: RequestContext, sender: TokenSender): void {
-  writeTokenSender(context, sender);
 }
 
 /** Options of a {@linkcode FetchContext}. */
@@ -150,11 +135,7 @@ export class FetchContext {
   /** Free-form data shared by the steps. */
   readonly metadata: Record<string, unknown>;
 
-  /**
-   * Creates a context.
-   *
-   * @param options Tokens already fetched and metadata.
-   */
+  /** Creates a context with the tokens already fetched and metadata of `options`. */
   constructor(options: FetchContextOptions = {}) {
     checkKnownKeys("FetchContext options", options, FETCH_CONTEXT_KEYS);
     const { tokens } = options;
@@ -162,52 +143,27 @@ export class FetchContext {
     this.metadata = options.metadata ?? {};
   }
 
-  /**
-   * Reads a step's token.
-   *
-   * @param name The step name.
-   * @returns The token, or `undefined`.
-   */
+  /** The token of step `name`, or `undefined`. */
   getToken(name: string): TokenData | undefined {
     return this.tokens.get(name);
   }
 
-  /**
-   * Reads a step's access token string.
-   *
-   * @param name The step name.
-   * @returns The access token, or `undefined`.
-   */
+  /** The access token of step `name`, or `undefined`. */
   getTokenValue(name: string): string | undefined {
     return this.tokens.get(name)?.accessToken;
   }
 
-  /**
-   * Stores a step's token.
-   *
-   * @param name The step name.
-   * @param token The token.
-   */
+  /** Stores `token` as step `name`'s. */
   addToken(name: string, token: TokenData): void {
     this.tokens.set(name, token);
   }
 
-  /**
-   * Tells whether a step has a token.
-   *
-   * @param name The step name.
-   * @returns True when a token is stored under `name`.
-   */
+  /** True when a token is stored under step `name`. */
   hasToken(name: string): boolean {
     return this.tokens.has(name);
   }
 
-  /**
-   * Tells whether a step has a token that has not expired.
-   *
-   * @param name The step name.
-   * @returns True when a token is stored under `name` and is not expired.
-   */
+  /** True when a token is stored under step `name` and has not expired. */
   hasValidToken(name: string): boolean {
     const token = this.tokens.get(name);
     return token !== undefined && !token.isExpired();

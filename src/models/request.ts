@@ -16,18 +16,19 @@ import {
   checkKnownKeys,
   describeType,
   isPlainRecord,
+  keysOf,
   validateHeaders,
   validateNullableTimeout,
   validateUrlText,
   validateUsername,
 } from "./_validate.ts";
-import type { FormValue, QueryScalar, QueryValue } from "../http/url.ts";
+import type { FileValue, FormValue, QueryScalar, QueryValue } from "../http/url.ts";
 import { describeRawBody, type RequestBody } from "../http/raw_body.ts";
 import { serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { curlCommand } from "../curl/curl_command.ts";
 
-export type { FormValue, QueryScalar, QueryValue, RequestBody };
+export type { FileValue, FormValue, QueryScalar, QueryValue, RequestBody };
 
 /**
  * The HTTP methods the client sends. A member is its own value
@@ -83,12 +84,6 @@ export function parseMethod(value: unknown): HttpMethod {
   return upper as HttpMethod;
 }
 
-/**
- * A file to upload: a `Blob` or `File`, raw bytes, or a path on disk
- * (read when the request is sent).
- */
-export type FileValue = Blob | Uint8Array | string;
-
 /** The optional fields of an {@linkcode HttpRequest}. */
 export interface HttpRequestInit {
   /** Request headers; names are sent as given, compared without regard to case. */
@@ -130,20 +125,16 @@ export interface HttpRequestFields extends HttpRequestInit {
  * refused instead of dropped. A new field of the init is added here (the
  * compiler holds the list to {@linkcode HttpRequestInit}).
  */
-export const REQUEST_INIT_KEYS: ReadonlySet<string> = new Set(
-  Object.keys(
-    {
-      headers: true,
-      params: true,
-      data: true,
-      jsonData: true,
-      files: true,
-      body: true,
-      timeout: true,
-      auth: true,
-    } as const satisfies Record<keyof HttpRequestInit, true>,
-  ),
-);
+export const REQUEST_INIT_KEYS: ReadonlySet<string> = keysOf<HttpRequestInit>({
+  headers: true,
+  params: true,
+  data: true,
+  jsonData: true,
+  files: true,
+  body: true,
+  timeout: true,
+  auth: true,
+});
 
 /**
  * The keys of {@linkcode HttpRequest.with}'s changes and of the constructor's
@@ -216,63 +207,36 @@ function checkRawBody(body: unknown): RequestBody {
   );
 }
 
-function checkRecord(field: string, value: unknown): Record<string, unknown> {
+/** A frozen copy of `value`, a plain object each of whose values `ok` accepts; else a TypeError naming the key. */
+function checkEntries<T>(
+  field: string,
+  value: unknown,
+  ok: (item: unknown) => boolean,
+  expected: string,
+): Readonly<Record<string, T>> {
   if (!isPlainRecord(value)) {
     throw new TypeError(`Invalid ${field}: expected a plain object, got ${describeType(value)}`);
   }
-  return { ...value };
-}
-
-function isQueryScalar(value: unknown): boolean {
-  return value == null || ["string", "number", "boolean"].includes(typeof value);
-}
-
-/** A copy of query parameters, each a scalar or an array of them (the arrays copied and frozen). */
-function checkParams(params: unknown): Record<string, QueryValue> {
-  const copy = checkRecord("params", params);
-  for (const [key, value] of Object.entries(copy)) {
-    const ok = Array.isArray(value) ? value.every(isQueryScalar) : isQueryScalar(value);
-    if (!ok) {
+  const copy = { ...value };
+  for (const [key, item] of Object.entries(copy)) {
+    if (!ok(item)) {
       throw new TypeError(
-        `Invalid params.${key}: expected a string, number, boolean, null or an array of them, got ${
-          describeType(value)
-        }`,
+        `Invalid ${field}.${key}: expected ${expected}, got ${describeType(item)}`,
       );
     }
-    if (Array.isArray(value)) copy[key] = Object.freeze([...value]);
+    // A params array is copied and frozen too.
+    if (Array.isArray(item)) copy[key] = Object.freeze([...item]);
   }
-  return copy as Record<string, QueryValue>;
+  return Object.freeze(copy as Record<string, T>);
 }
 
-/** A copy of form fields, each a string, number or boolean. */
-function checkForm(data: unknown): Record<string, FormValue> {
-  const copy = checkRecord("data", data);
-  for (const [key, value] of Object.entries(copy)) {
-    if (!["string", "number", "boolean"].includes(typeof value)) {
-      throw new TypeError(
-        `Invalid data.${key}: expected a string, number or boolean, got ${describeType(value)}`,
-      );
-    }
-  }
-  return copy as Record<string, FormValue>;
-}
-
-/** A copy of the files to upload, each a Blob, bytes or a non-empty path. */
-function checkFiles(files: unknown): Record<string, FileValue> {
-  const copy = checkRecord("files", files);
-  for (const [key, value] of Object.entries(copy)) {
-    const ok = value instanceof Blob || value instanceof Uint8Array ||
-      (typeof value === "string" && value !== "");
-    if (!ok) {
-      throw new TypeError(
-        `Invalid files.${key}: expected a Blob, File, Uint8Array or a file path, got ${
-          describeType(value)
-        }`,
-      );
-    }
-  }
-  return copy as Record<string, FileValue>;
-}
+const isFormValue = (value: unknown) => ["string", "number", "boolean"].includes(typeof value);
+const isQueryScalar = (value: unknown) => value == null || isFormValue(value);
+const isQueryValue = (value: unknown) =>
+  Array.isArray(value) ? value.every(isQueryScalar) : isQueryScalar(value);
+const isFileValue = (value: unknown) =>
+  value instanceof Blob || value instanceof Uint8Array ||
+  (typeof value === "string" && value !== "");
 
 /** A copy of Basic credentials: two strings, the username non-empty and without `:`. */
 function checkAuth(auth: unknown): readonly [string, string] {
@@ -284,9 +248,6 @@ function checkAuth(auth: unknown): readonly [string, string] {
   const [username, password] = auth as [string, string];
   return [validateUsername("auth", username), password];
 }
-
-/** A copy of a request with a header record checked and frozen already ({@linkcode withCheckedHeader}). */
-let copyWithHeaders: (from: HttpRequest, headers: Readonly<Record<string, string>>) => HttpRequest;
 
 /**
  * An immutable HTTP request. The instance and its `headers`, `params`,
@@ -344,13 +305,20 @@ export class HttpRequest implements HttpRequestFields {
    * @param url A relative or absolute URL.
    * @param init Headers, params, a body, a timeout, credentials.
    */
-  constructor(method: HttpMethod | string, url: string | URL, init: HttpRequestInit = {}) {
-    // Only #copy() makes a RequestCopy: the fields it keeps from its source
-    // are checked and frozen already, and are taken as they are.
-    const copy = init instanceof RequestCopy ? init : undefined;
-    const from = copy?.from;
+  constructor(method: HttpMethod | string, url: string | URL, init?: HttpRequestInit);
+  constructor(
+    method: HttpMethod | string,
+    url: string | URL,
+    init: HttpRequestInit = {},
+    copy?: typeof COPY,
+    source?: HttpRequest,
+    checkedHeaders?: Readonly<Record<string, string>>,
+  ) {
+    // Only copyOf() passes COPY: the fields a copy keeps from its source are
+    // checked and frozen already, and are taken as they are.
+    const from = copy === COPY ? source : undefined;
     // `method` and `url` are let through (and the arguments win), so `toObject()` is an init.
-    if (copy === undefined) checkKnownKeys("init", init, REQUEST_FIELD_KEYS);
+    if (from === undefined) checkKnownKeys("init", init, REQUEST_FIELD_KEYS);
     this.method = from !== undefined && method === from.method ? from.method : parseMethod(method);
     this.url = from !== undefined && url === from.url ? url : checkUrl(url);
     // Each field is read once, so a getter cannot change it after its check.
@@ -359,7 +327,7 @@ export class HttpRequest implements HttpRequestFields {
       data === from.data && jsonData === from.jsonData && files === from.files;
     if (!sameBody) checkBody(this.method, { body, data, jsonData, files });
     if (headers !== undefined) {
-      this.headers = headers === copy?.checkedHeaders || headers === from?.headers
+      this.headers = from !== undefined && (headers === checkedHeaders || headers === from.headers)
         ? headers
         // Copied before the check, so a getter cannot change a value after it.
         : Object.freeze(
@@ -367,11 +335,22 @@ export class HttpRequest implements HttpRequestFields {
         );
     }
     if (params !== undefined) {
-      this.params = params === from?.params ? params : Object.freeze(checkParams(params));
+      this.params = params === from?.params ? params : checkEntries(
+        "params",
+        params,
+        isQueryValue,
+        "a string, number, boolean, null or an array of them",
+      );
     }
-    if (data !== undefined) this.data = data === from?.data ? data : Object.freeze(checkForm(data));
+    if (data !== undefined) {
+      this.data = data === from?.data
+        ? data
+        : checkEntries("data", data, isFormValue, "a string, number or boolean");
+    }
     if (files !== undefined) {
-      this.files = files === from?.files ? files : Object.freeze(checkFiles(files));
+      this.files = files === from?.files
+        ? files
+        : checkEntries("files", files, isFileValue, "a Blob, File, Uint8Array or a file path");
     }
     if (body !== undefined) this.body = body === from?.body ? body : checkRawBody(body);
     if (jsonData !== undefined) this.jsonData = jsonData;
@@ -402,7 +381,7 @@ export class HttpRequest implements HttpRequestFields {
     // Checked as copied, so a getter cannot change a value after its check.
     const extra = validateHeaders("headers", isPlainRecord(headers) ? { ...headers } : headers);
     const merged = Object.freeze(mergeHeaders(this.headers, extra));
-    return this.#copy({ headers: merged }, merged);
+    return copyOf(this, { headers: merged }, merged);
   }
 
   /**
@@ -414,20 +393,7 @@ export class HttpRequest implements HttpRequestFields {
    */
   with(changes: Partial<HttpRequestFields>): HttpRequest {
     checkKnownKeys("changes", changes, REQUEST_FIELD_KEYS);
-    return this.#copy(changes, undefined);
-  }
-
-  static {
-    copyWithHeaders = (request, headers) => request.#copy({ headers }, headers);
-  }
-
-  /** A copy with `changes`; `headers`, when given, is a frozen record already checked. */
-  #copy(
-    changes: Partial<HttpRequestFields>,
-    headers: Readonly<Record<string, string>> | undefined,
-  ): HttpRequest {
-    const copy = new RequestCopy(this, changes, headers);
-    return new HttpRequest(copy.method ?? this.method, copy.url ?? this.url, copy);
+    return copyOf(this, changes);
   }
 
   /**
@@ -501,6 +467,32 @@ defineRedactedInspect(HttpRequest, (request) => ({
   ...(request.body !== undefined && { body: describeRawBody(request.body) }),
 }));
 
+/** The constructor's hidden arguments: a request copies only by copyOf(). */
+const COPY: unique symbol = Symbol("copy");
+const HttpRequestCopy = HttpRequest as new (
+  method: HttpMethod,
+  url: string,
+  init: HttpRequestInit,
+  copy: typeof COPY,
+  from: HttpRequest,
+  checkedHeaders: Readonly<Record<string, string>> | undefined,
+) => HttpRequest;
+
+/**
+ * `from` with `changes` over its fields (one given as `undefined` is
+ * removed), `changes` read once; the fields still identical to `from`'s,
+ * and `checkedHeaders` (a frozen record checked already), are not checked again.
+ */
+function copyOf(
+  from: HttpRequest,
+  changes: Partial<HttpRequestFields>,
+  checkedHeaders?: Readonly<Record<string, string>>,
+): HttpRequest {
+  const init = { ...from.toObject(), ...changes };
+  const { method = from.method, url = from.url } = init;
+  return new HttpRequestCopy(method, url, init, COPY, from, checkedHeaders);
+}
+
 /**
  * `request.withHeaders({ [name]: value })` for a header the caller has
  * checked already (a hook's own name, and a value it made or checked when
@@ -508,41 +500,5 @@ defineRedactedInspect(HttpRequest, (request) => ({
  */
 export function withCheckedHeader(request: HttpRequest, name: string, value: string): HttpRequest {
   const merged = Object.freeze(mergeHeaders(request.headers, { [name]: value }));
-  return copyWithHeaders(request, merged);
-}
-
-/**
- * The init of a copy made by `with()` or `withHeaders()`: the fields of
- * `from` with `changes` over them. The constructor takes those still
- * identical to `from`'s, and `checkedHeaders`, without checking them again.
- * Private to this module: no caller outside it can make a check skipped.
- */
-class RequestCopy implements HttpRequestInit {
-  // Undefined only when `changes` gives them as undefined: the copy keeps them.
-  method: HttpMethod | undefined;
-  url: string | undefined;
-  headers: Readonly<Record<string, string>> | undefined;
-  params: Readonly<Record<string, QueryValue>> | undefined;
-  data: Readonly<Record<string, FormValue>> | undefined;
-  jsonData: unknown;
-  files: Readonly<Record<string, FileValue>> | undefined;
-  body: RequestBody | undefined;
-  timeout: number | null | undefined;
-  auth: readonly [username: string, password: string] | undefined;
-
-  constructor(
-    readonly from: HttpRequest,
-    changes: Partial<HttpRequestFields>,
-    readonly checkedHeaders: Readonly<Record<string, string>> | undefined,
-  ) {
-    // One read of `changes` (own enumerable keys, as a spread; a field given
-    // as undefined is removed), and only the fields of a request taken from
-    // it, over those of `from`: `from` and `checkedHeaders` come from this
-    // module alone.
-    const given: Record<string, unknown> = { ...changes };
-    const [fields, source] = [this, from] as unknown as Record<string, unknown>[];
-    for (const key of REQUEST_FIELD_KEYS) {
-      fields![key] = Object.hasOwn(given, key) ? given[key] : source![key];
-    }
-  }
+  return copyOf(request, { headers: merged }, merged);
 }

@@ -1,17 +1,9 @@
-// A response, and what names it and is named by it, so in one file: the
-// fields it is made with and their check; the responses a transport
-// received (made with the constructor parameter the public signature does
-// not show, RECEIVED: their headers are not copied until read); the unread
-// body a streamed one holds (the send path makes it; the response only asks
-// it for the body once, to read it whole, or to cancel); json() and
-// json(schema), with the Standard Schema interface written out as types
-// only (a validator of zod, valibot, arktype… implements it, and the
-// library needs none of them to accept one); and every exception that
-// carries a response: ResponseException, the base, HttpStatusException
-// (raiseForStatus()), ResponseParseException (json()) and
-// EventStreamException (thrown by the send path, client/event_stream.ts).
-// They are here, not in ../errors.ts, because a response names them and
-// they name the response: errors.ts stays below the models.
+// A response and every exception that carries one (ResponseException,
+// HttpStatusException, ResponseParseException, EventStreamException): a
+// response names them and they name it, so they are here, not in
+// ../errors.ts, which stays below the models. Also: the unread body a
+// streamed response holds (made by the send path), and json(schema) with
+// the Standard Schema interface as types only (no validator library needed).
 
 import {
   describeCall,
@@ -28,7 +20,13 @@ import {
 } from "../masking/views.ts";
 import { checkKnownKeys, describeType, keysOf } from "./_validate.ts";
 import type { HttpRequest } from "./request.ts";
-import { type LineLimit, lines, MAX_STRING } from "../http/text_stream.ts";
+import {
+  events,
+  type LineLimit,
+  lines,
+  MAX_STRING,
+  type ServerSentEvent,
+} from "../http/text_stream.ts";
 import {
   headerValuesOf,
   type JoinedHeaders,
@@ -36,7 +34,6 @@ import {
   SET_COOKIE_LINES,
   type WireHeaders,
 } from "../http/headers.ts";
-import { events, type ServerSentEvent } from "../http/text_stream.ts";
 
 /**
  * A validator that follows the Standard Schema specification, version 1:
@@ -145,40 +142,18 @@ const INIT_KEYS = keysOf<HttpResponseInit>({
   encoding: true,
 });
 
-/** Throws a TypeError naming the first key of `init` that is not a field of a response. */
-function checkResponseInit(init: HttpResponseInit): void {
-  checkKnownKeys("HttpResponse init", init, INIT_KEYS);
-}
-
-/** The content a streamed response is made with (never seen: its getter throws). */
-const NO_CONTENT: Uint8Array = new Uint8Array(0);
-
 /**
- * The second constructor argument of HttpResponse that marks a response the
- * transport received (its headers need no copy until read). Internal to
- * this module: only receivedResponse() and streamedResponse() (below)
- * pass it.
+ * The constructor's hidden second argument, passed only by
+ * receivedResponse() and streamedResponse(): a transport's headers are
+ * immutable or held by nothing else, so they need no copy until read.
  */
 const RECEIVED: unique symbol = Symbol("received");
 
-/** The body of a buffered response as a stream: each call a new one. */
-function contentStream(content: Uint8Array): ReadableStream<Uint8Array> {
-  return new ReadableStream({
-    start(controller) {
-      if (content.byteLength > 0) controller.enqueue(content);
-      controller.close();
-    },
-  });
-}
-
 /**
- * The header helpers of a response, kept here so response.ts stays short.
- * Repeated names are joined with ", "; several Set-Cookie lines are also
- * kept apart, for `headerValues()`.
+ * `headers` as a record with lower-case names, repeated names joined with
+ * ", ", several Set-Cookie lines also kept apart (for `headerValues()`).
  */
-function lowerCaseHeaders(
-  headers: Readonly<JoinedHeaders> | Headers,
-): JoinedHeaders {
+function lowerCaseHeaders(headers: Readonly<JoinedHeaders> | Headers): JoinedHeaders {
   const lower: JoinedHeaders = {};
   const entries = headers instanceof Headers ? headers.entries() : Object.entries(headers);
   let lines = headers instanceof Headers ? undefined : headers[SET_COOKIE_LINES];
@@ -207,51 +182,34 @@ function decoderFor(label: string | undefined): TextDecoder {
   }
 }
 
-/** The charset a Content-Type names, if any. */
-function charsetOf(contentType: string | undefined): string | undefined {
-  const match = contentType?.match(/;\s*charset\s*=\s*"?([^";\s]+)"?/i);
-  return match?.[1];
+/** The body's charset: `encoding`, else the Content-Type's, if any. */
+function charsetOf(response: HttpResponse): string | undefined {
+  return response.encoding ??
+    response.header("content-type")?.match(/;\s*charset\s*=\s*"?([^";\s]+)"?/i)?.[1];
 }
 
 /** How many issue paths a message names; the rest are counted. */
 const SHOWN_PATHS = 3;
 
-/** `text` parsed as JSON, or `undefined` when it is not JSON. */
-function parseJsonOrUndefined(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * The validator of `schema`, a Standard Schema (version 1 under
- * `"~standard"`), or a `TypeError` naming what `schema` is.
+ * `value` validated by `schema`, a Standard Schema (else a TypeError naming
+ * what it is): its output, or its issues. The body is in memory, so
+ * validation is synchronous: a validator that returns a promise is a
+ * TypeError naming its vendor, not a promise the caller might not await.
  */
-function schemaValidator(schema: unknown): StandardSchemaV1["~standard"] {
-  const props = (schema as Partial<StandardSchemaV1> | null | undefined)?.["~standard"];
-  if (props?.version !== 1 || typeof props.validate !== "function") {
+function validateSync(
+  schema: unknown,
+  value: () => unknown,
+): { issues?: readonly StandardSchemaIssue[]; value?: unknown } {
+  const validator = (schema as Partial<StandardSchemaV1> | null | undefined)?.["~standard"];
+  if (validator?.version !== 1 || typeof validator.validate !== "function") {
     throw new TypeError(
       `Invalid schema: expected a Standard Schema validator (version 1 under "~standard"), got ${
         describeType(schema)
       }`,
     );
   }
-  return props;
-}
-
-/**
- * `value` validated by `validator`: its output, or its issues. The body is
- * in memory, so validation is synchronous: a validator that returns a
- * promise (an async refinement) is a `TypeError` naming its vendor, rather
- * than a promise the caller might not await.
- */
-function validateSync(
-  validator: StandardSchemaV1["~standard"],
-  value: unknown,
-): { issues?: readonly StandardSchemaIssue[]; value?: unknown } {
-  const result = validator.validate(value);
+  const result = validator.validate(value());
   if (typeof (result as Partial<PromiseLike<unknown>>).then === "function") {
     // Nobody awaits it: its rejection must not go unhandled.
     (result as PromiseLike<unknown>).then(undefined, () => {});
@@ -303,16 +261,6 @@ const STREAMED: WeakMap<HttpResponse, StreamedBody> = new WeakMap();
 
 /** The bodies of streamed responses that `read()` buffered, by response. */
 const READ: WeakMap<HttpResponse, Uint8Array> = new WeakMap();
-
-/** `read()` of a streamed response: its body read whole, which its `content` then gives too. */
-async function readStreamed(
-  response: HttpResponse,
-  body: StreamedBody,
-): Promise<HttpResponse> {
-  const buffered = await body.read();
-  READ.set(response, buffered.content);
-  return buffered;
-}
 
 /** The `content` getter of a streamed response: the body once `read()` resolved, else it throws. */
 function streamedContent(this: HttpResponse): Uint8Array {
@@ -384,19 +332,13 @@ export class HttpResponse {
   /** A received response's headers, until `headers` first builds the record from them. */
   readonly #received: WireHeaders | undefined;
 
-  /**
-   * Creates a response.
-   *
-   * @param init The status, headers, body, timing, URL and request.
-   */
+  /** Creates a response of `init`: the status, headers, body, timing, URL and request. */
   constructor(init: HttpResponseInit);
   constructor(init: HttpResponseInit, origin?: typeof RECEIVED, streamed?: StreamedBody) {
     this.statusCode = init.statusCode;
-    // Only receivedResponse() holds RECEIVED: a transport's headers are
-    // immutable or held by nothing else, so they need no copy until read.
     if (origin === RECEIVED) this.#received = init.headers;
     else {
-      checkResponseInit(init);
+      checkKnownKeys("HttpResponse init", init, INIT_KEYS);
       this.#headers = Object.freeze(lowerCaseHeaders(init.headers));
     }
     this.content = init.content;
@@ -422,8 +364,7 @@ export class HttpResponse {
    * UTF-8 (an unknown label falls back to UTF-8).
    */
   get text(): string {
-    const label = this.encoding ?? charsetOf(this.header("content-type"));
-    return decoderFor(label).decode(this.content);
+    return decoderFor(charsetOf(this)).decode(this.content);
   }
 
   /** True when the status is 200–299. */
@@ -441,12 +382,7 @@ export class HttpResponse {
     return this.statusCode >= 500 && this.statusCode <= 599;
   }
 
-  /**
-   * Reads one header without regard to case.
-   *
-   * @param name The header name.
-   * @returns Its value, or `undefined` when absent.
-   */
+  /** The value of header `name`, without regard to case; `undefined` when absent. */
   header(name: string): string | undefined {
     const lower = name.toLowerCase();
     const received = this.#headers === undefined ? this.#received : undefined;
@@ -455,12 +391,10 @@ export class HttpResponse {
   }
 
   /**
-   * Reads every value of a header without regard to case, kept apart: each
-   * `Set-Cookie` line on its own (a comma cannot join them); any other header
-   * as one value, its repeated lines joined with `", "` as `fetch` gives them.
-   *
-   * @param name The header name.
-   * @returns The values in the order received; empty when absent.
+   * Every value of header `name` (without regard to case) in the order
+   * received, empty when absent: each `Set-Cookie` line on its own (a comma
+   * cannot join them); any other header as one value, its repeated lines
+   * joined with `", "` as `fetch` gives them.
    */
   headerValues(name: string): string[] {
     return headerValuesOf(this.#headers ?? this.#received!, name.toLowerCase());
@@ -500,9 +434,8 @@ export class HttpResponse {
   json(schema?: StandardSchemaV1): unknown {
     // An explicit `undefined` is a schema that is missing, not "no schema".
     if (arguments.length === 0) return parseJson(this);
-    // Checked before the body is parsed: a schema that is not one fails whatever the body.
-    const validator = schemaValidator(schema);
-    const { issues, value } = validateSync(validator, parseJson(this));
+    // The schema is checked before the body is parsed: one that is not a schema fails whatever the body.
+    const { issues, value } = validateSync(schema, () => parseJson(this));
     if (issues === undefined) return value;
     throw new ResponseParseException(
       `Response body does not match the schema (${describeIssues(issues)}): ${where(this)}`,
@@ -548,7 +481,12 @@ export class HttpResponse {
 
   /** Parses the body as JSON (type `T`, not checked), or returns `undefined` when it is not JSON. */
   jsonOrUndefined<T = unknown>(): T | undefined {
-    return parseJsonOrUndefined(this.text) as T | undefined;
+    const { text } = this; // an unread streamed body throws
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
   }
 
   /** True for a response of `client.stream()`: its body is read by `read()`, `body`, `lines()` or `events()`. */
@@ -558,7 +496,15 @@ export class HttpResponse {
 
   /** The decoded body as it arrives, readable once (a buffered response's: its `content`). */
   get body(): ReadableStream<Uint8Array> {
-    return STREAMED.get(this)?.take() ?? contentStream(this.content);
+    const streamed = STREAMED.get(this);
+    if (streamed !== undefined) return streamed.take();
+    const { content } = this; // each call a new stream
+    return new ReadableStream({
+      start(controller) {
+        if (content.byteLength > 0) controller.enqueue(content);
+        controller.close();
+      },
+    });
   }
 
   /**
@@ -566,9 +512,12 @@ export class HttpResponse {
    * response; a buffered one gives itself. Once it resolved, this response's
    * `content`, `text` and `json()` give the body too.
    */
-  read(): Promise<HttpResponse> {
+  async read(): Promise<HttpResponse> {
     const streamed = STREAMED.get(this);
-    return streamed === undefined ? Promise.resolve(this) : readStreamed(this, streamed);
+    if (streamed === undefined) return this;
+    const buffered = await streamed.read();
+    READ.set(this, buffered.content);
+    return buffered;
   }
 
   /** Cancels an unread streamed body, giving the connection back; nothing for a buffered one. */
@@ -578,8 +527,7 @@ export class HttpResponse {
 
   /** The body's text lines as they arrive (LF or CRLF, stripped), in its charset; each within `maxResponseBytes` characters. */
   lines(): AsyncGenerator<string> {
-    const charset = this.encoding ?? charsetOf(this.header("content-type"));
-    return lines(this.body, charset, lineLimit(this));
+    return lines(this.body, charsetOf(this), lineLimit(this));
   }
 
   /** The body's Server-Sent Events as they arrive; a line or an event's data within `maxResponseBytes` characters. */
@@ -648,12 +596,8 @@ function parseJson(response: HttpResponse): unknown {
   } catch (cause) {
     // The parser's message quotes the body (V8: `"token=…" is not valid JSON`),
     // which no view shows: the cause is shown by its class only.
-    throw hideCauseText(
-      new ResponseParseException(`Response body is not valid JSON: ${where(response)}`, {
-        response,
-        cause,
-      }),
-    );
+    const message = `Response body is not valid JSON: ${where(response)}`;
+    throw hideCauseText(new ResponseParseException(message, { response, cause }));
   }
 }
 
@@ -702,8 +646,6 @@ export abstract class ResponseException extends HttpClientException {
 
 /** Options of a {@linkcode ResponseParseException}. */
 export interface ResponseParseExceptionOptions extends ResponseExceptionOptions {
-  /** The response whose body could not be parsed. */
-  response: HttpResponse;
   /**
    * The issues a Standard Schema validator reported, when the body was JSON
    * but did not match the schema given to {@linkcode HttpResponse.json}.
@@ -720,14 +662,9 @@ export interface ResponseParseExceptionOptions extends ResponseExceptionOptions 
  * import { HttpRequest, HttpResponse, ResponseParseException } from "@fetchline/fetchline";
  * import assert from "node:assert/strict";
  *
- * const response = new HttpResponse({
- *   statusCode: 200,
- *   headers: {},
- *   content: new TextEncoder().encode("not json"),
- *   elapsedMs: 1,
- *   url: "http://127.0.0.1/",
- *   request: new HttpRequest("GET", "http://127.0.0.1/"),
- * });
+ * const request = new HttpRequest("GET", "http://127.0.0.1/");
+ * const content = new TextEncoder().encode("not json");
+ * const response = new HttpResponse({ statusCode: 200, headers: {}, content, elapsedMs: 1, url: request.url, request });
  * assert.throws(() => response.json(), (error: unknown) => {
  *   assert.ok(error instanceof ResponseParseException);
  *   assert.equal(error.response.text, "not json");
@@ -788,10 +725,7 @@ export class ResponseParseException extends ResponseException {
  * });
  * ```
  */
-export class HttpStatusException extends ResponseException {
-  /** The response whose status failed. */
-  declare readonly response: HttpResponse;
-}
+export class HttpStatusException extends ResponseException {}
 
 /** The constructor with the parameter its public signature does not show. */
 const HttpResponseWithOrigin = HttpResponse as new (
@@ -805,7 +739,7 @@ export function streamedResponse(
   init: Omit<HttpResponseInit, "content">,
   body: StreamedBody,
 ): HttpResponse {
-  return new HttpResponseWithOrigin({ ...init, content: NO_CONTENT }, RECEIVED, body);
+  return new HttpResponseWithOrigin({ ...init, content: new Uint8Array(0) }, RECEIVED, body);
 }
 
 /**
@@ -820,10 +754,7 @@ export function receivedResponse(init: HttpResponseInit): HttpResponse {
 }
 
 /** Options of an {@linkcode EventStreamException}. */
-export interface EventStreamExceptionOptions extends ResponseExceptionOptions {
-  /** The response the event stream was refused with, its body not read. */
-  response: HttpResponse;
-}
+export interface EventStreamExceptionOptions extends ResponseExceptionOptions {}
 
 /**
  * An event stream of `client.events()` was refused by the server's answer,
@@ -840,12 +771,7 @@ export interface EventStreamExceptionOptions extends ResponseExceptionOptions {
  *
  * const request = new HttpRequest("GET", "http://127.0.0.1/events");
  * const response = new HttpResponse({
- *   statusCode: 401,
- *   headers: {},
- *   content: new Uint8Array(0),
- *   elapsedMs: 1,
- *   url: request.url,
- *   request,
+ *   statusCode: 401, headers: {}, content: new Uint8Array(0), elapsedMs: 1, url: request.url, request,
  * });
  * const error = new EventStreamException("Event stream refused (status 401): GET http://127.0.0.1/events", {
  *   response,
@@ -854,7 +780,4 @@ export interface EventStreamExceptionOptions extends ResponseExceptionOptions {
  * assert.equal(error.response.statusCode, 401);
  * ```
  */
-export class EventStreamException extends ResponseException {
-  /** The response the event stream was refused with, its body not read. */
-  declare readonly response: HttpResponse;
-}
+export class EventStreamException extends ResponseException {}
