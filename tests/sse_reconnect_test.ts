@@ -336,9 +336,12 @@ Deno.test("events() stops with TimeoutException at totalTimeout, the reader's wh
     TimeoutException,
     /^Event stream timed out after 0.3 s \(totalTimeout\): GET \/feed$/,
   );
-  // Several connections, each under the one limit.
+  // Several connections, each under the one limit, each one's event read
+  // once and in order; the last may be cut by the limit after the server
+  // counted it and before its event came.
   assert.ok(seen.length >= 2, `${seen.length} connections`);
-  assert.equal(received.length, seen.length);
+  assert.ok(seen.length - received.length <= 1, `${received.length} events of ${seen.length}`);
+  assert.deepEqual(received, received.map((_, n) => String(n)));
 });
 
 Deno.test("events() checks its options when called, naming the option", () => {
