@@ -179,6 +179,13 @@ class WireBody implements StreamedBody {
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
   /** A small body of known length, read in one native read (no reader of the transport's stream). */
   #whole: "no" | "yes" | "reading" = "no";
+  /**
+   * The bytes of a body of known length still to come; once they have, the
+   * end is read at once (the tail), so the call settles when its last byte
+   * comes, not when the caller reads the end.
+   */
+  #left = 0;
+  #tail: Promise<ReadableStreamReadResult<Uint8Array>> | undefined = undefined;
   /** The body's one stream, once made, and its controller. */
   #out: ReadableStream<Uint8Array> | undefined = undefined;
   #controller: Controller | undefined = undefined;
@@ -222,9 +229,9 @@ class WireBody implements StreamedBody {
     options.closed.addEventListener("abort", this.#onAbort);
     options.signal?.addEventListener("abort", this.#onAbort);
     if (options.closed.aborted || options.signal?.aborted) abort.abort();
-    if (wire.readAll !== undefined && (decodedLength(wire.headers) ?? WHOLE) < WHOLE) {
-      this.#whole = "yes";
-    }
+    const length = decodedLength(wire.headers) ?? 0;
+    if (wire.readAll !== undefined && length < WHOLE && length > 0) this.#whole = "yes";
+    else this.#left = length;
   }
 
   take(): ReadableStream<Uint8Array> {
@@ -255,12 +262,19 @@ class WireBody implements StreamedBody {
       this.#whole = "reading";
       return this.#wire.readAll!().then(this.#onWhole, this.#onError);
     }
+    const tail = this.#tail;
+    this.#tail = undefined;
+    if (tail !== undefined) return tail.then(this.#onRead, this.#onError);
     return (this.#reader ??= this.#inner!.getReader()).read().then(this.#onRead, this.#onError);
   };
 
   readonly #onRead = (result: ReadableStreamReadResult<Uint8Array>): void => {
-    if (result.done) this.#end();
-    else this.#push(result.value);
+    if (result.done) return this.#end();
+    this.#push(result.value);
+    if (this.#left <= 0 || (this.#left -= result.value.byteLength) > 0) return;
+    // The last byte came: the end is read now, and a chunk past it left to the next pull.
+    const tail = this.#tail = this.#reader!.read();
+    tail.then((end) => end.done && this.#end(), this.#onError);
   };
 
   readonly #onWhole = (bytes: Uint8Array): void => {

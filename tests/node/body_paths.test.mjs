@@ -1,8 +1,8 @@
 // How the npm build reads response bodies: whole through the transport's
-// sink when the limit allows, through the body stream when the head already
-// tells the body is too large or the body is discarded, and not at all when
-// the response has none. Each way, bodies that arrive before the read and
-// bodies that trickle in after it.
+// body stream under the limit, refused before reading when the head already
+// tells the body is too large, discarded, and not at all when the response
+// has none. Each way, bodies that arrive before the read and bodies that
+// trickle in after it.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
