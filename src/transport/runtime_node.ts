@@ -103,7 +103,9 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
  * An Agent of the undici Node's own `fetch` is built on, already loaded
  * with the package (its `Response` is that undici's), for a pool with no
  * settings of its own: npm's undici costs a one-shot script more than its
- * request. Its class is its global dispatcher's, unless one of another kind
+ * request (bench:one-shot, one GET against `fetch` + `AbortSignal.timeout`:
+ * 2.41x on Node 22 and 2.23x on Node 24 with npm's undici imported, 1.41x
+ * and 1.50x with Node's, in the same session). Its class is its global dispatcher's, unless one of another kind
  * was set (npm's undici 8, a proxy agent, a mock): then `undefined`, and
  * the pool takes npm's. HTTP/2 over TLS where Node's undici offers it as
  * stable (7, Node 24); undici 6 (Node 22) has it as an experiment, with a
