@@ -166,7 +166,8 @@ try {
     }
   }
   const runtime = await Deno.readTextFile(`${npmDir}/src/transport/runtime.js`);
-  if (!/from\s*["']undici["']/.test(runtime)) {
+  // The Node runtime loads undici: imported, or required when a pool needs it.
+  if (!/(from\s*|\(\s*)["']undici["']/.test(runtime)) {
     problems.push("The npm build's src/transport/runtime.js is not the Node runtime");
   }
 } catch (error) {

@@ -2,9 +2,12 @@
 // its place, so the npm package pools connections in an undici `Agent` and
 // sends with undici's `dispatch()` (several times the throughput of fetch on
 // Node), reads files with node:fs, and never branches on the runtime again.
-// Like `runtime.ts`, it exports one `Runtime` as `runtime`.
+// Like `runtime.ts`, it exports one `Runtime` as `runtime`. The undici is
+// Node's own where it will do (`ownAgent()`), npm's, loaded on first use,
+// where it will not.
 
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import process from "node:process";
 import { Readable, Transform } from "node:stream";
 import type { TransformCallback } from "node:stream";
@@ -13,8 +16,7 @@ import tls from "node:tls";
 import zlib from "node:zlib";
 import { open, readFile, stat } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import { Agent, errors, ProxyAgent } from "undici";
-import type { Dispatcher } from "undici";
+import type { Agent, Dispatcher, ProxyAgent } from "undici";
 import {
   ownProxyAuthorization,
   proxyAuthorization,
@@ -43,6 +45,10 @@ import type { Abort } from "./types.ts";
 /** An undici `Agent` per pool, and node:fs. */
 export const runtime: Runtime = { pooled: true, files: true, createPool, openFile };
 
+/** npm's undici, loaded by the first pool that needs it ({@linkcode createPool}). */
+type Undici = typeof import("undici");
+let undici: Undici | undefined;
+
 /**
  * Creates a pool: an undici `Agent`. Deno's option names map to undici's
  * (`poolIdleTimeout` → `keepAliveTimeout`, `http2` → `allowH2`); other
@@ -51,13 +57,26 @@ export const runtime: Runtime = { pooled: true, files: true, createPool, openFil
  * into the Agent's `connect` options ({@linkcode tlsConnectOptions}).
  * Requests go through the proxy {@linkcode proxyFor} picks per request
  * (`withProxy()`, else the environment's, read now), each through an undici
- * `ProxyAgent` with the same options.
+ * `ProxyAgent` with the same options. A pool without options, TLS settings
+ * or a proxy is an Agent of Node's own undici ({@linkcode ownAgent}); any
+ * other loads npm's undici 8 now, before its first request's timeout starts
+ * (npm's is CommonJS: `require()` loads it at once).
  */
 function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
   const agentOptions = agentOptionsOf(options, network);
   const env: EnvProxies | undefined = network.proxy === undefined
     ? readProxyEnv((name) => process.env[name])
     : undefined;
+  const plain = Object.keys(options).length === 0 && network.tls === undefined &&
+    (network.proxy ?? env?.http ?? env?.https) == null;
+  const own = plain ? ownAgent(agentOptions) : undefined;
+  if (own !== undefined) {
+    return {
+      transport: (wire, abort) => send(() => [own, undefined], wire, abort),
+      close: () => void own.destroy().catch(() => {}),
+    };
+  }
+  const { Agent } = undici ??= createRequire(import.meta.url)("undici") as Undici;
   const agent = new Agent(agentOptions);
   const proxied = new Map<ProxySetting, ProxyAgent>();
   const route = (url: URL): [Dispatcher, ProxySetting | undefined] => {
@@ -75,6 +94,122 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
       }
     },
   };
+}
+
+/**
+ * An Agent of the undici Node's own `fetch` is built on, already loaded
+ * with the package (its `Response` is that undici's), for a pool with no
+ * settings of its own: npm's undici costs a one-shot script more than its
+ * request (bench:one-shot, one GET against `fetch` + `AbortSignal.timeout`:
+ * 2.41x on Node 22 and 2.23x on Node 24 with npm's undici imported, 1.41x
+ * and 1.50x with Node's, in the same session). Its class is its global dispatcher's, unless one of another kind
+ * was set (npm's undici 8, a proxy agent, a mock): then `undefined`, and
+ * the pool takes npm's. HTTP/2 over TLS where Node's undici offers it as
+ * stable (7, Node 24); undici 6 (Node 22) has it as an experiment, with a
+ * warning: HTTP/1.1 there. undici 6 also makes only the handler calls of
+ * its own API ({@linkcode Undici6Handler}).
+ */
+function ownAgent(agentOptions: Agent.Options): Dispatcher | undefined {
+  void globalThis.Response; // Node's undici, which sets its global dispatcher as it loads.
+  const global = (globalThis as Record<symbol, unknown>)[Symbol.for("undici.globalDispatcher.1")];
+  const Own = (global as { constructor?: unknown } | undefined)?.constructor;
+  if (typeof Own !== "function" || Own.name !== "Agent") return undefined;
+  const allowH2 = Number(process.versions.undici?.split(".")[0]) >= 7;
+  const own = new (Own as typeof Agent)({ ...agentOptions, allowH2 });
+  return {
+    dispatch: (options, handler) => own.dispatch(options, new Undici6Handler(handler)),
+    destroy: () => own.destroy(),
+  } as Dispatcher;
+}
+
+/**
+ * A handler of undici 7's API (`onRequestStart`…) that takes undici 6's
+ * calls (`onConnect`…) too, for an Agent of Node's own undici: undici 6
+ * (Node 22's) makes only those calls, undici 7 and later (Node 24's) only
+ * the others, passed on as they are.
+ */
+class Undici6Handler implements Dispatcher.DispatchHandler {
+  readonly #handler: Dispatcher.DispatchHandler;
+  /** What undici 6's calls give, as the controller undici 7 gives (the exchange uses these three). */
+  readonly #controller = {
+    paused: false,
+    abort: (_: Error): void => {},
+    resumeExchange: (): void => {},
+    pause() {
+      this.paused = true;
+    },
+    resume() {
+      if (!this.paused) return;
+      this.paused = false;
+      this.resumeExchange();
+    },
+  };
+
+  constructor(handler: Dispatcher.DispatchHandler) {
+    this.#handler = handler;
+  }
+
+  get #asController(): Dispatcher.DispatchController {
+    return this.#controller as unknown as Dispatcher.DispatchController;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController, context: object): void {
+    this.#handler.onRequestStart?.(controller, context);
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | string[] | undefined>,
+    message: string,
+  ): void {
+    this.#handler.onResponseStart?.(controller, status, headers, message);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#handler.onResponseData?.(controller, chunk);
+  }
+
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Record<string, string>): void {
+    this.#handler.onResponseEnd?.(controller, trailers);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
+    this.#handler.onResponseError?.(controller, error);
+  }
+
+  // undici 6's calls.
+
+  onConnect(abort: (reason: Error) => void): void {
+    this.#controller.abort = abort;
+    this.onRequestStart(this.#asController, {});
+  }
+
+  onHeaders(status: number, raw: Buffer[], resume: () => void, message: string): boolean {
+    this.#controller.resumeExchange = resume;
+    const headers: Record<string, string | string[]> = Object.create(null);
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const name = (raw[i] as Buffer).toString("latin1").toLowerCase();
+      const value = (raw[i + 1] as Buffer).toString("latin1");
+      const given = headers[name];
+      headers[name] = given === undefined ? value : [given, value].flat();
+    }
+    this.onResponseStart(this.#asController, status, headers, message);
+    return !this.#controller.paused;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.onResponseData(this.#asController, chunk);
+    return !this.#controller.paused;
+  }
+
+  onComplete(): void {
+    this.onResponseEnd(this.#asController, {});
+  }
+
+  onError(error: Error): void {
+    this.onResponseError(this.#asController, error);
+  }
 }
 
 /** Deno's pool option names mapped to undici's Agent options, with the TLS settings. */
@@ -97,6 +232,7 @@ function agentOptionsOf(options: PoolOptions, network: NetworkOptions): Agent.Op
  * https proxy.
  */
 function proxyAgent(proxy: ProxySetting, agentOptions: Agent.Options): ProxyAgent {
+  const { ProxyAgent } = undici as Undici;
   const tls = agentOptions.connect as ProxyAgent.Options["requestTls"];
   const token = proxyAuthorization(proxy);
   return new ProxyAgent({
@@ -307,6 +443,19 @@ function withFetchDefaults(
 // encoded, into a byte stream made when `body` is first asked for. Chunks
 // that come before a reader are held as they came; undici is paused while
 // enough unread bytes wait.
+
+/**
+ * What an exchange is aborted with: undici's `RequestAbortedError` (code
+ * `UND_ERR_ABORTED`), here whichever undici sends.
+ */
+class RequestAbortedError extends Error {
+  override name = "AbortError";
+  readonly code = "UND_ERR_ABORTED";
+  constructor() {
+    super("Request aborted");
+  }
+}
+const errors = { RequestAbortedError };
 
 /** How much of a discarded body is read before the connection is dropped instead (as undici's `dump()`). */
 const DISCARD_LIMIT = 128 * 1024;
