@@ -26,7 +26,6 @@ import {
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
 import { decodeFailure, headOverflow } from "./failures.ts";
-import { enqueueBytes } from "./body.ts";
 import { isZlibWrapped } from "./fetch.ts";
 import { joinHeaders } from "../http/headers.ts";
 import type {
@@ -457,6 +456,14 @@ class RequestAbortedError extends Error {
 }
 const errors = { RequestAbortedError };
 
+/**
+ * A chunk as a plain `Uint8Array` over the same memory (undici and zlib give
+ * Buffers, each its own), as a body's chunks are on every runtime: kept, not copied.
+ */
+function plain(chunk: Uint8Array): Uint8Array {
+  return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
 /** How much of a discarded body is read before the connection is dropped instead (as undici's `dump()`). */
 const DISCARD_LIMIT = 128 * 1024;
 /** The unread bytes held (in the stream, or before a reader comes) before undici is paused. */
@@ -484,7 +491,7 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
   /** The body stream, once asked for (`null`: none). */
   #body: ReadableStream<Uint8Array> | null | undefined = undefined;
   /** The body stream's controller. */
-  #stream: ReadableByteStreamController | undefined;
+  #stream: ReadableStreamDefaultController<Uint8Array> | undefined;
   /** Decoded chunks that came before a reader, and their size. */
   #held: Uint8Array[] | undefined;
   #heldSize = 0;
@@ -584,23 +591,22 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
   get body(): ReadableStream<Uint8Array> | null {
     if (this.#body === undefined) {
       this.#body = this.#hasBody
-        ? new ReadableStream({
-          type: "bytes",
+        ? new ReadableStream<Uint8Array>({
           start: this.#open,
           pull: this.#pull,
           cancel: this.#cancel,
-        }, { highWaterMark: HIGH_WATER })
+        }, { highWaterMark: HIGH_WATER, size: (chunk) => chunk.byteLength })
         : null;
     }
     return this.#body;
   }
 
   /** The stream starts with the chunks held, and the end or failure when they came. */
-  readonly #open = (stream: ReadableByteStreamController): void => {
+  readonly #open = (stream: ReadableStreamDefaultController<Uint8Array>): void => {
     this.#stream = stream;
     const held = this.#held;
     this.#held = undefined;
-    if (held !== undefined) { for (const chunk of held) stream.enqueue(new Uint8Array(chunk)); }
+    if (held !== undefined) { for (const chunk of held) stream.enqueue(plain(chunk)); }
     if (!this.#complete) return;
     if (this.#error === undefined) stream.close();
     else stream.error(this.#error);
@@ -616,7 +622,10 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
       (this.#held ??= []).push(chunk);
       this.#heldSize += chunk.byteLength;
       if (this.#heldSize < HIGH_WATER) return undefined;
-    } else if (!enqueueBytes(this.#stream, chunk)) return undefined;
+    } else {
+      this.#stream.enqueue(plain(chunk));
+      if ((this.#stream.desiredSize ?? 0) > 0) return undefined;
+    }
     return new Promise((resolve) => this.#drained = resolve);
   };
 
@@ -662,11 +671,7 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
   readonly #finish = (): void => {
     if (this.#complete || this.#cancelled) return;
     this.#complete = true;
-    if (this.#stream !== undefined) {
-      this.#stream.close();
-      // A reader waiting with its own array is answered with the end.
-      this.#stream.byobRequest?.respond(0);
-    }
+    this.#stream?.close();
   };
 
   /** The decoded body failed with `error`. */
