@@ -156,6 +156,7 @@ async function exchange(
   since: number,
   options: SendOptions,
 ): Promise<HttpResponse> {
+  let streamed: HttpResponse;
   try {
     const pending = toWireRequest(hop);
     const wire = pending instanceof Promise ? await pending : pending;
@@ -181,27 +182,29 @@ async function exchange(
       await discardBody(response);
       return receivedResponse({ ...init, content: EMPTY, elapsedMs: performance.now() - since });
     }
-    if (options.stream) {
-      return streamedCall({
-        wire: response,
-        abort: step,
-        init: { ...init, elapsedMs: performance.now() - since },
-        toClientError: (error) => toClientError(error, request, step, options),
-        since,
-      }, options);
+    if (!options.stream && options.onDownloadProgress === undefined) {
+      // A body of known length within the limit is read natively, with no
+      // async frame of readBody's between this one and the runtime's read.
+      const native = readWhole(response, options.maxResponseBytes);
+      const content = native !== undefined
+        ? checkedLength(await native, options.maxResponseBytes)
+        : await readBody(response, options.maxResponseBytes);
+      return receivedResponse({ ...init, content, elapsedMs: performance.now() - since });
     }
-    // A body of known length within the limit is read natively, with no
-    // async frame of readBody's between this one and the runtime's read.
-    const native = options.onDownloadProgress === undefined
-      ? readWhole(response, options.maxResponseBytes)
-      : undefined;
-    const content = native !== undefined
-      ? checkedLength(await native, options.maxResponseBytes)
-      : await readBody(response, options.maxResponseBytes, options.onDownloadProgress);
-    return receivedResponse({ ...init, content, elapsedMs: performance.now() - since });
+    streamed = streamedCall({
+      wire: response,
+      abort: step,
+      init: { ...init, elapsedMs: performance.now() - since },
+      toClientError: (error) => toClientError(error, request, step, options),
+      since,
+    }, options.stream ? options : { ...options, readTimeout: null });
   } catch (error) {
     throw toClientError(error, request, step, options);
   }
+  // A body read whole with download progress is read as a streamed one is,
+  // through its one stream: its failures are mapped there, and a progress
+  // callback's own error passes as it is.
+  return options.stream ? streamed : await streamed.read();
 }
 
 const EMPTY = new Uint8Array(0);

@@ -273,16 +273,10 @@ const END_PROBE = 16;
  * Reads the whole (decoded) body of `response`. A Content-Length above
  * `maxBytes` rejects with a `too-large` Failure before reading; a body
  * that passes `maxBytes` as it arrives rejects at once and stops reading.
- * The stream's own failures pass through unchanged. With `onProgress`, the
- * body is read a chunk at a time and the callback is told at the start, after
- * each chunk and at the end (without it, nothing of this costs anything).
+ * The stream's own failures pass through unchanged. (A body read with
+ * download progress is read as a streamed one: send/body.ts.)
  */
-export async function readBody(
-  response: WireResponse,
-  maxBytes: number,
-  onProgress?: ProgressCallback,
-): Promise<Uint8Array> {
-  if (onProgress !== undefined) return await readCounting(response, maxBytes, onProgress);
+export async function readBody(response: WireResponse, maxBytes: number): Promise<Uint8Array> {
   const length = decodedLength(response.headers);
   const whole = readWhole(response, maxBytes, length);
   if (whole !== undefined) return checkedLength(await whole, maxBytes);
@@ -394,41 +388,6 @@ async function readChunks(body: ReadableStream<Uint8Array>, buffer: BodyBuffer) 
       const { done, value } = await reader.read();
       if (done) return buffer.bytes();
       buffer.append(value);
-    }
-  } catch (error) {
-    await reader.cancel(error).catch(() => {});
-    throw error;
-  } finally {
-    reader.releaseLock();
-  }
-}
-
-/**
- * Reads the body a chunk at a time, telling `onProgress` at the start (0
- * bytes), after each chunk and at the end. What the callback throws cancels
- * the body with it as the reason (the connection is dropped) and is thrown.
- */
-async function readCounting(
-  response: WireResponse,
-  maxBytes: number,
-  onProgress: ProgressCallback,
-): Promise<Uint8Array> {
-  const { body } = response;
-  if (body === null) return new Uint8Array(0);
-  const length = decodedLength(response.headers);
-  const reader = body.getReader();
-  try {
-    if (length !== undefined && length > maxBytes) throw tooLarge(maxBytes);
-    const buffer = new BodyBuffer(maxBytes, length);
-    report(onProgress, 0, length);
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        reportEnd(onProgress, buffer.size);
-        return buffer.bytes();
-      }
-      buffer.append(value);
-      report(onProgress, buffer.size, length);
     }
   } catch (error) {
     await reader.cancel(error).catch(() => {});
