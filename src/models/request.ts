@@ -26,7 +26,7 @@ import type { FileValue, FormValue, QueryScalar, QueryValue } from "../http/url.
 import { describeRawBody, type RequestBody } from "../http/raw_body.ts";
 import { serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
-import { curlCommand } from "../curl/curl_command.ts";
+import { curlCommand } from "../curl/curl.ts";
 
 export type { FileValue, FormValue, QueryScalar, QueryValue, RequestBody };
 
@@ -466,6 +466,71 @@ defineRedactedInspect(HttpRequest, (request) => ({
   auth: request.auth && [request.auth[1] === "" ? MASK : request.auth[0], MASK],
   ...(request.body !== undefined && { body: describeRawBody(request.body) }),
 }));
+
+/**
+ * Renders a request as a cURL command that replays it: the same method,
+ * URL, headers and body bytes the client sends (the JSON text from the
+ * client's own serializer).
+ *
+ * Layout: `curl -X '<METHOD>'`, then the headers (`-H 'Name: value'`, and
+ * the Content-Type the client sends for a JSON or raw body unless one is
+ * set), `-u 'user:pass'`, the body (`--data '<JSON>'`, `--data 'k=v&k2=v2'`
+ * for a form, `-F 'field=@path'` per file with the form fields as
+ * `--form-string 'k=v'`, `--data-raw '<text>'` for a raw body that is
+ * text), `--max-time <seconds>` and the quoted URL with its params last,
+ * joined by a backslash, a newline and two spaces.
+ *
+ * Safety: every value is single-quoted, a `'` written as `'"'"'`, and none
+ * can be reinterpreted by curl's own syntax: form fields beside files use
+ * `--form-string` (never read as `@file`); in `-F` the name is literal up
+ * to its first `=` and a path or file name holding `;`, `,`, `"`, `\` or
+ * white space is double-quoted; a raw body is `--data-raw` (never reads a
+ * file for a leading `@`); the path `-` is written `./-`; an empty header
+ * value is `-H 'Name;'`; a URL with `[ ] { }` gets `--globoff`, HEAD gets
+ * `--head`. An absolute URL is written normalised as the client sends it;
+ * multipart names and text values with their line breaks as CRLF.
+ *
+ * Limitations: a raw body other than a string, or bytes that are UTF-8 text
+ * without NUL, is rendered `--data-binary @-` (curl reads it from standard
+ * input: `curl … < body.bin`), never other bytes. File contents are not
+ * included (a path is shown, and an in-memory file by the base name of its
+ * file name); curl guesses a file part's Content-Type from its extension;
+ * curl before 7.81 escapes `"` and `\` in multipart names; header values
+ * above U+007F go as Latin-1 with `fetch` but UTF-8 with curl; session
+ * cookies and TLS settings are not included.
+ *
+ * @param request The request.
+ * @returns The command.
+ * @throws {TypeError} For a value holding NUL (no shell argument can), or a
+ * multipart field name that is empty or holds `=` (curl cannot send it),
+ * naming the field.
+ *
+ * @example Render a JSON request
+ * ```ts
+ * import { HttpRequest } from "@fetchline/fetchline";
+ * import { toCurl } from "@fetchline/fetchline/utils";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new HttpRequest("POST", "https://api.example.com/users", {
+ *   jsonData: { name: "O'Brien" },
+ *   timeout: 30,
+ * });
+ * assert.equal(
+ *   toCurl(request),
+ *   [
+ *     "curl -X 'POST'",
+ *     "-H 'Content-Type: application/json'",
+ *     `--data '{"name": "O'"'"'Brien"}'`,
+ *     "--max-time 30.0",
+ *     "'https://api.example.com/users'",
+ *   ].join(" \\\n  "),
+ * );
+ * assert.equal(request.toCurl(), toCurl(request));
+ * ```
+ */
+export function toCurl(request: HttpRequest): string {
+  return curlCommand(request);
+}
 
 /** The constructor's hidden arguments: a request copies only by copyOf(). */
 const COPY: unique symbol = Symbol("copy");
