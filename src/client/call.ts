@@ -118,16 +118,14 @@ export function callLifecycle(shared: LifecycleOptions, call: CallOptions): Life
   checkCallback("onDownloadProgress", onDownloadProgress);
   return {
     ...shared,
-    ...(onUploadProgress === undefined ? {} : { onUploadProgress }),
-    ...(onDownloadProgress === undefined ? {} : { onDownloadProgress }),
-    ...(stream ? { stream } : {}),
-    ...(signal === undefined ? {} : { signal }),
-    ...(readTimeout === undefined
-      ? {}
-      : { readTimeout: validateNullableTimeout("readTimeout", readTimeout) }),
-    ...(totalTimeout === undefined
-      ? {}
-      : { totalTimeout: validateNullableTimeout("totalTimeout", totalTimeout) }),
+    ...(onUploadProgress !== undefined && { onUploadProgress }),
+    ...(onDownloadProgress !== undefined && { onDownloadProgress }),
+    ...(stream && { stream }),
+    ...(signal !== undefined && { signal }),
+    ...(readTimeout !== undefined &&
+      { readTimeout: validateNullableTimeout("readTimeout", readTimeout) }),
+    ...(totalTimeout !== undefined &&
+      { totalTimeout: validateNullableTimeout("totalTimeout", totalTimeout) }),
   };
 }
 
@@ -138,13 +136,12 @@ function checkCallback(name: string, value: unknown): void {
 }
 
 /**
- * Prepares `request` for a client with `config`: its URL resolved against
- * the base URL into an absolute http(s) URL, the URL's user-info moved to
- * `auth` (unless the request has `auth`), the default headers merged under
- * its own, and an `Idempotency-Key` added to a POST or PATCH the retry
- * policy retries ({@linkcode needsIdempotencyKey}), unless it has one; the
- * same key serves every attempt. A request that needs none of this is
- * returned as it is.
+ * `request` for a client with `config`: its URL resolved against the base
+ * URL (absolute, http(s)), the URL's user-info moved to `auth` (unless it
+ * has one), the default headers merged under its own, and an
+ * `Idempotency-Key` for every attempt of a POST or PATCH the retry policy
+ * retries, unless it has one. A request that needs none of this is returned
+ * as it is.
  *
  * @throws {HttpClientException} When the URL is relative without a base
  * URL, invalid, or not http(s).

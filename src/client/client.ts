@@ -376,20 +376,17 @@ function deriveConfig(parent: HttpClientConfig, configure: ExtendConfig): HttpCl
   }
   const derived = (returned ?? builder).build();
   if (derived.authHook !== parent.authHook) {
-    // An auth hook the derived builder set starts a new auth scope: the origins it names
-    // (its withAuthOrigins() makes a new set: the same one is the parent's), else its base
-    // URL's. The parent's list was given for the parent's credentials, never for these.
+    // A new auth hook starts a new auth scope: the origins its builder names (withAuthOrigins()
+    // makes a new set: the same one is the parent's), else its base URL's; never the parent's.
     if (derived.authOrigins === undefined || derived.authOrigins !== parent.authOrigins) {
       return derived;
     }
     const { authOrigins: _parents, ...rest } = derived;
     return frozenConfig(rest);
   }
-  // The parent's auth hook stays with the parent's origin: its credentials were given for the
-  // parent's base URL, and a derived client pointed at another origin must not send them there
-  // unless its caller says so (`withAuthOrigins`, or an auth hook of its own). So with the
-  // parent's hook and the default origins (the base URL's), a base URL that moves to another
-  // origin pins the parent's. Without a base URL the hook follows each call's own origin.
+  // The parent's hook, given for the parent's base URL, stays with its origin: a derived client
+  // keeping it and the default origins, with a base URL on another origin, pins the parent's
+  // (unless `withAuthOrigins` says otherwise). Without a base URL, it follows each call's origin.
   if (
     derived.authHook === undefined || derived.authOrigins !== undefined ||
     parent.authOrigins !== undefined || parent.baseUrl === undefined

@@ -1,8 +1,6 @@
 // The cURL command of a request's fields, and the shell quoting: what
 // toCurl() and the request's own toCurl() render (both in models/request.ts,
 // which imports this module, so it names the fields it reads itself).
-// Every value is single-quoted, so none can break out into the shell, and
-// none can be reinterpreted by curl's own syntax (the helpers below say how).
 
 import { appendParams, encodeForm, isAbsoluteUrl } from "../http/url.ts";
 import type { FileValue, FormValue, QueryValue } from "../http/url.ts";

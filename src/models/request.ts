@@ -470,34 +470,20 @@ defineRedactedInspect(HttpRequest, (request) => ({
 /**
  * Renders a request as a cURL command that replays it: the same method,
  * URL, headers and body bytes the client sends (the JSON text from the
- * client's own serializer).
+ * client's own serializer). `curl -X '<METHOD>'`, the headers (`-H 'Name:
+ * value'`, and the Content-Type the client adds to a JSON or raw body),
+ * `-u 'user:pass'`, the body (`--data` for JSON and forms, `-F
+ * 'field=@path'` per file beside `--form-string 'k=v'` fields,
+ * `--data-raw` for a text body), `--max-time <seconds>` and the URL with
+ * its params last, joined by a backslash, a newline and two spaces.
  *
- * Layout: `curl -X '<METHOD>'`, then the headers (`-H 'Name: value'`, and
- * the Content-Type the client sends for a JSON or raw body unless one is
- * set), `-u 'user:pass'`, the body (`--data '<JSON>'`, `--data 'k=v&k2=v2'`
- * for a form, `-F 'field=@path'` per file with the form fields as
- * `--form-string 'k=v'`, `--data-raw '<text>'` for a raw body that is
- * text), `--max-time <seconds>` and the quoted URL with its params last,
- * joined by a backslash, a newline and two spaces.
- *
- * Safety: every value is single-quoted, a `'` written as `'"'"'`, and none
- * can be reinterpreted by curl's own syntax: form fields beside files use
- * `--form-string` (never read as `@file`); in `-F` the name is literal up
- * to its first `=` and a path or file name holding `;`, `,`, `"`, `\` or
- * white space is double-quoted; a raw body is `--data-raw` (never reads a
- * file for a leading `@`); the path `-` is written `./-`; an empty header
- * value is `-H 'Name;'`; a URL with `[ ] { }` gets `--globoff`, HEAD gets
- * `--head`. An absolute URL is written normalised as the client sends it;
- * multipart names and text values with their line breaks as CRLF.
- *
- * Limitations: a raw body other than a string, or bytes that are UTF-8 text
- * without NUL, is rendered `--data-binary @-` (curl reads it from standard
- * input: `curl … < body.bin`), never other bytes. File contents are not
- * included (a path is shown, and an in-memory file by the base name of its
- * file name); curl guesses a file part's Content-Type from its extension;
- * curl before 7.81 escapes `"` and `\` in multipart names; header values
- * above U+007F go as Latin-1 with `fetch` but UTF-8 with curl; session
- * cookies and TLS settings are not included.
+ * Every value is single-quoted, and none can be reinterpreted by curl's own
+ * syntax (no `@file` read, no `;type=` slipped into `-F`, `-` as `./-`,
+ * `--globoff` for a URL with `[ ] { }`, `--head` for HEAD). A raw body that
+ * is not text (bytes that are not UTF-8, a Blob, a stream, text with NUL)
+ * is rendered `--data-binary @-`, read from standard input, never other
+ * bytes; file contents, session cookies and TLS settings are not included.
+ * README's "A request as a cURL command" gives every rule and limitation.
  *
  * @param request The request.
  * @returns The command.
