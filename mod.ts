@@ -70,8 +70,8 @@ export type {
 } from "./src/auth/hooks.ts";
 export { BaseAuthHook } from "./src/auth/hooks.ts";
 export { serializeJson } from "./src/json/serialize_json.ts";
-export { toCurl } from "./src/curl/to_curl.ts";
-export { shellQuote } from "./src/curl/curl_command.ts";
+export { toCurl } from "./src/models/request.ts";
+export { shellQuote } from "./src/curl/curl.ts";
 export { createClient, HttpClient } from "./src/client/client.ts";
 export type { CallOptions, ExtendConfig, RequestOptions } from "./src/client/client.ts";
 export type { EventStream, EventStreamOptions } from "./src/client/event_stream.ts";

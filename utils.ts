@@ -16,5 +16,5 @@
  */
 
 export { serializeJson } from "./src/json/serialize_json.ts";
-export { toCurl } from "./src/curl/to_curl.ts";
-export { shellQuote } from "./src/curl/curl_command.ts";
+export { toCurl } from "./src/models/request.ts";
+export { shellQuote } from "./src/curl/curl.ts";

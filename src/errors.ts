@@ -29,12 +29,7 @@ import {
   redactUrl,
 } from "./masking/views.ts";
 
-/**
- * What every message of a failed call names: `<METHOD> <URL>`, the URL
- * masked (user-info and credential-like query values), so no message can
- * show a credential. `url` is the URL to show when it is not the request's
- * own (a response's final URL after redirects).
- */
+/** `<METHOD> <URL>`, the URL masked, as every failure's message names it (`url`: another URL to show). */
 export function describeCall(request: { method: string; url: string }, url = request.url): string {
   return `${request.method} ${redactUrl(url)}`;
 }
@@ -71,31 +66,20 @@ export class HttpClientException extends Error {
   /** The request that failed, when there is one. */
   readonly request?: HttpRequest;
 
-  /**
-   * Creates an exception.
-   *
-   * @param message What went wrong, naming the method and URL.
-   * @param options The failed request and the underlying error.
-   */
+  /** An exception whose `message` names the method and URL; `options`: the request and the cause. */
   constructor(message: string, options: HttpClientExceptionOptions = {}) {
-    super(
-      redactText(message),
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
+    super(redactText(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     if (options.request !== undefined) this.request = options.request;
     maskCauseTexts(options.cause);
   }
 
   /**
-   * The masked view `console.log()` shows, for `JSON.stringify()` (and so
-   * for pino and winston): `name`, `message`, `stack`, the `request` and
-   * `response` through their own `toJSON()`, and `cause`: an exception of
-   * the library through its `toJSON()`, a runtime's error as `{ name,
-   * message, cause }` with every URL in its message masked, any other value
-   * as its `String()`.
-   *
-   * @returns The view; no credential is in it.
+   * The masked view `console.log()` shows, for `JSON.stringify()` (so for
+   * pino and winston): `name`, `message`, `stack`, `request` and `response`
+   * by their `toJSON()`, and `cause`: the library's exception by its
+   * `toJSON()`, a runtime's error as `{ name, message, cause }` with its
+   * URLs masked, any other value as its `String()`. No credential is in it.
    *
    * @example Serialize a failure for a log
    * ```ts
@@ -132,8 +116,7 @@ defineErrorInspect(HttpClientException);
  * import assert from "node:assert/strict";
  *
  * const error = new TimeoutException("Request timed out after 5 s: GET http://127.0.0.1/");
- * assert.ok(error instanceof HttpClientException);
- * assert.equal(error.name, "TimeoutException");
+ * assert.ok(error instanceof HttpClientException && error.name === "TimeoutException");
  * ```
  */
 export class TimeoutException extends HttpClientException {}
@@ -165,11 +148,8 @@ export class ConnectionException extends HttpClientException {}
  * import { DecodingException, HttpClientException } from "@fetchline/fetchline";
  * import assert from "node:assert/strict";
  *
- * const error = new DecodingException(
- *   "Response body could not be decoded (gzip): GET http://127.0.0.1/",
- * );
- * assert.ok(error instanceof HttpClientException);
- * assert.equal(error.name, "DecodingException");
+ * const error = new DecodingException("Response body could not be decoded (gzip): GET http://127.0.0.1/");
+ * assert.ok(error instanceof HttpClientException && error.name === "DecodingException");
  * ```
  */
 export class DecodingException extends HttpClientException {}
@@ -184,11 +164,8 @@ export class DecodingException extends HttpClientException {}
  * import { HttpClientException, ResponseNotReadException } from "@fetchline/fetchline";
  * import assert from "node:assert/strict";
  *
- * const error = new ResponseNotReadException(
- *   "Response body was not read (call read() first): GET http://127.0.0.1/",
- * );
- * assert.ok(error instanceof HttpClientException);
- * assert.equal(error.name, "ResponseNotReadException");
+ * const error = new ResponseNotReadException("Response body was not read: GET http://127.0.0.1/");
+ * assert.ok(error instanceof HttpClientException && error.name === "ResponseNotReadException");
  * ```
  */
 export class ResponseNotReadException extends HttpClientException {}

@@ -8,10 +8,10 @@ import {
   configView,
   DEFAULT_CONFIG,
   frozenConfig,
+  type HttpClientConfig,
   HttpClientConfigBuilder,
+  retryPolicy,
 } from "../config/config.ts";
-import type { HttpClientConfig } from "../config/config.ts";
-import { retryPolicy } from "../config/config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
@@ -137,19 +137,19 @@ export class HttpClient {
     if (!(request instanceof HttpRequest)) {
       return Promise.reject(new TypeError("Invalid request: expected an HttpRequest"));
     }
-    let prepared: HttpRequest;
-    let options: LifecycleOptions;
     try {
       checkCallOptions(callOptions);
       if (this.closed) {
         throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
       }
-      prepared = prepareRequest(request, this.config);
-      options = callLifecycle(this.#options ??= this.#lifecycleOptions(), callOptions);
+      const prepared = prepareRequest(request, this.config);
+      return executeCall(
+        prepared,
+        callLifecycle(this.#options ??= this.#lifecycleOptions(), callOptions),
+      );
     } catch (error) {
       return Promise.reject(error);
     }
-    return executeCall(prepared, options);
   }
 
   /**
@@ -196,24 +196,12 @@ export class HttpClient {
     return new EventStream(url, options, { send, closed: this.#scope.signal });
   }
 
-  /**
-   * Sends a GET request.
-   *
-   * @param url A relative or absolute URL.
-   * @param options Params, headers, timeout, signal.
-   * @returns The response.
-   */
+  /** Sends a GET request to `url` (relative or absolute); `options`: params, headers, timeout, signal… */
   get(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
     return this.#call("GET", url, options);
   }
 
-  /**
-   * Sends a POST request.
-   *
-   * @param url A relative or absolute URL.
-   * @param options A body (`jsonData`, `data`, `files`) and the other fields.
-   * @returns The response.
-   */
+  /** Sends a POST request; `options`: a body (`jsonData`, `data`, `files`, `body`) and a GET's. */
   post(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
     return this.#call("POST", url, options);
   }
@@ -301,10 +289,37 @@ export class HttpClient {
     }
   }
 
-  /** The options every call shares, with the transport: the pool is made here, on the first request. */
+  /**
+   * The options every call shares, made on the first request with the pool. A jar of the
+   * client's own (`withCookies()`) is made here too, so a derived client starts with an
+   * empty one and never shares a session by accident.
+   */
   #lifecycleOptions(): LifecycleOptions {
-    const { signal, calls } = this.#scope;
-    return clientSetup(this.config, this.#scope, signal, calls, this.#scope.transport());
+    const { config } = this;
+    const scope = this.#scope;
+    const cookies = config.cookies === true ? new MemoryCookieJar() : config.cookies;
+    const options: LifecycleOptions = {
+      transport: scope.transport(),
+      timeout: config.timeout,
+      readTimeout: config.readTimeout,
+      totalTimeout: config.totalTimeout,
+      maxRedirects: config.maxRedirects,
+      maxResponseBytes: config.maxResponseBytes,
+      closed: scope.signal,
+      owner: scope,
+      requestHooks: config.requestHooks,
+      responseHooks: config.responseHooks,
+      errorHooks: config.errorHooks,
+      retry: config.retry,
+      authHook: config.authHook,
+      middleware: chainLinks(config.middleware, cookies),
+      cookies,
+      ...authScope(config),
+      calls: scope.calls,
+    };
+    return config.authHook === undefined
+      ? options
+      : { ...options, tokenSender: tokenSender(options, config) };
   }
 }
 
@@ -338,92 +353,67 @@ export function createClient(baseUrl?: string | URL): HttpClient {
   return new HttpClient(frozenConfig(config));
 }
 
-// The configuration of a derived client (`HttpClient.extend()`): the
-// parent's, changed by the caller's function of a builder started from it.
-
 /** The function `HttpClient.extend()` takes: it changes the builder and returns it. */
 export type ExtendConfig = (
   builder: HttpClientConfigBuilder,
 ) => HttpClientConfigBuilder | void;
 
 /**
- * Builds the configuration `configure` makes of a builder started from
- * `config` ({@linkcode HttpClientConfigBuilder.from}).
+ * The configuration of a client derived from one with `parent`: what `configure` makes of a
+ * builder started from it ({@linkcode HttpClientConfigBuilder.from}), with its auth scope.
  *
  * @throws {TypeError} When `configure` is not a function or returns neither
  * a builder nor nothing; what a `with*` call of it throws passes through.
  */
-function deriveConfig(config: HttpClientConfig, configure: ExtendConfig): HttpClientConfig {
+function deriveConfig(parent: HttpClientConfig, configure: ExtendConfig): HttpClientConfig {
   if (typeof configure !== "function") {
     throw new TypeError("Invalid extend: expected a function of the config builder");
   }
-  const builder = HttpClientConfigBuilder.from(config);
+  const builder = HttpClientConfigBuilder.from(parent);
   const returned: unknown = configure(builder);
-  if (returned === undefined) return authScoped(config, builder.build());
-  if (returned instanceof HttpClientConfigBuilder) return authScoped(config, returned.build());
-  throw new TypeError("Invalid extend: expected the function to return the config builder");
-}
-
-/** The derived configuration with the auth scope its auth hook has: the parent's, or a new one. */
-function authScoped(parent: HttpClientConfig, derived: HttpClientConfig): HttpClientConfig {
-  return derived.authHook === parent.authHook
-    ? keepAuthOrigin(parent, derived)
-    : newAuthScope(parent, derived);
-}
-
-/**
- * An auth hook set by the derived builder (`withAuthHook`, `withTokenAuth`)
- * starts a new auth scope: the origins that builder names with
- * `withAuthOrigins`, else the defaults (the base URL's origin). The
- * parent's list was given for the parent's credentials, never for these.
- */
-function newAuthScope(parent: HttpClientConfig, derived: HttpClientConfig): HttpClientConfig {
-  // The builder's withAuthOrigins() makes a new set: the same one is the parent's.
-  if (derived.authOrigins === undefined || derived.authOrigins !== parent.authOrigins) {
+  if (returned !== undefined && !(returned instanceof HttpClientConfigBuilder)) {
+    throw new TypeError("Invalid extend: expected the function to return the config builder");
+  }
+  const derived = (returned ?? builder).build();
+  if (derived.authHook !== parent.authHook) {
+    // A new auth hook starts a new auth scope: the origins its builder names (withAuthOrigins()
+    // makes a new set: the same one is the parent's), else its base URL's; never the parent's.
+    if (derived.authOrigins === undefined || derived.authOrigins !== parent.authOrigins) {
+      return derived;
+    }
+    const { authOrigins: _parents, ...rest } = derived;
+    return frozenConfig(rest);
+  }
+  // The parent's hook, given for the parent's base URL, stays with its origin: a derived client
+  // keeping it and the default origins, with a base URL on another origin, pins the parent's
+  // (unless `withAuthOrigins` says otherwise). Without a base URL, it follows each call's origin.
+  if (
+    derived.authHook === undefined || derived.authOrigins !== undefined ||
+    parent.authOrigins !== undefined || parent.baseUrl === undefined
+  ) {
     return derived;
   }
-  const { authOrigins: _parents, ...rest } = derived;
-  return frozenConfig(rest);
-}
-
-/**
- * The parent's auth hook stays with the parent's origin. Its credentials
- * were given for the parent's base URL; a derived client pointed at another
- * origin must not send them there unless its caller says so, with
- * `withAuthOrigins` or an auth hook of its own. So when the derived client
- * keeps the parent's hook and its default origins (those of the base URL),
- * and its base URL moves to another origin, the parent's origin is pinned.
- */
-function keepAuthOrigin(parent: HttpClientConfig, derived: HttpClientConfig): HttpClientConfig {
-  if (derived.authHook === undefined) return derived;
-  if (derived.authOrigins !== parent.authOrigins || parent.authOrigins !== undefined) {
-    return derived;
-  }
-  // Without a base URL the parent's hook follows each call's own origin: nothing to pin.
-  if (parent.baseUrl === undefined) return derived;
   const origin = new URL(parent.baseUrl).origin;
   if (derived.baseUrl !== undefined && new URL(derived.baseUrl).origin === origin) return derived;
   return HttpClientConfigBuilder.from(derived).withAuthOrigins([origin]).build();
 }
 
-// What a client shares with the clients derived from it (`extend()`), and
-// who closes what. A derived client sends through its parent's pool when it
-// kept the parent's pool settings (the same `withPool`, `withProxy`,
-// `withTls` and `withFetch` objects); with any of them changed it has a
-// pool of its own. A client's close reaches every client derived from it,
-// as a scope does: their calls fail as its own do, and the pools they own
-// are released. A derived client's close never closes the pool it shares.
-//
-// The parent holds no strong reference to a derived client (a client
-// derived for one call, sharing the pool, and never closed costs nothing
-// once dropped; one with a pool of its own keeps that pool open until it or
-// the parent closes, as any unclosed client keeps its pool): the
-// derived client's `closed` signal follows the parent's through
-// `AbortSignal.any()`, a step knows its client's scope and its parents, and
-// only a pool, once made, listens for its owner's close.
+// What a client shares with the clients derived from it (`extend()`), and who
+// closes what. The parent holds no strong reference to a derived client (one
+// derived for a call and never closed costs nothing once dropped): its `closed`
+// signal follows the parent's through `AbortSignal.any()`, a step knows its
+// client's scope and its parents (abortSteps), and only a pool, once made,
+// listens for its owner's close.
 
 /** The pool settings a client sends with; a derived client shares the pool only when all are the same objects. */
 type PoolSettings = Pick<HttpClientConfig, "pool" | "proxy" | "tls" | "fetch">;
+const POOL_SETTINGS = ["pool", "proxy", "tls", "fetch"] as const;
+
+/** A pool, made on the first request of a client sending through it. */
+interface SharedPool {
+  readonly settings: PoolSettings;
+  transport(): Transport;
+}
 
 /** The lifetime of one client, and its place among the clients derived from one another. */
 class ClientScope {
@@ -439,16 +429,14 @@ class ClientScope {
   /** A client's scope: a new pool, or its parent's when `parent` is given and the settings match. */
   constructor(settings: PoolSettings, parent?: ClientScope) {
     this.parent = parent;
-    if (parent === undefined) {
-      this.signal = this.#closer.signal;
-      this.calls = new CallsInFlight();
-    } else {
-      this.signal = AbortSignal.any([this.#closer.signal, parent.signal]);
-      this.calls = new NestedCalls(parent.calls);
-    }
-    this.#pool = parent !== undefined && parent.#pool.fits(settings)
-      ? parent.#pool
-      : new SharedPool(settings, this.signal);
+    this.signal = parent === undefined
+      ? this.#closer.signal
+      : AbortSignal.any([this.#closer.signal, parent.signal]);
+    this.calls = parent === undefined ? new CallsInFlight() : new NestedCalls(parent.calls);
+    const shared = parent === undefined ? undefined : parent.#pool;
+    const fits = shared !== undefined &&
+      POOL_SETTINGS.every((key) => settings[key] === shared.settings[key]);
+    this.#pool = fits ? shared : newPool(settings, this.signal);
   }
 
   /** True once this client, or one it was derived from, is closed. */
@@ -456,21 +444,12 @@ class ClientScope {
     return this.signal.aborted;
   }
 
-  /** True when this scope sends through its parent's pool. */
-  get sharesPool(): boolean {
-    return this.parent !== undefined && this.parent.#pool === this.#pool;
-  }
-
   /** The transport of this client's pool, made on first use. */
   transport(): Transport {
     return this.#pool.transport();
   }
 
-  /**
-   * Closes this client and every client derived from it: their steps in
-   * flight are aborted, and the pools they own released (a pool listens for
-   * its owner's `signal`). A shared pool stays open for its owner.
-   */
+  /** Closes this client and every client derived from it: their steps in flight are aborted. */
   close(): void {
     if (this.#closer.signal.aborted) return;
     this.#closer.abort(new DOMException("Client is closed", "AbortError"));
@@ -478,132 +457,57 @@ class ClientScope {
   }
 }
 
+/**
+ * A pool with `settings`, released when its owner's `closed` signal aborts
+ * (the owner's close, or the close of a client the owner was derived from).
+ * A custom fetch (`withFetch`) has no pool to release.
+ */
+function newPool(settings: PoolSettings, closed: AbortSignal): SharedPool {
+  let transport: Transport | undefined;
+  const create = (): Transport => {
+    const { fetch, pool: options, proxy, tls } = settings;
+    if (fetch !== undefined) return fetchTransport(fetch);
+    const pool: Pool = runtime.createPool(options, proxy === undefined ? { tls } : { proxy, tls });
+    closed.addEventListener("abort", () => pool.close(), { once: true });
+    return pool.transport;
+  };
+  return { settings, transport: () => transport ??= create() };
+}
+
 /** A derived client's count of calls in flight, which its parent's count includes. */
 class NestedCalls extends CallsInFlight {
-  readonly #parent: CallCounter;
-
-  constructor(parent: CallCounter) {
+  constructor(readonly parent: CallCounter) {
     super();
-    this.#parent = parent;
   }
 
   override started(): void {
     super.started();
-    this.#parent.started();
+    this.parent.started();
   }
 
   override ended(): void {
     super.ended();
-    this.#parent.ended();
+    this.parent.ended();
   }
 }
 
 /**
- * A pool and the settings it was made with, made on the first request of
- * any client that sends through it, and released when its owner's `closed`
- * signal aborts (the owner's close, or the close of a client the owner was
- * derived from). A custom fetch (`withFetch`) has no pool to release.
- */
-class SharedPool {
-  readonly #settings: PoolSettings;
-  readonly #closed: AbortSignal;
-  #transport: Transport | undefined;
-
-  constructor(settings: PoolSettings, closed: AbortSignal) {
-    this.#settings = settings;
-    this.#closed = closed;
-  }
-
-  /** True when a client with these settings may send through this pool: the same objects, or none of each. */
-  fits(settings: PoolSettings): boolean {
-    const own = this.#settings;
-    return settings.pool === own.pool && settings.proxy === own.proxy &&
-      settings.tls === own.tls && settings.fetch === own.fetch;
-  }
-
-  transport(): Transport {
-    return this.#transport ??= this.#create();
-  }
-
-  #create(): Transport {
-    const { fetch, pool: options, proxy, tls } = this.#settings;
-    if (fetch !== undefined) return fetchTransport(fetch);
-    const pool: Pool = runtime.createPool(options, proxy === undefined ? { tls } : { proxy, tls });
-    this.#closed.addEventListener("abort", () => pool.close(), { once: true });
-    return pool.transport;
-  }
-}
-
-// What a client sets up once, on its first request: the options every call
-// of it shares, over the transport its scope gives (a pool made with the
-// client's pool options, proxy and TLS settings, maybe shared with the
-// client it was derived from, or its custom fetch), and its middleware
-// chain, the cookie jar first.
-
-/**
- * The options every call of a client shares. A jar of the client's own
- * (`withCookies()`) is made here, so a derived client starts with an empty
- * one and never shares a session by accident.
- */
-function clientSetup(
-  config: HttpClientConfig,
-  owner: object,
-  closed: AbortSignal,
-  calls: CallsInFlight,
-  transport: Transport,
-): LifecycleOptions {
-  const cookies = config.cookies === true ? new MemoryCookieJar() : config.cookies;
-  const options: LifecycleOptions = {
-    transport,
-    timeout: config.timeout,
-    readTimeout: config.readTimeout,
-    totalTimeout: config.totalTimeout,
-    maxRedirects: config.maxRedirects,
-    maxResponseBytes: config.maxResponseBytes,
-    closed,
-    owner,
-    requestHooks: config.requestHooks,
-    responseHooks: config.responseHooks,
-    errorHooks: config.errorHooks,
-    retry: config.retry,
-    authHook: config.authHook,
-    middleware: chainLinks(config.middleware, cookies),
-    cookies,
-    ...authScope(config),
-    calls,
-  };
-  return config.authHook === undefined
-    ? options
-    : { ...options, tokenSender: tokenSender(options, config) };
-}
-
-// The seam between an auth hook's token fetch and the client it runs for:
-// the token request is one more call of the client, through the same
-// lifecycle, without the parts that belong to the user's calls.
-
-/**
- * Sends an auth hook's token requests (clientCredentialsStep's) through the
- * client's pool (its proxy and TLS settings) and its logging hooks, which
- * log it as any request, secrets masked. The client's other hooks do not
- * run on it: they are written for the calls of the API (a hook that signs
- * or rewrites requests must not touch a token request), and neither do its
- * auth hook, default headers or retries. Nor its cookie jar: the grant
- * authenticates the application, not a user's session, so the session's
- * cookies stay away from the token endpoint, and a cookie it sets stays out
- * of the session (as with a TokenManager used on its own, and one shared by
- * clients of different users). The client's close aborts it; a
- * call's own signal does not, as the token may serve several calls (the
- * call stops waiting for it instead). The sender carries the client's
- * `closed` signal, so the calls of other clients sharing its token run
- * fetch anew when it closes.
+ * Sends an auth hook's token requests: one more call of the client, through its pool and its
+ * logging hooks (secrets masked). Not its other hooks, written for the API's calls (one that
+ * signs requests must not touch a token request), its auth hook, default headers or retries;
+ * nor its cookie jar: the grant authenticates the application, not a user's session. The
+ * client's close aborts it; a call's own signal does not, as the token may serve several
+ * calls. The sender carries the client's `closed` signal, so the calls of other clients
+ * sharing its token fetch anew when it closes.
  */
 function tokenSender(options: LifecycleOptions, config: HttpClientConfig): TokenSender {
   const retry = retryPolicy({ maxRetries: 0 }, config.retry);
+  const logging = (hook: object) => tokenLoggers.has(hook);
   const tokenOptions: LifecycleOptions = {
     ...options,
-    requestHooks: options.requestHooks.filter((hook) => tokenLoggers.has(hook)),
-    responseHooks: options.responseHooks.filter((hook) => tokenLoggers.has(hook)),
-    errorHooks: options.errorHooks.filter((hook) => tokenLoggers.has(hook)),
+    requestHooks: options.requestHooks.filter(logging),
+    responseHooks: options.responseHooks.filter(logging),
+    errorHooks: options.errorHooks.filter(logging),
     authHook: undefined,
     middleware: [],
     cookies: undefined,

@@ -1,12 +1,8 @@
-// A cookie jar as a client uses it, and all of the jar on the send path
-// (its middleware link is in send/exchange.ts): what a client needs of
-// a jar (the promise forms of tough-cookie's two methods, so a user's own
-// tough-cookie jar, with the store of their choice, fits as it is) and the
-// check of one given to the builder; the cookies a request takes from the
-// jar; the Set-Cookie lines a response hands to it, within the sizes
-// browsers keep; and the default jar's one error, which the send path knows
-// in every build without bringing in tough-cookie's loader (the default jar
-// itself is memory_jar.ts, or the browser build's memory_jar_browser.ts).
+// A cookie jar as a client uses it (tough-cookie's `CookieJar` fits as it
+// is), and all of the jar on the send path: the check of one given to the
+// builder, the cookies a request takes from it, the Set-Cookie lines a
+// response hands to it, and the default jar's one error, known here without
+// tough-cookie's loader (the default jar is memory_jar.ts).
 
 import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
@@ -88,25 +84,19 @@ export function checkCookieJar(jar: unknown): CookieJarLike | true | undefined {
 export class CookieLibraryError extends RuntimeLimitError {}
 
 // The size of a cookie a client keeps, as browsers bound it (RFC 6265bis
-// §5.6, Chromium, Firefox): a Set-Cookie line whose name and value are too
-// large is ignored whole, and an attribute whose value is too large is
-// ignored alone. A larger cookie would go with every later request to its
-// host, and servers refuse a request whose Cookie header is so large.
-
-/** The most bytes (UTF-8) of a cookie's name and value together: a larger cookie is ignored. */
-export const MAX_COOKIE_BYTES = 4096;
-
-/** The most bytes (UTF-8) of an attribute's value: a larger attribute is ignored. */
-export const MAX_ATTRIBUTE_BYTES = 1024;
+// §5.6, Chromium, Firefox), in UTF-8 bytes: a larger cookie would go with
+// every later request to its host, and servers refuse a request whose
+// Cookie header is so large.
+const MAX_COOKIE_BYTES = 4096; // of its name and value: a larger cookie is ignored whole
+const MAX_ATTRIBUTE_BYTES = 1024; // of an attribute's value: a larger attribute is ignored alone
 
 /**
- * The Set-Cookie `line` a jar is given: `undefined` when the cookie's name
- * and value together pass {@linkcode MAX_COOKIE_BYTES}; else the line
- * without the attributes (`; Name=value`) whose value passes
- * {@linkcode MAX_ATTRIBUTE_BYTES}, which the cookie is then kept without (an
- * over-long `Path` gives the default path, as in a browser).
+ * The Set-Cookie `line` a jar is given: `undefined` for a cookie too large;
+ * else the line without its attributes (`; Name=value`) too large, which the
+ * cookie is then kept without (an over-long `Path` gives the default path,
+ * as in a browser).
  */
-export function boundedSetCookie(line: string): string | undefined {
+function boundedSetCookie(line: string): string | undefined {
   // A line this short (at most 3 bytes a character) holds nothing too large.
   if (line.length * 3 <= MAX_ATTRIBUTE_BYTES) return line;
   const parts = line.split(";");
@@ -133,20 +123,12 @@ export async function addJarCookies(
   url: string,
   jar: CookieJarLike,
 ): Promise<HttpRequest> {
-  let cookies: string;
   try {
-    cookies = await jar.getCookieString(url);
-  } catch (cause) {
-    throw new HttpClientException(`Cookie jar failed: ${describeCall(request)}`, {
-      request,
-      cause,
-    });
-  }
-  if (typeof cookies !== "string" || cookies === "") return request;
-  try {
+    const cookies = await jar.getCookieString(url);
+    if (typeof cookies !== "string" || cookies === "") return request;
+    // A value no header may carry (a line break) throws here: the jar's failure, never sent.
     return request.with({ headers: mergeCookieHeader(request.headers ?? {}, cookies) });
   } catch (cause) {
-    // A value no header may carry (a line break): the jar's failure, never sent.
     throw new HttpClientException(`Cookie jar failed: ${describeCall(request)}`, {
       request,
       cause,
@@ -158,7 +140,7 @@ export async function addJarCookies(
  * `headers` with `cookies` (a `Cookie` value) added: as the header when there
  * is none, else appended to the one there, but for the names it already has.
  */
-export function mergeCookieHeader(
+function mergeCookieHeader(
   headers: Readonly<Record<string, string>>,
   cookies: string,
 ): Record<string, string> {
@@ -181,9 +163,9 @@ function cookieName(pair: string): string {
 /**
  * Hands the Set-Cookie `lines` of a response from `url` to the jar, in the
  * order received (a later line replaces an earlier one of the same cookie),
- * within the sizes browsers keep ({@linkcode boundedSetCookie}: a cookie
- * too large is never given to the jar). A line the jar refuses (its rejection) is dropped, as a browser drops it;
- * a default jar that cannot load its library fails the call instead.
+ * within the sizes browsers keep (a cookie too large is never given to the
+ * jar). A line the jar refuses is dropped, as a browser drops it; a default
+ * jar that cannot load its library fails the call instead.
  */
 export async function storeCookies(
   jar: CookieJarLike,

@@ -26,7 +26,7 @@ import type { FileValue, FormValue, QueryScalar, QueryValue } from "../http/url.
 import { describeRawBody, type RequestBody } from "../http/raw_body.ts";
 import { serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
-import { curlCommand } from "../curl/curl_command.ts";
+import { curlCommand } from "../curl/curl.ts";
 
 export type { FileValue, FormValue, QueryScalar, QueryValue, RequestBody };
 
@@ -466,6 +466,57 @@ defineRedactedInspect(HttpRequest, (request) => ({
   auth: request.auth && [request.auth[1] === "" ? MASK : request.auth[0], MASK],
   ...(request.body !== undefined && { body: describeRawBody(request.body) }),
 }));
+
+/**
+ * Renders a request as a cURL command that replays it: the same method,
+ * URL, headers and body bytes the client sends (the JSON text from the
+ * client's own serializer). `curl -X '<METHOD>'`, the headers (`-H 'Name:
+ * value'`, and the Content-Type the client adds to a JSON or raw body),
+ * `-u 'user:pass'`, the body (`--data` for JSON and forms, `-F
+ * 'field=@path'` per file beside `--form-string 'k=v'` fields,
+ * `--data-raw` for a text body), `--max-time <seconds>` and the URL with
+ * its params last, joined by a backslash, a newline and two spaces.
+ *
+ * Every value is single-quoted, and none can be reinterpreted by curl's own
+ * syntax (no `@file` read, no `;type=` slipped into `-F`, `-` as `./-`,
+ * `--globoff` for a URL with `[ ] { }`, `--head` for HEAD). A raw body that
+ * is not text (bytes that are not UTF-8, a Blob, a stream, text with NUL)
+ * is rendered `--data-binary @-`, read from standard input, never other
+ * bytes; file contents, session cookies and TLS settings are not included.
+ * README's "A request as a cURL command" gives every rule and limitation.
+ *
+ * @param request The request.
+ * @returns The command.
+ * @throws {TypeError} For a value holding NUL (no shell argument can), or a
+ * multipart field name that is empty or holds `=` (curl cannot send it),
+ * naming the field.
+ *
+ * @example Render a JSON request
+ * ```ts
+ * import { HttpRequest } from "@fetchline/fetchline";
+ * import { toCurl } from "@fetchline/fetchline/utils";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new HttpRequest("POST", "https://api.example.com/users", {
+ *   jsonData: { name: "O'Brien" },
+ *   timeout: 30,
+ * });
+ * assert.equal(
+ *   toCurl(request),
+ *   [
+ *     "curl -X 'POST'",
+ *     "-H 'Content-Type: application/json'",
+ *     `--data '{"name": "O'"'"'Brien"}'`,
+ *     "--max-time 30.0",
+ *     "'https://api.example.com/users'",
+ *   ].join(" \\\n  "),
+ * );
+ * assert.equal(request.toCurl(), toCurl(request));
+ * ```
+ */
+export function toCurl(request: HttpRequest): string {
+  return curlCommand(request);
+}
 
 /** The constructor's hidden arguments: a request copies only by copyOf(). */
 const COPY: unique symbol = Symbol("copy");

@@ -1,12 +1,6 @@
 // A transport for tests: the client's `fetch` (`withFetch`) answered by
-// routes in memory, each call recorded, no request ever reaching a network.
-// In order: a call as the transport saw it (its body read whole when it
-// arrived, so a test reads it as often as it likes); which route answers a
-// call (a method and a URL pattern, tried in the order the routes were
-// added); what a route answers, made into the `Response` a fetch would
-// resolve to (after the reply's delay, its body failing when the request's
-// signal aborts, as a real fetch's body does); the error of a call no route
-// matches; and the transport.
+// routes in memory, each call recorded (its body read whole), no request
+// ever reaching a network; it behaves as a fetch does on abort and close.
 
 import type { FetchLike } from "../transport/types.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
@@ -50,14 +44,7 @@ export class MockCall {
   /** The whole body; empty when there was none. */
   readonly content: Uint8Array;
 
-  /**
-   * Records a call (the transport makes them; a test may, to try a handler alone).
-   *
-   * @param method The method.
-   * @param url The absolute URL.
-   * @param headers The headers.
-   * @param content The whole body.
-   */
+  /** Records a call (the transport makes them; a test may, to try a handler alone). */
   constructor(method: string, url: string, headers: Headers, content: Uint8Array) {
     this.method = method.toUpperCase();
     this.url = url;
@@ -70,22 +57,12 @@ export class MockCall {
     return new TextDecoder().decode(this.content);
   }
 
-  /**
-   * The body parsed as JSON.
-   *
-   * @typeParam T The type the caller expects (a cast: nothing is checked).
-   * @returns The parsed value.
-   * @throws {SyntaxError} When the body is not JSON.
-   */
+  /** The body parsed as JSON (`T` is a cast: nothing is checked); a SyntaxError if it is not JSON. */
   json<T = unknown>(): T {
     return JSON.parse(this.text) as T;
   }
 
-  /**
-   * The masked view `console.log()` shows, for `JSON.stringify()`.
-   *
-   * @returns The method, URL, headers and a summary of the body, with no credential.
-   */
+  /** The masked view `console.log()` shows (no credential), for `JSON.stringify()`. */
   toJSON(): Record<string, unknown> {
     return jsonView(this);
   }
@@ -97,58 +74,6 @@ defineRedactedInspect(MockCall, (call) => ({
   headers: maskHeadersForView(Object.fromEntries(call.headers)),
   content: call.content,
 }));
-
-/**
- * Records what a `fetch(input, init)` call would send: `init` over a
- * `Request` given as `input`, the body read whole. A read cut by `signal`
- * cancels the body (an upload stream's source learns it) and rejects with
- * the signal's reason, as fetch does.
- */
-async function recordCall(
-  input: Request | URL | string,
-  init: RequestInit | undefined,
-  signal: AbortSignal | undefined,
-): Promise<MockCall> {
-  const request = input instanceof Request ? input : undefined;
-  const url = new URL(request === undefined ? input as URL | string : request.url).href;
-  const method = init?.method ?? request?.method ?? "GET";
-  const headers = new Headers(init?.headers ?? request?.headers);
-  const body = init?.body !== undefined ? init.body : request?.body ?? null;
-  const content = await readWhole(new Response(body).body, signal);
-  return new MockCall(method, url, headers, content);
-}
-
-async function readWhole(
-  body: ReadableStream<Uint8Array> | null,
-  signal: AbortSignal | undefined,
-): Promise<Uint8Array> {
-  if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
-  // A cancel ends a pending read with `done`: the signal's reason is thrown below.
-  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
-  signal?.addEventListener("abort", onAbort, { once: true });
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  try {
-    if (signal?.aborted) onAbort();
-    for (;;) {
-      const { done, value } = await reader.read();
-      signal?.throwIfAborted();
-      if (done) break;
-      chunks.push(value);
-      length += value.byteLength;
-    }
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
-  const content = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    content.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return content;
-}
 
 /**
  * An object that says whether a URL matches: a `URLPattern` (Deno,
@@ -173,84 +98,51 @@ export interface UrlMatcher {
  */
 export type MockPattern = string | RegExp | UrlMatcher;
 
-/** A method and a URL pattern, checked once when the route is added. */
-interface RouteMatcher {
-  /** The method, upper-case, or `*` for any. */
-  readonly method: string;
+/** A route: what it matches, and its reply or handler. */
+interface Route {
   /** The route as the unmatched-request message lists it: `GET /users/1`. */
   readonly label: string;
-  /** True when `call` is this route's. */
-  matches(call: MockCall): boolean;
+  readonly matches: (call: MockCall) => boolean;
+  readonly reply: MockReply | MockHandler;
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-/**
- * A route's matcher for `method` (any case, or `*` for any) and `pattern`.
- *
- * @throws {TypeError} When the method is not a token, or the pattern is
- * neither a path, an absolute URL, a `RegExp` nor a matcher.
- */
-function routeMatcher(method: string, pattern: MockPattern): RouteMatcher {
-  if (typeof method !== "string" || !TOKEN.test(method)) {
-    throw new TypeError(
-      `Invalid route method: expected a method name or "*", got ${
-        typeof method === "string" ? JSON.stringify(method) : typeof method
-      }`,
-    );
-  }
-  const upper = method.toUpperCase();
-  const url = urlTest(pattern);
-  return {
-    method: upper,
-    label: `${upper} ${url.label}`,
-    matches: (call) => (upper === "*" || upper === call.method) && url.test(call.url),
-  };
-}
-
-function urlTest(pattern: MockPattern): { label: string; test: (url: string) => boolean } {
-  if (typeof pattern === "string") return stringTest(pattern);
+/** The URL test of `pattern` and its label; a TypeError for a pattern of none of the kinds. */
+function urlTest(pattern: MockPattern): [label: string, test: (url: string) => boolean] {
   if (pattern instanceof RegExp) {
     const regExp = new RegExp(pattern.source, pattern.flags.replace(/[gy]/g, ""));
-    return { label: String(regExp), test: (url) => regExp.test(url) };
+    return [String(regExp), (url) => regExp.test(url)];
   }
-  if (typeof (pattern as Partial<UrlMatcher> | null)?.test !== "function") {
-    throw new TypeError(
-      "Invalid route pattern: expected a path, an absolute URL, a RegExp or a URLPattern",
-    );
+  if (typeof pattern !== "string") {
+    if (typeof (pattern as Partial<UrlMatcher> | null)?.test !== "function") {
+      throw new TypeError(
+        "Invalid route pattern: expected a path, an absolute URL, a RegExp or a URLPattern",
+      );
+    }
+    return [matcherLabel(pattern), (url) => pattern.test(url) === true];
   }
-  return { label: matcherLabel(pattern), test: (url) => pattern.test(url) === true };
-}
-
-function stringTest(pattern: string): { label: string; test: (url: string) => boolean } {
   const isPath = pattern.startsWith("/");
-  let target: URL;
-  try {
-    target = isPath ? new URL(pattern, "http://path.invalid") : new URL(pattern);
-  } catch {
+  const target = URL.parse(pattern, isPath ? "http://path.invalid" : undefined);
+  if (target === null) {
     throw new TypeError(
       "Invalid route pattern: expected a path starting with / or an absolute URL",
     );
   }
   const { origin, pathname, search } = target;
-  return {
-    label: pattern,
-    test(url) {
-      const called = new URL(url);
-      return called.pathname === pathname && (isPath || called.origin === origin) &&
-        (search === "" || called.search === search);
-    },
-  };
+  return [pattern, (url) => {
+    const called = new URL(url);
+    return called.pathname === pathname && (isPath || called.origin === origin) &&
+      (search === "" || called.search === search);
+  }];
 }
 
 /** A URLPattern by its components (`URLPattern(/users/:id)`), another matcher by its class. */
 function matcherLabel(pattern: UrlMatcher): string {
   const name = pattern.constructor?.name || "UrlMatcher";
-  const { protocol, hostname, pathname } = pattern as {
-    protocol?: unknown;
-    hostname?: unknown;
-    pathname?: unknown;
-  };
+  const { protocol, hostname, pathname } = pattern as Partial<
+    Record<"protocol" | "hostname" | "pathname", unknown>
+  >;
   if (typeof pathname !== "string") return name;
   const host = typeof hostname === "string" && hostname !== "*"
     ? `${typeof protocol === "string" ? protocol : "*"}://${hostname}`
@@ -324,17 +216,16 @@ function checkReply(reply: unknown): MockReply {
     );
   }
   checkKnownKeys("mock reply", reply, REPLY_KEYS);
-  const { status = 200, body, json, delay = 0 } = reply as MockReplyInit;
+  const { status = 200, body = null, json, delay = 0 } = reply as MockReplyInit;
   if (!Number.isInteger(status) || status < 200 || status > 599) {
     throw new RangeError(
       `Invalid mock reply status: expected an integer from 200 to 599, got ${status}`,
     );
   }
-  const hasBody = (body !== undefined && body !== null) || json !== undefined;
-  if (body !== undefined && body !== null && json !== undefined) {
+  if (body !== null && json !== undefined) {
     throw new TypeError("Invalid mock reply: body and json cannot both be given");
   }
-  if (hasBody && NULL_BODY_STATUSES.has(status)) {
+  if ((body !== null || json !== undefined) && NULL_BODY_STATUSES.has(status)) {
     throw new TypeError(`Invalid mock reply: status ${status} has no body`);
   }
   if (typeof delay !== "number" || !Number.isFinite(delay) || delay < 0) {
@@ -343,109 +234,21 @@ function checkReply(reply: unknown): MockReply {
   return reply as MockReplyInit;
 }
 
-/**
- * The `Response` a fetch resolves to for `reply`, once its delay is over;
- * rejects with the signal's reason when `signal` aborts first. A
- * `Response.error()` rejects with a `TypeError`, as a fetch's network failure does.
- */
-async function replyResponse(
-  reply: MockReply,
-  signal: AbortSignal | undefined,
-  shared: boolean,
-): Promise<Response> {
-  let response: Response;
-  if (reply instanceof Response) {
-    response = shared ? reply.clone() : reply;
-  } else {
-    if (reply.delay) await sleep(reply.delay, signal);
-    response = responseOf(reply);
-  }
-  if (response.type === "error") {
-    throw new TypeError("Network error: Response.error() of a mock route");
-  }
-  if (signal === undefined || response.body === null) return response;
-  return new Response(abortableBody(response.body, signal), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-}
-
-/** A reply as a `Response`; what `Response` or `JSON.stringify` refuses is an {@linkcode InvalidReply}. */
+/** `reply` as a `Response`; what `Response` or `JSON.stringify` refuses is a TypeError. */
 function responseOf(reply: MockReplyInit): Response {
   try {
     const headers = new Headers(reply.headers);
-    let body = reply.body ?? null;
+    let body = reply.body;
     if (reply.json !== undefined) {
       body = JSON.stringify(reply.json);
       if (!headers.has("content-type")) headers.set("content-type", "application/json");
     }
     return new Response(body, { status: reply.status ?? 200, headers });
   } catch (error) {
-    throw new InvalidReply(`Invalid mock reply: ${(error as Error)?.message ?? error}`, error);
+    throw new TypeError(`Invalid mock reply: ${(error as Error)?.message ?? error}`, {
+      cause: error,
+    });
   }
-}
-
-/**
- * A reply that cannot be made into a response (a stream body already used
- * by an earlier call, a header value fetch refuses): the route's mistake,
- * not a network failure, so the transport fails the call with it as it is.
- */
-class InvalidReply extends Error {
-  /** @param message What is wrong. @param cause The error behind it. */
-  constructor(message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-  }
-}
-
-/** Waits `seconds`; `signal` ends the wait, clearing the timer, with its reason. */
-function sleep(seconds: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, seconds * 1000);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-/**
- * `body`, failed with the signal's reason and its source cancelled when
- * `signal` aborts, as a fetch's body fails when its request is aborted: a
- * read waiting for a chunk that never comes rejects then.
- */
-function abortableBody(
-  body: ReadableStream<Uint8Array>,
-  signal: AbortSignal,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  let onAbort = () => {};
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      onAbort = () => {
-        controller.error(signal.reason);
-        reader.cancel(signal.reason).catch(() => {});
-      };
-      if (signal.aborted) onAbort();
-      else signal.addEventListener("abort", onAbort, { once: true });
-    },
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (signal.aborted) return;
-      if (!done) return controller.enqueue(value);
-      signal.removeEventListener("abort", onAbort);
-      controller.close();
-    },
-    cancel(reason) {
-      signal.removeEventListener("abort", onAbort);
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }
 
 /** How many routes the message lists before it says how many more there are. */
@@ -477,12 +280,7 @@ export class UnmatchedRequestException extends HttpClientException {
   /** The request no route matched, as the transport received it. */
   readonly call: MockCall;
 
-  /**
-   * Creates an exception.
-   *
-   * @param call The request no route matched.
-   * @param routes The routes' labels (`GET /users`), in order.
-   */
+  /** An exception for `call`, listing the `routes`' labels (`GET /users`) in order. */
   constructor(call: MockCall, routes: readonly string[]) {
     const listed = routes.length === 0
       ? "no routes"
@@ -491,11 +289,6 @@ export class UnmatchedRequestException extends HttpClientException {
     super(`No mock route matches ${describeCall(call)}: ${listed}`);
     this.call = call;
   }
-}
-
-/** A route: what it matches, and its reply or handler. */
-interface Route extends RouteMatcher {
-  readonly reply: MockReply | MockHandler;
 }
 
 /**
@@ -587,9 +380,18 @@ export class MockTransport {
    * ```
    */
   route(method: string, pattern: MockPattern, reply: MockReply | MockHandler): this {
-    const matcher = routeMatcher(method, pattern);
+    if (typeof method !== "string" || !TOKEN.test(method)) {
+      throw new TypeError(
+        `Invalid route method: expected a method name or "*", got ${
+          typeof method === "string" ? JSON.stringify(method) : typeof method
+        }`,
+      );
+    }
+    const upper = method.toUpperCase();
+    const [label, test] = urlTest(pattern);
     this.#routes.push({
-      ...matcher,
+      label: `${upper} ${label}`,
+      matches: (call) => (upper === "*" || upper === call.method) && test(call.url),
       reply: typeof reply === "function" ? reply : checkReply(reply),
     });
     return this;
@@ -605,41 +407,83 @@ export class MockTransport {
   }
 
   async #send(input: Request | URL | string, init?: RequestInit): Promise<Response> {
-    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined) ??
-      undefined;
+    // `init` over a `Request` given as `input`. Reading the body, an abort
+    // cancels it (an upload stream's source learns it) and rejects with the
+    // signal's reason, as fetch does: `pipeTo()`'s own abort.
+    const request = input instanceof Request ? input : undefined;
+    const signal = init?.signal ?? request?.signal ?? undefined;
     signal?.throwIfAborted();
-    const call = await recordCall(input, init, signal);
+    const body = new Response(init?.body !== undefined ? init.body : request?.body ?? null).body;
+    const chunks: Uint8Array<ArrayBuffer>[] = [];
+    const sink = new WritableStream<Uint8Array<ArrayBuffer>>({
+      write: (chunk) => void chunks.push(chunk),
+    });
+    await body?.pipeTo(sink, signal === undefined ? {} : { signal });
+    const call = new MockCall(
+      init?.method ?? request?.method ?? "GET",
+      new URL(request?.url ?? input as URL | string).href,
+      new Headers(init?.headers ?? request?.headers),
+      new Uint8Array(await new Blob(chunks).arrayBuffer()),
+    );
     this.#calls.push(call);
     const route = this.#routes.find((candidate) => candidate.matches(call));
     if (route === undefined) {
       throw new UnmatchedRequestException(call, this.#routes.map(({ label }) => label));
     }
-    try {
-      if (typeof route.reply !== "function") return await replyResponse(route.reply, signal, true);
-      const reply = await untilAborted(route.reply(call), signal);
-      return await replyResponse(checkReply(reply), signal, false);
-    } catch (error) {
-      throw error instanceof InvalidReply || isCheckError(error)
-        ? new HttpClientException(`${(error as Error).message}: ${describeCall(call)}`, {
-          cause: error,
-        })
-        : error;
+    const given = route.reply;
+    const reply = typeof given === "function" ? await untilAborted(given(call), signal) : given;
+    if (typeof given === "function") routeMistake(call, () => checkReply(reply));
+    let response: Response;
+    if (reply instanceof Response) response = reply === given ? reply.clone() : reply;
+    else {
+      const { delay } = reply;
+      if (delay) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const wait = new Promise((resolve) => timer = setTimeout(resolve, delay * 1000));
+        await untilAborted(wait, signal, () => clearTimeout(timer));
+      }
+      response = routeMistake(call, () => responseOf(reply));
     }
+    if (response.type === "error") {
+      throw new TypeError("Network error: Response.error() of a mock route");
+    }
+    if (signal === undefined || response.body === null) return response;
+    // The body fails with the signal's reason, its source cancelled, as a fetch's body does.
+    const { status, statusText, headers } = response;
+    const abortable = response.body.pipeThrough(new TransformStream(), { signal });
+    return new Response(abortable, { status, statusText, headers });
   }
 }
 
-/** An error of {@linkcode checkReply}, for a handler's reply. */
-function isCheckError(error: unknown): boolean {
-  return (error instanceof TypeError || error instanceof RangeError) &&
-    error.message.startsWith("Invalid mock reply");
+/**
+ * What `make` returns; its error (a reply the route got wrong) fails the
+ * call as it is, naming it, rather than as a network failure.
+ */
+function routeMistake<T>(call: MockCall, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    throw new HttpClientException(`${(error as Error).message}: ${describeCall(call)}`, {
+      cause: error,
+    });
+  }
 }
 
-/** `pending`, or the signal's reason once it aborts first. */
-function untilAborted<T>(pending: T | Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined || !(pending instanceof Promise)) return Promise.resolve(pending);
+/** `pending`, or the signal's reason once it aborts first (after `cancel()`). */
+function untilAborted<T>(
+  pending: T | Promise<T>,
+  signal: AbortSignal | undefined,
+  cancel = () => {},
+): Promise<T> {
+  if (signal === undefined) return Promise.resolve(pending);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => {
+      cancel();
+      reject(signal.reason);
+    };
+    if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
-    pending.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    Promise.resolve(pending).then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
   });
 }

@@ -1,6 +1,6 @@
-// The cURL command of a request's fields: what toCurl() and the request's own
-// toCurl() render, below the request (which calls it), so it reads the
-// fields it needs, never the request's module (which imports this one).
+// The cURL command of a request's fields, and the shell quoting: what
+// toCurl() and the request's own toCurl() render (both in models/request.ts,
+// which imports this module, so it names the fields it reads itself).
 
 import { appendParams, encodeForm, isAbsoluteUrl } from "../http/url.ts";
 import type { FileValue, FormValue, QueryValue } from "../http/url.ts";
@@ -28,7 +28,7 @@ export interface CurlFields {
 
 const SEPARATOR = " \\\n  ";
 
-/** The command of `request` (see {@linkcode toCurl} in to_curl.ts for its layout and limits). */
+/** The command of `request` (see `toCurl` in models/request.ts for its layout and limits). */
 export function curlCommand(request: CurlFields): string {
   const url = urlOf(request);
   const args = [`curl -X ${shellQuote(request.method)}`];
