@@ -12,7 +12,8 @@
  * reads them). Node loads 8 files for `mod.js` in place of about 40
  * modules: a one-shot script that sends one GET on Node 22 took 1.46x as
  * long as one with `fetch` and `AbortSignal.timeout` with a file for each
- * module, and TODO bundled (`deno task bench:one-shot`). Each build:
+ * module, and 1.25x bundled (Node 24: 1.45x and 1.27x; `deno task
+ * bench:one-shot`, one run each). Each build:
  * - the Node build at the package's root, with `src/transport/runtime_node.ts`
  *   in place of `src/transport/runtime.ts` (undici and node:fs);
  * - the Web build in `web/`, with no swap (Deno's pool on Deno, the global
