@@ -11,7 +11,11 @@
  * browser, minified, into one file as esbuild bundles by default (no code
  * splitting: what a dynamic `import()` loads is in that file too, as the
  * contract's weight measures it), and gzips the output with
- * `CompressionStream`. `--print` prints the section instead of writing it.
+ * `CompressionStream`. Each byte of a bundle is counted to the module of the
+ * sources it came from through esbuild's source map of the bundle: a file
+ * of the package is a module's own, or bundled by scripts/build_npm.ts with
+ * a `// src/….js` line before each module's code. `--print` prints the
+ * section instead of writing it.
  *
  * @module
  */
@@ -79,7 +83,75 @@ export const main = async (url) => (await createClient(url).get("/items")).json(
 ];
 
 interface Metafile {
-  outputs: Record<string, { inputs: Record<string, { bytesInOutput: number }> }>;
+  inputs: Record<string, unknown>;
+}
+
+/** A source map's `sources` and `mappings`, as esbuild writes it. */
+interface SourceMap {
+  sources: string[];
+  mappings: string;
+}
+
+const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** The numbers of one segment of a source map's `mappings` (base-64 VLQs). */
+function decodeSegment(segment: string): number[] {
+  const numbers: number[] = [];
+  let [value, shift] = [0, 0];
+  for (const char of segment) {
+    const digit = BASE64.indexOf(char);
+    value += (digit & 31) * 2 ** shift;
+    if (digit & 32) shift += 5;
+    else {
+      numbers.push(value % 2 === 1 ? -(value - 1) / 2 : value / 2);
+      [value, shift] = [0, 0];
+    }
+  }
+  return numbers;
+}
+
+/**
+ * The bytes of the bundled `code` that came from each input line: each
+ * segment of `map` counts from its column to the next segment's (or its
+ * line's end); `count` gets its input and line (0-based), or none for the
+ * bundler's own code.
+ */
+function countBytes(
+  code: string,
+  map: SourceMap,
+  count: (input: string | undefined, line: number, bytes: number) => void,
+) {
+  const encoder = new TextEncoder();
+  const lines = code.split("\n");
+  let [source, line] = [0, 0];
+  for (const [i, mappings] of map.mappings.split(";").entries()) {
+    const text = lines[i] ?? "";
+    let column = 0;
+    const segments = mappings === "" ? [] : mappings.split(",").map(decodeSegment);
+    // Columns of a source map count UTF-16 code units, as string indexes do.
+    const starts = segments.map((numbers) => (column += numbers[0]!));
+    for (const [j, numbers] of segments.entries()) {
+      const bytes = encoder.encode(text.slice(starts[j], starts[j + 1] ?? text.length)).length;
+      if (numbers.length < 4) {
+        count(undefined, 0, bytes);
+        continue;
+      }
+      source += numbers[1]!;
+      line += numbers[2]!;
+      count(map.sources[source], line, bytes);
+    }
+  }
+}
+
+/** The line esbuild writes before each module's code in the package's bundled files: its source. */
+const MODULE_LINE = /^\/\/ (src\/\S+\.js)$/;
+
+/** The modules of the sources in the package's file `text`: where each part starts, by line. */
+function modulesByLine(text: string): { line: number; source: string }[] {
+  return text.split("\n").flatMap((line, i) => {
+    const source = MODULE_LINE.exec(line)?.[1];
+    return source === undefined ? [] : [{ line: i, source }];
+  });
 }
 
 const decoder = new TextDecoder();
@@ -101,26 +173,37 @@ async function bytesOf(path: string) {
 
 /**
  * Bundles `entry` in `dir` into one file: its bytes, and each input's bytes
- * in it (the package's paths short, from the folder of whichever build the
- * conditions picked).
+ * in it (the package's by the module of the sources they came from, its
+ * path short), from esbuild's source map of the bundle (written beside it,
+ * not named in it).
  */
 async function bundle(dir: string, entry: string) {
   const outfile = `out-${entry.replace(/\.mjs$/, ".js")}`;
   const args = ["-y", `esbuild@${ESBUILD}`, entry, ...FLAGS.split(" "), `--outfile=${outfile}`];
-  await run("npx", [...args, `--metafile=${outfile}.json`, "--log-level=warning"], dir);
+  const more = [`--metafile=${outfile}.json`, "--sourcemap=external", "--log-level=warning"];
+  await run("npx", [...args, ...more], dir);
   const meta: Metafile = JSON.parse(await Deno.readTextFile(`${dir}/${outfile}.json`));
-  const inputs = new Map<string, number>();
   const builds = new Set<string>();
-  for (const output of Object.values(meta.outputs)) {
-    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
-      const build = /@fetchline\/fetchline\/(?:([a-z]+)\/)?src\//.exec(input);
-      if (build) builds.add(build[1] === undefined ? "the Node build" : `${build[1]}/`);
-      const path = input.replace(/^.*@fetchline\/fetchline\/(?:[a-z]+\/)?(?=src\/)/, "")
-        .replace(/^node_modules\/\.pnpm\/[^/]+\//, "");
-      if (bytesInOutput > 0) inputs.set(path, (inputs.get(path) ?? 0) + bytesInOutput);
-    }
+  for (const input of Object.keys(meta.inputs)) {
+    const build = /@fetchline\/fetchline\/(?:(web|browser)\/)?[^/]+\.js$/.exec(input);
+    if (build) builds.add(build[1] === undefined ? "the Node build" : `${build[1]}/`);
   }
   const text = await Deno.readTextFile(`${dir}/${outfile}`);
+  const map: SourceMap = JSON.parse(await Deno.readTextFile(`${dir}/${outfile}.map`));
+  const modules = new Map<string, { line: number; source: string }[]>();
+  for (const source of map.sources) {
+    if (!source.includes(`${PACKAGE}/`)) continue;
+    modules.set(source, modulesByLine(await Deno.readTextFile(`${dir}/${source}`)));
+  }
+  const inputs = new Map<string, number>();
+  countBytes(text, map, (input, line, bytes) => {
+    const path = input === undefined
+      ? "(esbuild's own code)"
+      : modules.get(input)?.findLast((module) => module.line <= line)?.source ??
+        input.replace(/^.*@fetchline\/fetchline\/(?:[a-z]+\/)?(?=src\/)/, "")
+          .replace(/^node_modules\/\.pnpm\/[^/]+\//, "");
+    inputs.set(path, (inputs.get(path) ?? 0) + bytes);
+  });
   return { size: await bytesOf(`${dir}/${outfile}`), inputs, builds: [...builds], text };
 }
 
@@ -177,14 +260,18 @@ try {
       }
     }
     if (i === 0) {
-      const missing = [];
-      for (const item of SHAKEN) {
-        try {
-          await Deno.stat(`${work}/node_modules/${PACKAGE}/${item.file}`);
-        } catch {
-          missing.push(item.file);
-        }
+      const browser = `${work}/node_modules/${PACKAGE}/browser`;
+      const inPackage = new Set<string>();
+      for await (const file of Deno.readDir(browser)) {
+        if (!file.name.endsWith(".js")) continue;
+        const text = await Deno.readTextFile(`${browser}/${file.name}`);
+        for (const { source } of modulesByLine(text)) inPackage.add(source);
       }
+      const inFiles = async (item: { file: string }) =>
+        inPackage.has(item.file) ||
+        await Deno.stat(`${browser}/${item.file}`).then(() => true, () => false);
+      const missing = [];
+      for (const item of SHAKEN) if (!await inFiles(item)) missing.push(shakenName(item));
       if (missing.length > 0) throw new Error(`The package has no ${missing.join(", ")}`);
       picked = builds;
       basic = size;
@@ -208,7 +295,7 @@ try {
       for (const [path, bytes] of sorted) {
         folders.set(folderOf(path), (folders.get(folderOf(path)) ?? 0) + bytes);
       }
-      spread = `${inputs.size} input files; by folder: ${
+      spread = `${inputs.size} modules; by folder: ${
         [...folders].sort((a, b) => b[1] - a[1]).map(([f, bytes]) => `${f} ${share(bytes)}`)
           .join(", ")
       }`;
@@ -236,8 +323,8 @@ Target (API.md, "Weight"): the basic bundle at most ${TARGET.toLocaleString("en-
 Web build in one file, with tough-cookie and its public-suffix list, proxy routing and Deno's pool):
 ${cell(BEFORE)}.
 
-The basic bundle's top contributors: its input files by bytes in the minified output (esbuild's
-metafile, \`bytesInOutput\`; before gzip). The run fails if it keeps any of ${SHAKEN.length} pieces a
+The basic bundle's top contributors: the modules of the sources by bytes in the minified output
+(each byte counted to a module through esbuild's source map of the bundle; before gzip). The run fails if it keeps any of ${SHAKEN.length} pieces a
 client that only sends calls never needs (the token manager, its OAuth step, the other auth hooks,
 the testing module's transport), each found by its module and a text only its code holds.
 

@@ -3,7 +3,17 @@
  * the JSR package, with TypeScript's own compiler: ESM JavaScript and `.d.ts`
  * types, relative `.ts` imports rewritten to `.js`, in the builds of
  * {@linkcode BUILDS}, each with its own files compiled in place of some
- * sources (its swaps):
+ * sources (its swaps). The `.d.ts` files ship as the compiler writes them.
+ * The JavaScript of the builds that runtimes load as they are (Node's and
+ * the Web one) is bundled by esbuild (pinned, from npm): a file for each
+ * entry point and chunks they share (code splitting), so a class is one
+ * class whichever subpath it is imported from; not minified, each module's
+ * code after a `// src/….js` line naming its source (scripts/check_layout.ts
+ * reads them). Node loads 8 files for `mod.js` in place of about 40
+ * modules: a one-shot script that sends one GET on Node 22 took 1.46x as
+ * long as one with `fetch` and `AbortSignal.timeout` with a file for each
+ * module, and 1.25x bundled (Node 24: 1.45x and 1.27x; `deno task
+ * bench:one-shot`, one run each). Each build:
  * - the Node build at the package's root, with `src/transport/runtime_node.ts`
  *   in place of `src/transport/runtime.ts` (undici and node:fs);
  * - the Web build in `web/`, with no swap (Deno's pool on Deno, the global
@@ -59,10 +69,14 @@ const baseOptions: ts.CompilerOptions = {
   newLine: ts.NewLineKind.LineFeed,
 };
 
-/** A build: its folder in the package, whether it may use Node's types, its swapped sources. */
+/**
+ * A build: its folder in the package, whether it may use Node's types,
+ * whether its JavaScript is bundled, its swapped sources.
+ */
 interface Build {
   readonly dir: string;
   readonly node: boolean;
+  readonly bundled: boolean;
   /** A source (from the root) and the file compiled in its place. */
   readonly swaps: Readonly<Record<string, string>>;
 }
@@ -75,12 +89,21 @@ const BUILDS: Readonly<Record<"node" | "web" | "browser", Build>> = {
   node: {
     dir: "",
     node: true,
+    bundled: true,
     swaps: { "src/transport/runtime.ts": "src/transport/runtime_node.ts" },
   },
-  web: { dir: "web", node: false, swaps: {} },
+  web: { dir: "web", node: false, bundled: true, swaps: {} },
+  // A module a file, as the compiler writes them: what reads this build is a
+  // bundler, which drops a whole file whose exports go unused (the package
+  // has no side effects), but not the top-level calls of a chunk it keeps
+  // for other code (`defineRedactedInspect(TokenData, …)`, the `keysOf(…)`
+  // sets). Bundled, the `createClient(url).get(path)` bundle of
+  // `deno task size` grew from 89,004 to 90,688 B (30,466 to 30,954 B
+  // gzipped), with TokenData and its checks in it.
   browser: {
     dir: "browser",
     node: false,
+    bundled: false,
     swaps: {
       "src/transport/runtime.ts": "src/transport/runtime_browser.ts",
       "src/cookies/memory_jar.ts": "src/cookies/memory_jar_browser.ts",
@@ -113,14 +136,28 @@ function createHost(options: ts.CompilerOptions, swaps: Record<string, string>):
   return host;
 }
 
-function compile({ dir, node, swaps }: Build): void {
+/** Where each build's compiled JavaScript waits for esbuild, inside `npm/`, removed after. */
+const stageDir = `${outDir}/.stage`;
+
+/**
+ * Compiles `build` into its folder of the package, but the JavaScript of a
+ * bundled build into its folder of {@linkcode stageDir}.
+ */
+function compile(name: string, { dir, node, bundled, swaps }: Build): void {
+  const typesDir = dir === "" ? outDir : `${outDir}/${dir}`;
   const options: ts.CompilerOptions = {
     ...baseOptions,
     types: node ? ["node"] : [],
-    outDir: dir === "" ? outDir : `${outDir}/${dir}`,
+    outDir: bundled ? `${stageDir}/${name}` : typesDir,
   };
   const program = ts.createProgram(entryPoints, options, createHost(options, swaps));
-  const result = program.emit();
+  const result = program.emit(undefined, (fileName, text) => {
+    const path = fileName.endsWith(".d.ts")
+      ? typesDir + fileName.slice(options.outDir!.length)
+      : fileName;
+    Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    Deno.writeTextFileSync(path, text);
+  });
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
   if (diagnostics.length > 0) {
     console.error(ts.formatDiagnosticsWithColorAndContext(diagnostics, {
@@ -130,6 +167,62 @@ function compile({ dir, node, swaps }: Build): void {
     }));
     Deno.exit(1);
   }
+}
+
+/** esbuild, pinned as bench/size.ts and scripts/check_conditions.ts pin it. */
+const ESBUILD = "esbuild@0.28.2";
+
+/**
+ * Bundles the compiled JavaScript of the build `name` into its folder of the
+ * package: each entry point a file, what they share in chunks beside them.
+ * Left out: Node's builtins; undici, which the Node runtime requires when a
+ * pool needs it; tough-cookie, which the default cookie jar imports when
+ * first used.
+ */
+async function bundle(name: string, { dir }: Build): Promise<void> {
+  const entries = Object.values(denoJson.exports).map((path) => path.replace(/\.ts$/, ".js"));
+  const args = [
+    "-y",
+    ESBUILD,
+    ...entries,
+    "--bundle",
+    "--splitting",
+    "--format=esm",
+    "--platform=neutral",
+    "--external:node:*",
+    "--external:undici",
+    "--external:tough-cookie",
+    `--outdir=${dir === "" ? outDir : `${outDir}/${dir}`}`,
+    "--metafile=meta.json",
+    "--log-level=warning",
+  ];
+  // From the build's folder, so the line before each module's code names
+  // its source as `// src/…`.
+  const cwd = `${stageDir}/${name}`;
+  const output = await new Deno.Command("npx", { args, cwd, stdin: "null" }).output();
+  const stderr = new TextDecoder().decode(output.stderr).trim();
+  if (!output.success || stderr !== "") {
+    console.error(`esbuild for the ${name} build: ${stderr}`);
+    Deno.exit(1);
+  }
+  const meta = JSON.parse(await Deno.readTextFile(`${cwd}/meta.json`));
+  for (const file of Object.keys(meta.outputs)) {
+    const path = `${cwd}/${file}`;
+    await Deno.writeTextFile(path, ownClassNames(await Deno.readTextFile(path)));
+  }
+}
+
+/**
+ * esbuild writes a top-level class as `var X = class {`, and one whose body
+ * names itself as `var X = class _X {`, whose `name` is then `_X`: each such
+ * class is named `X` again (inside its body `X` is then the class itself,
+ * as `_X` was), so `HttpClient.name` is `HttpClient` as in the sources.
+ */
+export function ownClassNames(code: string): string {
+  for (const [, name] of code.matchAll(/\bvar (\w+) = class _\1\b/g)) {
+    code = code.replaceAll(new RegExp(`(?<![\\w$.])_${name}\\b`, "g"), name!);
+  }
+  return code;
 }
 
 /** The version range deno.json's imports give the npm package `name`. */
@@ -215,7 +308,11 @@ function packageJson(): Record<string, unknown> {
 await Deno.remove(outDir, { recursive: true }).catch((error) => {
   if (!(error instanceof Deno.errors.NotFound)) throw error;
 });
-for (const build of Object.values(BUILDS)) compile(build);
+for (const [name, build] of Object.entries(BUILDS)) {
+  compile(name, build);
+  if (build.bundled) await bundle(name, build);
+}
+await Deno.remove(stageDir, { recursive: true }).catch(() => {});
 await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(packageJson(), null, 2) + "\n");
 await Deno.copyFile(`${rootDir}/README.md`, `${outDir}/README.md`);
 await Deno.copyFile(`${rootDir}/LICENSE`, `${outDir}/LICENSE`);

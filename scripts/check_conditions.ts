@@ -9,7 +9,7 @@
  * module and no undici; the browser build (a web worker's and a browser
  * bundler's) so too, and with none of what a browser cannot use: no
  * tough-cookie, no proxy routing (proxy.js), no Deno pool nor its proxies
- * (`createHttpClient`); the Node build (Node's case) with its require of undici.
+ * (`createHttpClient`); the Node build (Node's case) with undici.
  *
  * scripts/test_runtimes.ts runs it on the package it installed.
  *
@@ -26,8 +26,13 @@ type Build = "web" | "browser" | "node";
 /** Each build's folder in the package. */
 const FOLDERS: Record<Build, string> = { web: "web/", browser: "browser/", node: "" };
 
-/** The files of the Web build the browser build must not bring in. */
+/** The modules of the Web build the browser build must not bring in. */
 const NOT_IN_BROWSER = ["src/transport/proxy.js"];
+/**
+ * The line the package's bundled files have before each module's code: its
+ * source (a build of a module a file has the module's own file instead).
+ */
+const MODULE_LINE = /^\/\/ (src\/\S+\.js)$/gm;
 
 /** A bundler's or runtime's conditions (as esbuild flags), and the build they must pick. */
 export const CASES: readonly { name: string; flags: string[]; build: Build }[] = [
@@ -49,9 +54,16 @@ interface Metafile {
 
 /**
  * What is wrong with the files `meta` bundled, into the output `code`, for a
- * case that must pick `build`.
+ * case that must pick `build`; `sources` are the modules of the sources in
+ * the package's files that came in (scripts/build_npm.ts bundles them), each
+ * with its code.
  */
-export function problems(meta: Metafile, build: Build, code: string): string[] {
+export function problems(
+  meta: Metafile,
+  build: Build,
+  code: string,
+  sources: ReadonlyMap<string, string>,
+): string[] {
   const ours = Object.keys(meta.inputs)
     .map((input) => input.match(/node_modules\/@fetchline\/fetchline\/(.*)$/)?.[1])
     .filter((path) => path !== undefined);
@@ -73,11 +85,18 @@ export function problems(meta: Metafile, build: Build, code: string): string[] {
   if (build !== "node" && node.length > 0) {
     found.push(`imports ${[...new Set(node)].join(", ")}`);
   }
-  // The Node build loads npm's undici on demand, by require(): a call in its code.
-  if (build === "node" && !/\(\s*"undici"\s*\)/.test(code)) found.push("no undici require");
+  // The Node runtime loads undici: imported, or required when a pool needs it
+  // (a require that esbuild does not follow).
+  const runtime = sources.get("src/transport/runtime.js") ?? "";
+  if (
+    build === "node" && !imports.includes("undici") &&
+    !/(from\s*|\(\s*)["']undici["']/.test(runtime)
+  ) found.push("no undici import");
   if (build === "browser") {
     if (imports.includes("tough-cookie")) found.push("imports tough-cookie");
-    const unusable = NOT_IN_BROWSER.filter((path) => ours.includes(`${FOLDERS.browser}${path}`));
+    // Without the lines that name the modules, the check would pass for nothing.
+    if (!sources.has("src/transport/runtime.js")) found.push("names no module's source");
+    const unusable = NOT_IN_BROWSER.filter((path) => sources.has(path));
     if (unusable.length > 0) found.push(`carries ${unusable.join(", ")}`);
     // A call, not a comment that names it.
     if (/\.createHttpClient\(/.test(code)) found.push("carries Deno's pool (createHttpClient)");
@@ -110,13 +129,26 @@ export async function checkConditions(folder: string): Promise<string[]> {
       "--log-level=error",
     ];
     const output = await new Deno.Command("npx", { args, cwd: folder, stdin: "null" }).output();
-    const found = output.success
-      ? problems(
-        JSON.parse(await Deno.readTextFile(`${folder}/conditions-${i}.json`)),
-        build,
-        await Deno.readTextFile(`${folder}/conditions-${i}.js`),
-      )
-      : [new TextDecoder().decode(output.stderr).trim()];
+    let found = [new TextDecoder().decode(output.stderr).trim()];
+    if (output.success) {
+      const meta: Metafile = JSON.parse(
+        await Deno.readTextFile(`${folder}/conditions-${i}.json`),
+      );
+      const sources = new Map<string, string>();
+      for (const input of Object.keys(meta.inputs)) {
+        if (!input.includes(`node_modules/${PACKAGE}/`)) continue;
+        const text = await Deno.readTextFile(`${folder}/${input}`);
+        const own = /\/(src\/.*\.js)$/.exec(input)?.[1];
+        if (own !== undefined) sources.set(own, text);
+        const parts = [...text.matchAll(MODULE_LINE)];
+        for (const [i, part] of parts.entries()) {
+          const code = text.slice(part.index, parts[i + 1]?.index);
+          sources.set(part[1]!, (sources.get(part[1]!) ?? "") + code);
+        }
+      }
+      const code = await Deno.readTextFile(`${folder}/conditions-${i}.js`);
+      found = problems(meta, build, code, sources);
+    }
     console.log(
       `${found.length === 0 ? "ok" : "not ok"} ${name}: the ${build} build${
         found.length === 0 ? "" : `: ${found.join("; ")}`

@@ -8,14 +8,20 @@
  *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts: only the
  *   npm build's runtime file may;
  * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
- *   Deno API, and its runtime module is the Node one (it imports undici);
+ *   Deno API, and its runtime module is the Node one (it loads undici);
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
- *   module and no undici, but tough-cookie dynamically in the same one file,
- *   and reads Deno only as a property of `globalThis` (a bare `Deno` would
- *   throw where there is none);
+ *   module and no undici, but tough-cookie dynamically in the same one
+ *   module, and reads Deno only as a property of `globalThis` (a bare `Deno`
+ *   would throw where there is none);
  * - the npm build's browser build (`npm/browser/`) imports no package at all
- *   (no tough-cookie), names no Deno API, and has none of the files only a
+ *   (no tough-cookie), names no Deno API, and has none of the modules only a
  *   runtime with a pool uses (proxy routing, Deno's pool and its proxies).
+ *
+ * The npm builds are read by module of the sources: in a bundled build (a
+ * file for each entry point, chunks they share) a module is the code after
+ * the `// src/….js` lines esbuild writes before its parts, each up to the
+ * next such line (a file's imports of the other files, before the first,
+ * belong to no module); in a build of a module a file, its `src/….js` file.
  *
  * Run with `deno task check:layout`; it exits 1 with every problem listed.
  *
@@ -153,6 +159,36 @@ async function* jsFiles(dir: string, skip: string[] = []): AsyncGenerator<string
 const npmDir = `${rootDir}/npm`;
 const webDir = `${npmDir}/web`;
 const browserDir = `${npmDir}/browser`;
+/** The line esbuild writes before each module's code in a bundled file: its source. */
+const MODULE_LINE = /^\/\/ (src\/\S+\.js)$/gm;
+/**
+ * The parts of modules in the file `name` (its path in its build) of text
+ * `text`, each by its source and where it starts, in order: the file whole
+ * if it is a module's own, else what esbuild bundled in it (a module may
+ * come in parts: its imports of what is left out of the bundle, then its
+ * code after the modules it imports; before the first, the file's own code,
+ * its imports of the other files).
+ */
+function partsIn(name: string, text: string): { source: string; start: number }[] {
+  if (/^src\/.*\.js$/.test(name)) return [{ source: name, start: 0 }];
+  return [...text.matchAll(MODULE_LINE)].map((line) => ({ source: line[1]!, start: line.index }));
+}
+/** The module whose code `position` in the file `name` is, or `undefined` for none. */
+function moduleAt(name: string, text: string, position: number): string | undefined {
+  return partsIn(name, text).findLast(({ start }) => start <= position)?.source;
+}
+/** Each module of the build in `dir` (not its builds in `skip`): its source, and its code. */
+async function buildModules(dir: string, skip: string[] = []): Promise<Map<string, string>> {
+  const modules = new Map<string, string>();
+  for await (const file of jsFiles(dir, skip)) {
+    const text = await Deno.readTextFile(file);
+    const parts = partsIn(file.slice(dir.length + 1), text);
+    for (const [i, { source, start }] of parts.entries()) {
+      modules.set(source, (modules.get(source) ?? "") + text.slice(start, parts[i + 1]?.start));
+    }
+  }
+  return modules;
+}
 try {
   await Deno.stat(`${npmDir}/package.json`);
   for await (const file of jsFiles(npmDir, [webDir])) {
@@ -165,9 +201,11 @@ try {
       problems.push(`The npm build names the Deno API in ${file.slice(rootDir.length + 1)}`);
     }
   }
-  const runtime = await Deno.readTextFile(`${npmDir}/src/transport/runtime.js`);
+  const runtime = (await buildModules(npmDir, [webDir, browserDir])).get(
+    "src/transport/runtime.js",
+  );
   // The Node runtime loads undici: imported, or required when a pool needs it.
-  if (!/(from\s*|\(\s*)["']undici["']/.test(runtime)) {
+  if (runtime === undefined || !/(from\s*|\(\s*)["']undici["']/.test(runtime)) {
     problems.push("The npm build's src/transport/runtime.js is not the Node runtime");
   }
 } catch (error) {
@@ -176,21 +214,24 @@ try {
 }
 
 // The Web and browser builds: what they import, and no bare `Deno`.
-/** The specifiers `source` imports or re-exports, statically or by import(). */
-function importsOf(source: ts.SourceFile): { specifier: string; dynamic: boolean }[] {
-  const found: { specifier: string; dynamic: boolean }[] = [];
+/** The specifiers `source` imports or re-exports, statically or by import(), and where. */
+function importsOf(
+  source: ts.SourceFile,
+): { specifier: string; dynamic: boolean; position: number }[] {
+  const found: { specifier: string; dynamic: boolean; position: number }[] = [];
   const visit = (node: ts.Node): void => {
+    const position = node.getStart(source);
     if (
       (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
       node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)
     ) {
-      found.push({ specifier: node.moduleSpecifier.text, dynamic: false });
+      found.push({ specifier: node.moduleSpecifier.text, dynamic: false, position });
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const [argument] = node.arguments;
       const specifier = argument !== undefined && ts.isStringLiteralLike(argument)
         ? argument.text
         : "(a computed specifier)";
-      found.push({ specifier, dynamic: true });
+      found.push({ specifier, dynamic: true, position });
     }
     ts.forEachChild(node, visit);
   };
@@ -224,17 +265,31 @@ async function checkWebBuild(dir: string, allowed: typeof allowedNpmImport | und
       const name = file.slice(npmDir.length + dir.length + 2);
       const text = await Deno.readTextFile(file);
       const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
-      for (const { specifier, dynamic } of importsOf(source)) {
+      for (const { specifier, dynamic, position } of importsOf(source)) {
         if (specifier.startsWith("./") || specifier.startsWith("../")) continue;
-        const ok = allowed !== undefined && name === allowed.file.replace(/\.ts$/, ".js") &&
+        const module = moduleAt(name, text, position);
+        const ok = allowed !== undefined && module === allowed.file.replace(/\.ts$/, ".js") &&
           specifier === "tough-cookie" && dynamic;
-        if (!ok) problems.push(`The npm ${dir} build imports ${specifier} in ${dir}/${name}`);
+        if (!ok) {
+          problems.push(
+            `The npm ${dir} build imports ${specifier} in ${dir}/${name}${
+              module === undefined ? "" : ` (${module})`
+            }`,
+          );
+        }
       }
       if (readsBareDeno(source)) {
         problems.push(`The npm ${dir} build reads a bare Deno global in ${dir}/${name}`);
       }
     }
     if (files === 0) problems.push(`The npm build has no ${dir} build in npm/${dir}`);
+    // What the checks by module read: without the lines that name them, each would pass.
+    const sources = await buildModules(`${npmDir}/${dir}`);
+    if (
+      files > 0 && !sources.has(allowed?.file.replace(/\.ts$/, ".js") ?? "src/transport/runtime.js")
+    ) {
+      problems.push(`The npm ${dir} build has no module's source (src/….js, or a line naming it)`);
+    }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
     problems.push(`The npm build has no ${dir} build in npm/${dir}`);
@@ -244,12 +299,12 @@ await checkWebBuild("web", allowedNpmImport);
 await checkWebBuild("browser", undefined);
 // The browser build: neither proxy routing (proxy.js, which only the
 // runtimes with a pool import) nor Deno's pool and its proxies (the Web
-// build's runtime.js, the one file that calls createHttpClient).
+// build's runtime.js, the one module that calls createHttpClient).
 const proxyFile = "src/transport/proxy.js";
-if (await Deno.stat(`${browserDir}/${proxyFile}`).then(() => true, () => false)) {
-  problems.push(`The npm browser build has browser/${proxyFile}`);
-}
 try {
+  if ((await buildModules(browserDir)).has(proxyFile)) {
+    problems.push(`The npm browser build has ${proxyFile}`);
+  }
   for await (const file of jsFiles(browserDir)) {
     // A call, not a comment that names it.
     if (/\.createHttpClient\(/.test(await Deno.readTextFile(file))) {
