@@ -115,28 +115,3 @@ Deno.test("An upload callback that throws at the start gives the caller's stream
   assert.equal(await within(cancelled, 5000, "the body to be cancelled"), boom);
   assert.equal(server.requests.length, 0);
 });
-
-for (const size of [5, 200_000]) {
-  Deno.test(`a streamed body of known length (${size} B) read to its last byte, not its end, lets await using end`, async () => {
-    await using server = startFixtureServer();
-    server.route("/sized", () =>
-      new Response(new Uint8Array(size).fill(7), {
-        headers: { "content-length": String(size) },
-      }));
-    const client = new HttpClient(
-      new HttpClientConfigBuilder().withBaseUrl(server.url).build(),
-    );
-    const response = await client.stream("GET", "/sized");
-    const reader = response.body.getReader();
-    let bytes = 0;
-    while (bytes < size) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-    }
-    assert.equal(bytes, size);
-    // The call settled with its last byte: the client's wait for calls in flight ends.
-    await within(client[Symbol.asyncDispose](), 5000, "the client's asyncDispose");
-    reader.releaseLock();
-  });
-}

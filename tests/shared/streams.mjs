@@ -456,5 +456,24 @@ export default function ({ lib, fixture, runtime, assert }) {
         }
         assertProgress(calls, SIZE, undefined);
       }),
+    "a streamed body of known length read to its last byte, not its end, lets asyncDispose end":
+      async () => {
+        for (const size of [5, SIZE]) {
+          await withClient(undefined, async (http) => {
+            const response = await http.stream("GET", `/streams/bytes?size=${size}&sized=1`);
+            const reader = response.body.getReader();
+            let read = 0;
+            while (read < size) {
+              const { done, value } = await reader.read();
+              if (done) break;
+              read += value.byteLength;
+            }
+            assert.equal(read, size);
+            // The call settled with its last byte: the wait for calls in flight ends.
+            await within(http[Symbol.asyncDispose](), 5000, `asyncDispose after ${size} B`);
+            reader.releaseLock();
+          });
+        }
+      },
   };
 }
