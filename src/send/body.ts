@@ -314,7 +314,8 @@ class WireBody implements StreamedBody {
   async #readWhole(): Promise<HttpResponse> {
     const body = this.take();
     try {
-      const content = await readBody(
+      // A response without a body (HEAD, 204, 304) has none, whatever its Content-Length says.
+      const content = this.#inner === null ? new Uint8Array(0) : await readBody(
         { status: this.#init.statusCode, headers: this.#wire.headers, location: null, body },
         this.#options.maxResponseBytes,
       );
@@ -337,7 +338,10 @@ class WireBody implements StreamedBody {
     const callback = this.#options.onDownloadProgress;
     if (callback === undefined) return true;
     if (this.#transferred < 0) this.#total = decodedLength(this.#wire.headers);
-    this.#transferred = Math.max(this.#transferred, 0) + bytes;
+    const transferred = Math.max(this.#transferred, 0) + bytes;
+    // read() fails a body past its limit: the bytes past it are not told.
+    if (this.#read !== undefined && transferred > this.maxResponseBytes) return true;
+    this.#transferred = transferred;
     try {
       if (end) reportEnd(callback, this.#transferred);
       else report(callback, this.#transferred, this.#total);

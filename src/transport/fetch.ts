@@ -83,6 +83,13 @@ export function fetchTransport(
       throw headOverflow(error) ?? error;
     }
     if (response.type === "opaqueredirect") throw opaqueRedirect();
+    // A HEAD, 204, 205 or 304 has no body, whatever a runtime's fetch hands over (Chromium
+    // an empty stream for a HEAD): the contract's `null`, so its Content-Length is not read as one.
+    if (request.method === "HEAD" || NO_BODY.has(response.status)) {
+      void response.body?.cancel().catch(() => {});
+      const { status, headers } = response;
+      return { status, headers, location: headers.get("location"), body: null };
+    }
     return new FetchResponse(response, inflate, watched);
   };
 }
@@ -100,6 +107,8 @@ function opaqueRedirect(): RuntimeLimitError {
       "fetch; call the final URL, or have the server answer without a redirect",
   );
 }
+
+const NO_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
 
 /**
  * A fetch `Response` as a {@linkcode WireResponse}; headers are read, and an

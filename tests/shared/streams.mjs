@@ -442,6 +442,25 @@ export default function ({ lib, fixture, runtime, assert }) {
             assertProgress(calls, SIZE, known);
           }
         }),
+    "onDownloadProgress: a HEAD's Content-Length is no body, and no byte past maxResponseBytes is told":
+      () =>
+        withClient((b) => b.withMaxResponseBytes(7000), async (http) => {
+          const calls = [];
+          const onDownloadProgress = (progress) => void calls.push(progress.transferredBytes);
+          const head = await http.head(`/streams/bytes?size=${SIZE}&sized=1`, {
+            onDownloadProgress,
+          });
+          assert.equal(head.statusCode, 200);
+          assert.equal(head.content.byteLength, 0);
+          assert.equal(head.content.buffer.byteLength, 0, "nothing allocated for it");
+          calls.length = 0;
+          await assert.rejects(
+            http.get(`/streams/bytes?size=${SIZE}&sized=0&piece=5000`, { onDownloadProgress }),
+            lib.HttpClientException,
+            /maxResponseBytes \(7000\)/,
+          );
+          assert.ok(calls.every((bytes) => bytes <= 7000), `told ${calls.join(", ")}`);
+        }),
     "onDownloadProgress reports a streamed body as the reader pulls it": () =>
       withClient(undefined, async (http) => {
         const calls = [];
