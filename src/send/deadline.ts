@@ -7,6 +7,7 @@
 
 import type { HttpRequest } from "../models/request.ts";
 import { Abort } from "../transport/types.ts";
+import { runtimeName } from "../transport/failures.ts";
 
 // The timeouts of a call as its steps see them: each step (an attempt's
 // exchange, with its token fetch, redirects and body read) runs under the
@@ -208,8 +209,12 @@ export function untilAborted<T>(
 // is unref'd, so it no longer holds the process open, and stops at its
 // next check when no timeout is left.
 
-/** Timeouts from this length on share the tick. */
-export const SHARED_FROM_MS = 1000;
+/**
+ * Timeouts from this length on share the tick; none does in workerd, where a
+ * timer belongs to the request that set it: a tick set in one request ends
+ * with it, and would leave the next requests' timeouts without one.
+ */
+export const SHARED_FROM_MS = runtimeName() === "workerd" ? Infinity : 1000;
 /** How often the shared tick checks the deadlines: also how late a shared timeout may fire. */
 const TICK_MS = 100;
 

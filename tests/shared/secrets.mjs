@@ -189,8 +189,8 @@ export default function ({ lib, fixture, runtime, assert }) {
           for (const [tokenUrl, message] of endpoints) {
             const api = client(
               fixture.url,
-              // A second: the slow endpoint (two) still times out, the others have room under load.
-              new lib.TokenAuthHook(tokenManager(tokenUrl, credentialsIn, 1)),
+              // 0.9 s: the slow endpoint (2 s) still times out, the others have room under load.
+              new lib.TokenAuthHook(tokenManager(tokenUrl, credentialsIn, 0.9)),
             );
             const error = await failure(api.get(`/secrets/api?run=${run}`));
             assert.equal(error.constructor, lib.AuthenticationException, String(error));

@@ -28,6 +28,15 @@ export default function ({ lib, fixture, assert }) {
         assert.ok(error instanceof lib.HttpClientException);
         assert.equal(error.request?.method, "GET");
       }, (builder) => builder.withTimeout(0.2)),
+    "a timeout of a second or more fires too (the timer such timeouts share, where they share one)":
+      () =>
+        withClient(async (http) => {
+          await assert.rejects(
+            http.get("/timeouts/hang"),
+            lib.TimeoutException,
+            /^Request timed out after 1\.1 s: GET /,
+          );
+        }, (builder) => builder.withTimeout(1.1)),
     "the timeout fires when the body stalls after the head": () =>
       withClient(async (http) => {
         await assert.rejects(
