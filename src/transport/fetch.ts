@@ -85,7 +85,7 @@ export function fetchTransport(
     if (response.type === "opaqueredirect") throw opaqueRedirect();
     // A HEAD, 204, 205 or 304 has no body, whatever a runtime's fetch hands over (Chromium
     // an empty stream for a HEAD): the contract's `null`, so its Content-Length is not read as one.
-    if (request.method === "HEAD" || NO_BODY.has(response.status)) {
+    if (hasNoBody(request.method, response.status)) {
       void response.body?.cancel().catch(() => {});
       const { status, headers } = response;
       return { status, headers, location: headers.get("location"), body: null };
@@ -109,6 +109,11 @@ function opaqueRedirect(): RuntimeLimitError {
 }
 
 const NO_BODY: ReadonlySet<number> = new Set([204, 205, 304]);
+
+/** True when a response to `method` with `status` has no body: a HEAD's, a 204, 205 or 304. */
+export function hasNoBody(method: string, status: number): boolean {
+  return method === "HEAD" || NO_BODY.has(status);
+}
 
 /**
  * A fetch `Response` as a {@linkcode WireResponse}; headers are read, and an

@@ -26,7 +26,7 @@ import {
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
 import { decodeFailure, headOverflow } from "./failures.ts";
-import { isZlibWrapped } from "./fetch.ts";
+import { hasNoBody, isZlibWrapped } from "./fetch.ts";
 import { joinHeaders } from "../http/headers.ts";
 import type {
   FileSource,
@@ -547,7 +547,7 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
     this.#started = true;
     this.#length = Number(this.headers["content-length"]);
     const method = this.#method;
-    if (method !== "HEAD" && statusCode !== 204 && statusCode !== 205 && statusCode !== 304) {
+    if (!hasNoBody(method, statusCode)) {
       this.#hasBody = true;
       this.#encoded = startDecoding(method, statusCode, this.headers["content-encoding"], {
         resume: () => this.#resume(),
