@@ -1,0 +1,23 @@
+/**
+ * Caching: {@linkcode HttpCache}, a private HTTP cache (RFC 9111) that a
+ * client plugs in as middleware (`withMiddleware(cache)` or
+ * `withCache(cache)`), and the stores it keeps responses in:
+ * {@linkcode MemoryCacheStore} in memory, or any {@linkcode CacheStore}.
+ * `mod.ts` never loads this module: a client without a cache never loads
+ * its code.
+ *
+ * @example A store in memory
+ * ```ts
+ * import { MemoryCacheStore } from "@fetchline/fetchline/cache";
+ * import assert from "node:assert/strict";
+ *
+ * const store = new MemoryCacheStore({ maxEntries: 100 });
+ * store.set("a", { meta: {}, body: new Uint8Array(3) }, 60_000);
+ * assert.equal(store.get("a")?.body.byteLength, 3);
+ * ```
+ *
+ * @module
+ */
+
+export { MemoryCacheStore } from "./src/cache/store.ts";
+export type { CacheEntry, CacheStore, MemoryCacheStoreOptions } from "./src/cache/store.ts";
