@@ -21,3 +21,5 @@
 
 export { MemoryCacheStore } from "./src/cache/store.ts";
 export type { CacheEntry, CacheStore, MemoryCacheStoreOptions } from "./src/cache/store.ts";
+export { HttpCache } from "./src/cache/http_cache.ts";
+export type { HttpCacheOptions } from "./src/cache/http_cache.ts";

@@ -150,7 +150,9 @@ function compile(name: string, { dir, node, bundled, swaps }: Build): void {
     types: node ? ["node"] : [],
     outDir: bundled ? `${stageDir}/${name}` : typesDir,
   };
-  const program = ts.createProgram(entryPoints, options, createHost(options, swaps));
+  // The declaration of the one package whose own types TypeScript cannot read (JSDoc in JS).
+  const roots = [...entryPoints, `${rootDir}/scripts/npm_ambient.d.ts`];
+  const program = ts.createProgram(roots, options, createHost(options, swaps));
   const result = program.emit(undefined, (fileName, text) => {
     const path = fileName.endsWith(".d.ts")
       ? typesDir + fileName.slice(options.outDir!.length)
@@ -177,7 +179,7 @@ const ESBUILD = "esbuild@0.28.2";
  * package: each entry point a file, what they share in chunks beside them.
  * Left out: Node's builtins; undici, which the Node runtime requires when a
  * pool needs it; tough-cookie, which the default cookie jar imports when
- * first used.
+ * first used; http-cache-semantics, which only the cache entry point imports.
  */
 async function bundle(name: string, { dir }: Build): Promise<void> {
   const entries = Object.values(denoJson.exports).map((path) => path.replace(/\.ts$/, ".js"));
@@ -192,6 +194,7 @@ async function bundle(name: string, { dir }: Build): Promise<void> {
     "--external:node:*",
     "--external:undici",
     "--external:tough-cookie",
+    "--external:http-cache-semantics",
     `--outdir=${dir === "" ? outDir : `${outDir}/${dir}`}`,
     "--metafile=meta.json",
     "--log-level=warning",
@@ -259,6 +262,7 @@ function packageJson(): Record<string, unknown> {
   const undici = npmVersion("undici");
   // The cookie jar of withCookies() without a jar of the caller's own.
   const toughCookie = npmVersion("tough-cookie");
+  const cacheSemantics = npmVersion("http-cache-semantics");
   return {
     name: denoJson.name,
     version: denoJson.version,
@@ -288,7 +292,7 @@ function packageJson(): Record<string, unknown> {
     // dependency it would still be installed by default, and a failed install
     // would pass in silence until the first import; as a peer, npm 7+ installs
     // it all the same, and an optional peer would leave Node users to add it.
-    dependencies: { "tough-cookie": toughCookie, undici },
+    dependencies: { "tough-cookie": toughCookie, undici, "http-cache-semantics": cacheSemantics },
     keywords: [
       "http",
       "client",

@@ -5,16 +5,17 @@
  *   `import()` included (the layers point down only, in types as in values);
  * - the Deno build (every module the JSR entry points reach) imports no
  *   `node:` or `npm:` module (by name or through the import map), but for
- *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts: only the
- *   npm build's runtime file may;
+ *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts and
+ *   http-cache-semantics in src/cache/policy.ts (the cache entry point's;
+ *   mod.ts reaches no module of src/cache/): only the npm build's runtime
+ *   file may;
  * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
  *   Deno API, and its runtime module is the Node one (it loads undici);
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
- *   module and no undici, but tough-cookie dynamically in the same one
- *   module, and reads Deno only as a property of `globalThis` (a bare `Deno`
+ *   module and no undici, but those two, from the same modules, and reads Deno only as a property of `globalThis` (a bare `Deno`
  *   would throw where there is none);
- * - the npm build's browser build (`npm/browser/`) imports no package at all
- *   (no tough-cookie), names no Deno API, and has none of the modules only a
+ * - the npm build's browser build (`npm/browser/`) imports no package but
+ *   http-cache-semantics (no tough-cookie), names no Deno API, and has none of the modules only a
  *   runtime with a pool uses (proxy routing, Deno's pool and its proxies).
  *
  * The npm builds are read by module of the sources: in a bundled build (a
@@ -125,25 +126,56 @@ for (const circle of circles(edges)) {
 }
 
 // The Deno build: no node: or npm: module, whether named so or through the
-// import map. One exception: the cookie jar a client keeps when given none
-// is tough-cookie's (RFC 6265 and the public-suffix list are not worth
-// writing again), imported dynamically by the one file that needs it, so a
-// client without cookies neither loads nor evaluates it.
-const allowedNpmImport = {
+// import map. Two exceptions, each in the one file that needs it: the cookie
+// jar a client keeps when given none is tough-cookie's (RFC 6265 and the
+// public-suffix list are not worth writing again), imported dynamically, so
+// a client without cookies neither loads nor evaluates it; the cache's
+// rules of RFC 9111 are http-cache-semantics', imported by the cache entry
+// point only (mod.ts never reaches it).
+interface AllowedImport {
+  readonly file: string;
+  readonly specifier: RegExp;
+  readonly name: string;
+  readonly dynamic: boolean;
+}
+const cookieImport: AllowedImport = {
   file: "src/cookies/memory_jar.ts",
   specifier: /^npm:tough-cookie@/,
+  name: "tough-cookie",
+  dynamic: true,
 };
+const cacheImport: AllowedImport = {
+  file: "src/cache/policy.ts",
+  specifier: /^npm:http-cache-semantics@/,
+  name: "http-cache-semantics",
+  dynamic: false,
+};
+const allowedImports = [cookieImport, cacheImport];
+const isAllowed = (
+  allowed: readonly AllowedImport[],
+  file: string,
+  test: (a: AllowedImport) => boolean,
+) => allowed.some((a) => a.file === file && test(a));
 for (const module of await moduleGraph(entryPoints)) {
   for (const dependency of module.dependencies ?? []) {
     const resolved = dependency.code?.specifier ?? dependency.specifier;
     if (!/^(node|npm):/.test(dependency.specifier) && !/^(node|npm):/.test(resolved)) continue;
-    const allowed = shortName(module.specifier) === allowedNpmImport.file &&
-      allowedNpmImport.specifier.test(resolved) && dependency.isDynamic === true;
+    const allowed = isAllowed(
+      allowedImports,
+      shortName(module.specifier),
+      (a) => a.specifier.test(resolved) && (dependency.isDynamic === true) === a.dynamic,
+    );
     if (!allowed) {
       problems.push(
         `The Deno build imports ${dependency.specifier} in ${shortName(module.specifier)}`,
       );
     }
+  }
+}
+// A client without a cache loads none of its code.
+for (const module of await moduleGraph([`${rootDir}/mod.ts`])) {
+  if (shortName(module.specifier).startsWith("src/cache/")) {
+    problems.push(`mod.ts reaches ${shortName(module.specifier)}`);
   }
 }
 
@@ -257,7 +289,7 @@ function readsBareDeno(source: ts.SourceFile): boolean {
  * no package but `allowed` (the one dynamic import of tough-cookie, or none)
  * and reads no bare Deno global.
  */
-async function checkWebBuild(dir: string, allowed: typeof allowedNpmImport | undefined) {
+async function checkWebBuild(dir: string, allowed: readonly AllowedImport[]) {
   try {
     let files = 0;
     for await (const file of jsFiles(`${npmDir}/${dir}`)) {
@@ -268,8 +300,11 @@ async function checkWebBuild(dir: string, allowed: typeof allowedNpmImport | und
       for (const { specifier, dynamic, position } of importsOf(source)) {
         if (specifier.startsWith("./") || specifier.startsWith("../")) continue;
         const module = moduleAt(name, text, position);
-        const ok = allowed !== undefined && module === allowed.file.replace(/\.ts$/, ".js") &&
-          specifier === "tough-cookie" && dynamic;
+        const ok = module !== undefined && isAllowed(
+          allowed,
+          module.replace(/\.js$/, ".ts"),
+          (a) => a.name === specifier && a.dynamic === dynamic,
+        );
         if (!ok) {
           problems.push(
             `The npm ${dir} build imports ${specifier} in ${dir}/${name}${
@@ -286,7 +321,8 @@ async function checkWebBuild(dir: string, allowed: typeof allowedNpmImport | und
     // What the checks by module read: without the lines that name them, each would pass.
     const sources = await buildModules(`${npmDir}/${dir}`);
     if (
-      files > 0 && !sources.has(allowed?.file.replace(/\.ts$/, ".js") ?? "src/transport/runtime.js")
+      files > 0 &&
+      !sources.has(allowed[0]?.file.replace(/\.ts$/, ".js") ?? "src/transport/runtime.js")
     ) {
       problems.push(`The npm ${dir} build has no module's source (src/….js, or a line naming it)`);
     }
@@ -295,8 +331,8 @@ async function checkWebBuild(dir: string, allowed: typeof allowedNpmImport | und
     problems.push(`The npm build has no ${dir} build in npm/${dir}`);
   }
 }
-await checkWebBuild("web", allowedNpmImport);
-await checkWebBuild("browser", undefined);
+await checkWebBuild("web", allowedImports);
+await checkWebBuild("browser", [cacheImport]);
 // The browser build: neither proxy routing (proxy.js, which only the
 // runtimes with a pool import) nor Deno's pool and its proxies (the Web
 // build's runtime.js, the one module that calls createHttpClient).
@@ -323,7 +359,8 @@ if (problems.length > 0) {
 }
 console.log(
   `Layout: no import circle, type imports included, among ${edges.size} files; the Deno build ` +
-    `imports no node: or npm: module but tough-cookie, dynamically; the npm Node and browser ` +
-    `builds name no Deno API; its Web build imports no package but tough-cookie, dynamically, ` +
-    `and no bare Deno; its browser build no package at all, nor proxies`,
+    `imports no node: or npm: module but tough-cookie, dynamically, and the cache's ` +
+    `http-cache-semantics (mod.ts reaches no cache module); the npm Node and browser builds ` +
+    `name no Deno API; its Web build imports no package but those two, and no bare Deno; its ` +
+    `browser build none but the cache's, nor proxies`,
 );

@@ -31,7 +31,7 @@ import {
   LoggingRequestHook,
   LoggingResponseHook,
 } from "../hooks/logging_hooks.ts";
-import type { Middleware } from "../hooks/hook_interfaces.ts";
+import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import {
   type AuthHookInterface,
   TOKEN_AUTH_HOOK_OPTIONS,
@@ -496,6 +496,35 @@ export class HttpClientConfigBuilder {
   withMiddleware(...middleware: Middleware[]): this {
     this.#config.middleware = [...this.#config.middleware, ...middleware.map(checkMiddleware)];
     return this;
+  }
+
+  /**
+   * Appends a cache: an `HttpCache` of `@fetchline/fetchline/cache`, the
+   * same as `withMiddleware(cache)` (the builder never loads the cache's
+   * code: a client without one does not either).
+   *
+   * @example A client with a cache in memory
+   * ```ts
+   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+   * import { HttpCache, MemoryCacheStore } from "@fetchline/fetchline/cache";
+   *
+   * const cache = new HttpCache({ store: new MemoryCacheStore() });
+   * const config = new HttpClientConfigBuilder().withCache(cache).build();
+   * ```
+   *
+   * @param cache The cache: an object with `handle()`.
+   * @returns This builder.
+   * @throws {TypeError} When it is not an object with `handle()`.
+   */
+  withCache(cache: { handle: MiddlewareFunction }): this {
+    if (typeof cache !== "object" || cache === null || typeof cache.handle !== "function") {
+      throw new TypeError(
+        `Invalid cache: expected an HttpCache (an object with handle()), got ${
+          describeType(cache)
+        }`,
+      );
+    }
+    return this.withMiddleware(cache);
   }
 
   /**

@@ -275,6 +275,11 @@ export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
  */
 const CREDENTIAL_LIKE = /auth|token|secret|key|cookie|session|passw/i;
 
+/** True when a header or field name looks like a credential's ({@linkcode CREDENTIAL_LIKE}). */
+export function looksLikeCredential(name: string): boolean {
+  return CREDENTIAL_LIKE.test(name);
+}
+
 /** A copy of `record`: the values of the names `hidden` holds for masked, the others `shown`. */
 function maskRecord<T, U = T>(
   record: Readonly<Record<string, T>>,

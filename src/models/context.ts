@@ -23,6 +23,33 @@ export let contextTokenSender: (context: RequestContext) => TokenSender | undefi
 /** Binds the client's token sender to the context of one of its calls. */
 export let bindContextTokenSender: (context: RequestContext, sender: TokenSender) => void;
 
+/**
+ * What a middleware link is told of the exchange it runs in: bound to the
+ * call's context by the send path just before the link runs, so a link
+ * reads it at once, before it awaits anything (the cache does).
+ */
+export interface ExchangeFacts {
+  /** True for a streamed call: the response comes at its head, its body unread. */
+  readonly stream: boolean;
+  /** The client's limit of a body read whole. */
+  readonly maxResponseBytes: number;
+  /** Lower-case names of the credential headers the client's hooks declare, if any. */
+  readonly credentialHeaders: ReadonlySet<string> | undefined;
+  /** How long the exchange may still take when the link starts, in ms (`Infinity`: no timeout). */
+  readonly remainingMs: number;
+  /**
+   * Sends `request` through the links after this one and the transport,
+   * read whole, in a step of its own: the client's timeout and its close
+   * end it, the call's signal does not (it outlives the call).
+   */
+  background(request: HttpRequest): Promise<HttpResponse>;
+}
+
+/** What the send path bound to `context` for the link running now, if any. */
+export let contextExchange: (context: RequestContext) => ExchangeFacts | undefined;
+/** Binds what a middleware link is told of its exchange to the call's context. */
+export let bindContextExchange: (context: RequestContext, facts: ExchangeFacts) => void;
+
 /** Options of a {@linkcode RequestContext}. */
 export interface RequestContextOptions {
   /** The 0-indexed attempt number. Default 0. */
@@ -73,10 +100,14 @@ export class RequestContext {
    * and it stays out of every view of the context.
    */
   #tokenSender: TokenSender | undefined = undefined;
+  /** What the running middleware link is told of its exchange, private for the same reasons. */
+  #exchange: ExchangeFacts | undefined = undefined;
 
   static {
     contextTokenSender = (context) => context.#tokenSender;
     bindContextTokenSender = (context, sender) => void (context.#tokenSender = sender);
+    contextExchange = (context) => context.#exchange;
+    bindContextExchange = (context, facts) => void (context.#exchange = facts);
   }
 
   /** Creates a context of `request`, with the attempt number, retry limit and metadata of `options`. */

@@ -259,6 +259,11 @@ export interface StreamedBody {
 /** The unread bodies of streamed responses (a buffered response is never in it). */
 const STREAMED: WeakMap<HttpResponse, StreamedBody> = new WeakMap();
 
+/** The unread body of a streamed `response` (for middleware that wraps it), or `undefined`. */
+export function streamedBodyOf(response: HttpResponse): StreamedBody | undefined {
+  return STREAMED.get(response);
+}
+
 /** The bodies of streamed responses that `read()` buffered, by response. */
 const READ: WeakMap<HttpResponse, Uint8Array> = new WeakMap();
 

@@ -11,9 +11,15 @@ import {
   HttpClientException,
   TimeoutException,
 } from "../errors.ts";
-import type { RequestContext } from "../models/context.ts";
+import { bindContextExchange, type ExchangeFacts, type RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
-import { type AbortSources, type Step, untilAborted } from "./deadline.ts";
+import {
+  type AbortSources,
+  attemptTimeout,
+  startStepTimeout,
+  Step,
+  untilAborted,
+} from "./deadline.ts";
 import type { CallTimeouts } from "./deadline.ts";
 import { cancelTimeout } from "./deadline.ts";
 import {
@@ -123,6 +129,7 @@ export async function sendSingleRequest(
         hop,
         context,
         (sent) => exchange(sent, request, step, since, options),
+        new Chain(middleware, context, step, since, options),
       );
       response = await untilAborted(chain, step, () => ended(request, step, options));
     }
@@ -465,6 +472,8 @@ function runMiddleware(
   request: HttpRequest,
   context: RequestContext,
   exchange: (request: HttpRequest) => Promise<HttpResponse>,
+  chain: Chain,
+  from = 0,
 ): Promise<HttpResponse> {
   const at = (index: number, sent: unknown): Promise<HttpResponse> => {
     if (!(sent instanceof HttpRequest)) {
@@ -476,6 +485,7 @@ function runMiddleware(
     }
     if (index === links.length) return exchange(sent);
     const link = links[index]!;
+    bindContextExchange(context, new LinkFacts(chain, index));
     return Promise.resolve(link(sent, (next) => at(index + 1, next), context)).then((response) => {
       if (response instanceof HttpResponse) return response;
       throw new TypeError(
@@ -485,7 +495,77 @@ function runMiddleware(
       );
     });
   };
-  return at(0, request);
+  return at(from, request);
+}
+
+/** What the links of one exchange's chain share: what each is told ({@linkcode LinkFacts}). */
+class Chain {
+  constructor(
+    readonly links: readonly MiddlewareFunction[],
+    readonly context: RequestContext,
+    readonly step: Step,
+    readonly since: number,
+    readonly options: SendOptions,
+  ) {}
+
+  /** Sends `request` through the links from `from` and the transport, read whole, in a step of its own. */
+  async background(from: number, request: HttpRequest): Promise<HttpResponse> {
+    const { options } = this;
+    const own: SendOptions = {
+      ...options,
+      signal: undefined,
+      stream: false,
+      totalTimeout: null,
+      endsAt: undefined,
+      onUploadProgress: undefined,
+      onDownloadProgress: undefined,
+    };
+    const step = new Step(own);
+    const since = performance.now();
+    startStepTimeout(step, attemptTimeout(request, own), own, since);
+    try {
+      const chain = new Chain(this.links, this.context, step, since, own);
+      const sent = runMiddleware(
+        this.links,
+        request,
+        this.context,
+        (sent) => exchange(sent, request, step, since, own),
+        chain,
+        from,
+      );
+      return await untilAborted(sent, step, () => ended(request, step, own));
+    } finally {
+      step.release();
+    }
+  }
+}
+
+/** What a link is told of its exchange (`ExchangeFacts`, models/context.ts). */
+class LinkFacts implements ExchangeFacts {
+  constructor(readonly chain: Chain, readonly index: number) {}
+
+  get stream(): boolean {
+    return this.chain.options.stream === true;
+  }
+
+  get maxResponseBytes(): number {
+    return this.chain.options.maxResponseBytes;
+  }
+
+  get credentialHeaders(): ReadonlySet<string> | undefined {
+    return this.chain.options.credentialHeaders;
+  }
+
+  get remainingMs(): number {
+    const { step, since, options } = this.chain;
+    const now = performance.now();
+    if (step.total && options.endsAt !== undefined) return options.endsAt - now;
+    return step.seconds > 0 ? since + step.seconds * 1000 - now : Infinity;
+  }
+
+  background(request: HttpRequest): Promise<HttpResponse> {
+    return this.chain.background(this.index + 1, request);
+  }
 }
 
 /**

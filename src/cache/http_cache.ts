@@ -1,0 +1,516 @@
+// The HTTP cache (API.md "Caching"): a middleware that answers from a store
+// what RFC 9111 lets a private cache answer (policy.ts judges, key.ts keys)
+// and tells what it did in a Cache-Status header (RFC 9211).
+
+import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
+import { contextExchange, type ExchangeFacts } from "../models/context.ts";
+import type { HttpRequest } from "../models/request.ts";
+import {
+  HttpResponse,
+  type StreamedBody,
+  streamedBodyOf,
+  streamedResponse,
+} from "../models/response.ts";
+import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
+import { redactText } from "../masking/views.ts";
+import { appendParams } from "../http/url.ts";
+import type { CacheEntry, CacheStore } from "./store.ts";
+import { type CacheRequest, cacheRequest, keyOfLocation } from "./key.ts";
+import {
+  type CachePolicy,
+  evaluate,
+  parseCacheControl,
+  policyFrom,
+  type PolicyMessage,
+  policyOf,
+  staleIfError,
+} from "./policy.ts";
+
+/** Options of an {@linkcode HttpCache}. */
+export interface HttpCacheOptions {
+  /** Where responses are kept: a {@linkcode MemoryCacheStore} or any {@linkcode CacheStore}. */
+  store: CacheStore;
+  /** The largest body stored, in bytes; a larger one passes unstored. Default 8 MiB. */
+  maxEntryBytes?: number | undefined;
+  /**
+   * The longest wait for the store, in seconds (default 1); never longer
+   * than half of what the call's timeout leaves. A store that answers
+   * later is a miss.
+   */
+  storeTimeout?: number | undefined;
+  /**
+   * Told each failure of the store (and of a background revalidation):
+   * they never fail a call. Default: a warning on the console, with
+   * credentials in URLs masked.
+   */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+const OPTION_KEYS = keysOf<HttpCacheOptions>({
+  store: true,
+  maxEntryBytes: true,
+  storeTimeout: true,
+  onError: true,
+});
+
+/** The methods whose responses are stored. */
+const STORED_METHODS: ReadonlySet<string> = new Set(["GET", "QUERY"]);
+/** The methods a successful response of which invalidates nothing (RFC 9110 9.2.1). */
+const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TRACE", "QUERY"]);
+/** How long a stale response with a validator is kept, in ms: to be revalidated by a 304. */
+const KEEP_VALIDATED_MS = 24 * 3600 * 1000;
+/** The format of an entry's `meta`. */
+const VERSION = 1;
+
+/** A stored response read back and judged. */
+interface Stored {
+  readonly policy: CachePolicy;
+  readonly body: Uint8Array;
+}
+
+/**
+ * A private HTTP cache (RFC 9111), plugged into a client as middleware
+ * (`withMiddleware(cache)` or `withCache(cache)`): it stores the responses
+ * to GET and QUERY that RFC 9111 lets a private cache store, serves them
+ * while fresh, revalidates stale ones with `If-None-Match` /
+ * `If-Modified-Since`, honours the request's own `Cache-Control`
+ * (`no-cache`, `no-store`, `max-age`, `max-stale`, `min-fresh`,
+ * `only-if-cached`: a miss answers 504), `stale-while-revalidate` and
+ * `stale-if-error`, and invalidates a URL's responses on a successful
+ * unsafe method. Every response it handled carries a `Cache-Status` header
+ * naming `fetchline`. A response to a request with credentials is stored
+ * under a hash of them: another caller never receives it. `Set-Cookie` is
+ * never stored. A HEAD, a request with `Range`, and one with `no-store`
+ * pass by the cache (`fwd=bypass`).
+ *
+ * @example A client with a cache in memory
+ * ```ts
+ * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import { HttpCache, MemoryCacheStore } from "@fetchline/fetchline/cache";
+ * import assert from "node:assert/strict";
+ *
+ * let served = 0;
+ * await using server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   () => (served++, new Response("hi", { headers: { "Cache-Control": "max-age=60" } })),
+ * );
+ * const cache = new HttpCache({ store: new MemoryCacheStore() });
+ * await using client = new HttpClient(
+ *   new HttpClientConfigBuilder().withBaseUrl(`http://127.0.0.1:${server.addr.port}`)
+ *     .withCache(cache).build(),
+ * );
+ * await client.get("/");
+ * const again = await client.get("/");
+ * assert.equal(again.header("cache-status"), "fetchline; hit");
+ * assert.equal(served, 1);
+ * ```
+ */
+export class HttpCache {
+  /** The store. */
+  readonly store: CacheStore;
+  /** The largest body stored, in bytes. */
+  readonly maxEntryBytes: number;
+  /** The longest wait for the store, in seconds. */
+  readonly storeTimeout: number;
+  readonly #onError: (error: unknown) => void;
+  /** The background work running: revalidations (by key) and writes. */
+  readonly #running = new Map<unknown, Promise<unknown>>();
+
+  /** Creates a cache over `options.store`. */
+  constructor(options: HttpCacheOptions) {
+    checkKnownKeys("HttpCache options", options, OPTION_KEYS);
+    const { store } = options;
+    if (
+      typeof store !== "object" || store === null ||
+      !["get", "set", "delete"].every((name) => typeof (store as never)[name] === "function")
+    ) {
+      throw new TypeError(
+        `Invalid store: expected a CacheStore (get, set and delete methods), got ${
+          describeType(store)
+        }`,
+      );
+    }
+    this.store = store;
+    this.maxEntryBytes = positive("maxEntryBytes", options.maxEntryBytes ?? 8 * 2 ** 20);
+    this.storeTimeout = positive("storeTimeout", options.storeTimeout ?? 1);
+    const { onError } = options;
+    if (onError !== undefined && typeof onError !== "function") {
+      throw new TypeError(`Invalid onError: expected a function, got ${describeType(onError)}`);
+    }
+    this.#onError = onError ?? warn;
+  }
+
+  /** The middleware: `withMiddleware(cache)` calls it for each exchange. */
+  readonly handle: MiddlewareFunction = (request, next, context) =>
+    this.#handle(request, next, contextExchange(context));
+
+  /** Resolves once no background revalidation or store write of this cache runs. */
+  async whenIdle(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running.values()]);
+  }
+
+  async #handle(
+    request: HttpRequest,
+    next: Next,
+    facts: ExchangeFacts | undefined,
+  ): Promise<HttpResponse> {
+    const since = performance.now();
+    const method = request.method;
+    const directives = parseCacheControl(headerOf(request, "cache-control"));
+    if (!STORED_METHODS.has(method)) {
+      const response = await next(request);
+      if (!SAFE_METHODS.has(method) && response.statusCode < 400) {
+        this.#invalidate(request, response, facts);
+      }
+      return withStatus(response, "fwd=bypass");
+    }
+    if (directives["no-store"] !== undefined || headerOf(request, "range") !== undefined) {
+      return withStatus(await next(request), "fwd=bypass");
+    }
+    const keyed = await cacheRequest(request, facts?.credentialHeaders);
+    const { key } = keyed;
+    if (key === undefined) return withStatus(await next(request), "fwd=bypass");
+    const stored = await this.#read(key, facts);
+    const onlyIfCached = directives["only-if-cached"] !== undefined;
+    if (stored === undefined) {
+      if (onlyIfCached) return gatewayTimeout(request, since);
+      return this.#forward(request, next, keyed, facts, "miss");
+    }
+    const { policy } = stored;
+    const evaluation = evaluate(policy, keyed.message);
+    const { revalidation } = evaluation;
+    if (evaluation.response !== undefined) {
+      if (revalidation !== undefined) {
+        this.#revalidateInBackground(request, keyed, stored, revalidation.headers, facts);
+      }
+      const detail = revalidation === undefined ? "hit" : "hit; detail=stale-while-revalidate";
+      return served(request, stored, evaluation.response.headers, detail, since, facts);
+    }
+    if (onlyIfCached) return gatewayTimeout(request, since);
+    if (!policy._requestMatches(keyed.message, false)) {
+      return this.#forward(request, next, keyed, facts, "vary-miss");
+    }
+    const conditional = conditionalHeaders(revalidation?.headers);
+    const fwd = policy.stale() ? "stale" : "request";
+    let response: HttpResponse;
+    try {
+      response = await next(conditional === undefined ? request : request.withHeaders(conditional));
+    } catch (error) {
+      if (!staleIfError(policy, directives)) throw error;
+      this.#onError(error);
+      const headers = policy.responseHeaders();
+      return served(request, stored, headers, `fwd=${fwd}; detail=stale-if-error`, since, facts);
+    }
+    if (response.statusCode >= 500 && staleIfError(policy, directives)) {
+      await response.cancel();
+      const detail = `fwd=${fwd}; fwd-status=${response.statusCode}; detail=stale-if-error`;
+      return served(request, stored, policy.responseHeaders(), detail, since, facts);
+    }
+    if (response.statusCode !== 304) {
+      return this.#store(response, keyed, facts, `fwd=${fwd}; fwd-status=${response.statusCode}`);
+    }
+    await response.cancel();
+    const updated = policy.revalidatedPolicy(keyed.message, messageOf(response)).policy;
+    this.#write(key, updated, stored.body, facts);
+    const detail = `fwd=${fwd}; fwd-status=304`;
+    return served(request, stored, updated.responseHeaders(), detail, since, facts);
+  }
+
+  /** Sends `request` on (a miss) and stores what may be stored of its response. */
+  async #forward(
+    request: HttpRequest,
+    next: Next,
+    keyed: CacheRequest,
+    facts: ExchangeFacts | undefined,
+    fwd: string,
+  ): Promise<HttpResponse> {
+    return this.#store(await next(request), keyed, facts, `fwd=${fwd}`);
+  }
+
+  /**
+   * Stores `response` when its policy allows: a buffered body at once, a
+   * streamed one when it has been read to its end within `maxEntryBytes`.
+   */
+  #store(
+    response: HttpResponse,
+    keyed: CacheRequest,
+    facts: ExchangeFacts | undefined,
+    status: string,
+  ): HttpResponse {
+    const policy = policyOf(keyed.message, messageOf(response));
+    if (!policy.storable() || keyed.key === undefined) return withStatus(response, status);
+    const key = keyed.key;
+    const body = streamedBodyOf(response);
+    if (body === undefined) {
+      if (response.content.byteLength > this.maxEntryBytes) return withStatus(response, status);
+      this.#write(key, policy, response.content, facts);
+      return withStatus(response, `${status}; stored`);
+    }
+    const limit = this.maxEntryBytes;
+    const store = (content: Uint8Array) => this.#write(key, policy, content, facts);
+    const kept: StreamedBody = {
+      take: () => body.take().pipeThrough(keeper(limit, store)),
+      read: async () => {
+        const read = await body.read();
+        if (read.content.byteLength <= limit) store(read.content);
+        return read;
+      },
+      cancel: () => body.cancel(),
+      maxResponseBytes: body.maxResponseBytes,
+    };
+    return withStatus(response, `${status}; stored`, kept);
+  }
+
+  /** Reads and judges the entry under `key`; a failure or garbage is told and is a miss. */
+  async #read(key: string, facts: ExchangeFacts | undefined): Promise<Stored | undefined> {
+    try {
+      const entry = await this.#bounded(() => this.store.get(key), facts);
+      if (entry === undefined || entry === null) return undefined;
+      const { meta, body } = entry as Partial<CacheEntry>;
+      if (meta?.v !== VERSION || !(body instanceof Uint8Array)) {
+        throw new TypeError("the store answered something that is not a cache entry");
+      }
+      return { policy: policyFrom(meta.policy), body };
+    } catch (error) {
+      this.#onError(error);
+      return undefined;
+    }
+  }
+
+  /** Stores `body` under `key` with `policy`, in the background. */
+  #write(key: string, policy: CachePolicy, body: Uint8Array, facts: ExchangeFacts | undefined) {
+    const ttl = policy.timeToLive() +
+      (hasValidator(policy.responseHeaders()) ? KEEP_VALIDATED_MS : 0);
+    if (ttl <= 0) return;
+    const entry: CacheEntry = { meta: { v: VERSION, policy: policy.toObject() }, body };
+    this.#track(this.#bounded(() => this.store.set(key, entry, ttl), facts));
+  }
+
+  /** Removes what a successful unsafe `request` made stale: its URL's, its Location's, its Content-Location's. */
+  #invalidate(request: HttpRequest, response: HttpResponse, facts: ExchangeFacts | undefined) {
+    const declared = facts?.credentialHeaders;
+    const removed = (async () => {
+      const keys = [(await cacheRequest(request, declared)).getKey];
+      for (const name of ["location", "content-location"]) {
+        const location = response.header(name);
+        if (location === undefined) continue;
+        const key = await keyOfLocation(location, response.url, request, declared);
+        if (key !== undefined) keys.push(key);
+      }
+      await Promise.all(keys.map((key) => this.#bounded(() => this.store.delete(key), facts)));
+    })();
+    this.#track(removed);
+  }
+
+  /** Revalidates `stored` in the background, once per key at a time (stale-while-revalidate). */
+  #revalidateInBackground(
+    request: HttpRequest,
+    keyed: CacheRequest,
+    stored: Stored,
+    headers: Record<string, string>,
+    facts: ExchangeFacts | undefined,
+  ): void {
+    const key = keyed.key!;
+    const conditional = conditionalHeaders(headers);
+    if (facts === undefined || this.#running.has(key)) return;
+    const sent = request.withHeaders(conditional ?? {});
+    const revalidated = facts.background(sent).then((response) => {
+      if (response.statusCode === 304) {
+        const updated = stored.policy.revalidatedPolicy(keyed.message, messageOf(response));
+        this.#write(key, updated.policy, stored.body, undefined);
+      } else this.#store(response, keyed, undefined, "");
+    }).catch(this.#onError);
+    this.#track(revalidated, key);
+  }
+
+  /** Keeps `work` among the running until it settles; its failure is told. */
+  #track(work: Promise<unknown>, key: unknown = work): void {
+    const settled = work.catch(this.#onError).finally(() => this.#running.delete(key));
+    this.#running.set(key, settled);
+  }
+
+  /**
+   * What `operation` of the store answers, waited for at most
+   * `storeTimeout`, and half of what the call's timeout leaves; an answer
+   * given at once is not waited for.
+   */
+  #bounded<T>(
+    operation: () => T | Promise<T>,
+    facts: ExchangeFacts | undefined,
+  ): Promise<T> {
+    let answer: T | Promise<T>;
+    try {
+      answer = operation();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!(answer instanceof Promise)) return Promise.resolve(answer);
+    const ms = Math.min(this.storeTimeout * 1000, (facts?.remainingMs ?? Infinity) / 2);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`The cache store did not answer within ${Math.round(ms)} ms`)),
+        ms,
+      );
+    });
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+  }
+}
+
+/** A TransformStream that passes the body on and, at its end within `limit` bytes, hands it whole to `store`. */
+function keeper(
+  limit: number,
+  store: (body: Uint8Array) => void,
+): TransformStream<Uint8Array, Uint8Array> {
+  let chunks: Uint8Array[] | undefined = [];
+  let size = 0;
+  return new TransformStream({
+    transform(chunk, controller) {
+      controller.enqueue(chunk);
+      if (chunks === undefined) return;
+      size += chunk.byteLength;
+      if (size > limit) chunks = undefined;
+      else chunks.push(chunk.slice());
+    },
+    flush() {
+      if (chunks === undefined) return;
+      const body = new Uint8Array(size);
+      let at = 0;
+      for (const chunk of chunks) {
+        body.set(chunk, at);
+        at += chunk.byteLength;
+      }
+      store(body);
+    },
+  });
+}
+
+/** The stored response for `request`, with `headers` and a Cache-Status of `detail`. */
+function served(
+  request: HttpRequest,
+  stored: Stored,
+  headers: Record<string, string>,
+  detail: string,
+  since: number,
+  facts: ExchangeFacts | undefined,
+): HttpResponse {
+  const url = appendParams(request.url, request.params);
+  const init = {
+    statusCode: stored.policy.status(),
+    headers: { ...headers, "cache-status": appendStatus(headers["cache-status"], detail) },
+    elapsedMs: performance.now() - since,
+    url,
+    request,
+  };
+  const body = stored.body;
+  if (facts?.stream !== true) return new HttpResponse({ ...init, content: body });
+  let read: Promise<HttpResponse> | undefined;
+  return streamedResponse(init, {
+    take: () =>
+      new ReadableStream({
+        start(controller) {
+          if (body.byteLength > 0) controller.enqueue(body.slice());
+          controller.close();
+        },
+      }),
+    read: () => read ??= Promise.resolve(new HttpResponse({ ...init, content: body })),
+    cancel: () => Promise.resolve(),
+    maxResponseBytes: facts.maxResponseBytes,
+  });
+}
+
+/** `response` with `detail` appended to its Cache-Status (and `body` in place of its streamed body). */
+function withStatus(response: HttpResponse, detail: string, body?: StreamedBody): HttpResponse {
+  const headers = {
+    ...response.headers,
+    "cache-status": appendStatus(response.headers["cache-status"], detail),
+  };
+  const init = {
+    statusCode: response.statusCode,
+    headers,
+    elapsedMs: response.elapsedMs,
+    url: response.url,
+    request: response.request,
+    ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
+  };
+  const streamed = body ?? streamedBodyOf(response);
+  if (streamed === undefined) return new HttpResponse({ ...init, content: response.content });
+  return streamedResponse(init, {
+    take: () => streamed.take(),
+    read: async () => {
+      const read = await streamed.read();
+      return new HttpResponse({ ...init, content: read.content });
+    },
+    cancel: () => streamed.cancel(),
+    maxResponseBytes: streamed.maxResponseBytes,
+  });
+}
+
+/** A Cache-Status value with this cache's member appended (RFC 9211: the closest to the client last). */
+function appendStatus(existing: string | undefined, detail: string): string {
+  const member = `fetchline; ${detail}`;
+  return existing === undefined || existing === "" ? member : `${existing}, ${member}`;
+}
+
+/** The 504 that answers `only-if-cached` when nothing stored may be served (RFC 9111 5.2.1.7). */
+function gatewayTimeout(request: HttpRequest, since: number): HttpResponse {
+  return new HttpResponse({
+    statusCode: 504,
+    headers: { "cache-status": "fetchline; detail=only-if-cached" },
+    content: new Uint8Array(0),
+    elapsedMs: performance.now() - since,
+    url: appendParams(request.url, request.params),
+    request,
+  });
+}
+
+/** The validators of a revalidation's request headers, or `undefined` when it has none. */
+function conditionalHeaders(
+  headers: Readonly<Record<string, string>> | undefined,
+): Record<string, string> | undefined {
+  const tag = headers?.["if-none-match"];
+  const since = headers?.["if-modified-since"];
+  if (tag === undefined && since === undefined) return undefined;
+  return {
+    ...(tag === undefined ? {} : { "If-None-Match": tag }),
+    ...(since === undefined ? {} : { "If-Modified-Since": since }),
+  };
+}
+
+/** True when `headers` carry a validator (an ETag or a Last-Modified). */
+function hasValidator(headers: Readonly<Record<string, string>>): boolean {
+  return headers.etag !== undefined || headers["last-modified"] !== undefined;
+}
+
+/** `response` as the policy reads it: no Set-Cookie (never stored), no Cache-Status. */
+function messageOf(response: HttpResponse): PolicyMessage {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (name !== "set-cookie" && name !== "cache-status") headers[name] = value;
+  }
+  return { status: response.statusCode, headers };
+}
+
+/** The value of header `name` of `request`, compared without regard to case. */
+function headerOf(request: HttpRequest, name: string): string | undefined {
+  for (const [key, value] of Object.entries(request.headers ?? {})) {
+    if (key.toLowerCase() === name) return value;
+  }
+  return undefined;
+}
+
+/** The default `onError`: a console warning, credentials in URLs masked. */
+function warn(error: unknown): void {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  console.warn(`fetchline cache: ${redactText(text)}`);
+}
+
+/** `value` when it is a positive finite number, else a TypeError naming `field`. */
+function positive(field: string, value: unknown): number {
+  if (typeof value === "number" && Number.isFinite(value) && value > 0) return value;
+  throw new TypeError(
+    `Invalid ${field}: expected a positive number, got ${
+      typeof value === "number" ? value : describeType(value)
+    }`,
+  );
+}

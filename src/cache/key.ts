@@ -1,0 +1,122 @@
+// Which stored responses a request may receive: the key of a request (its
+// method, its URL with no credential in it, a hash of its credentials, a
+// hash of a QUERY's body) and the request as the policy sees it (the
+// credentials' values replaced). A store never holds a credential.
+
+import type { HttpRequest } from "../models/request.ts";
+import { appendParams } from "../http/url.ts";
+import { isSensitiveQueryName, looksLikeCredential, SENSITIVE_HEADERS } from "../masking/views.ts";
+import type { PolicyMessage } from "./policy.ts";
+
+/** What stands in a key and in a stored request for a credential's value. */
+const HIDDEN = "~";
+
+/** The longest key handed to a store; a longer one is hashed. */
+const MAX_KEY = 512;
+
+/** A request as the cache keys and judges it. */
+export interface CacheRequest {
+  /** The store's key; `undefined` when the request's body cannot be keyed (a stream, a form with files). */
+  readonly key: string | undefined;
+  /** The key of a GET of the same URL by the same caller (what an unsafe method invalidates). */
+  readonly getKey: string;
+  /** The request as the policy reads it: no credential's value in it. */
+  readonly message: PolicyMessage;
+}
+
+/**
+ * The key and policy view of `request` (sent to its URL with its params):
+ * the credential headers are the fixed ones (`Authorization`, `Cookie`,
+ * `Proxy-Authorization`, `X-API-Key`), those the client's hooks declare
+ * (`declared`), and any whose name looks like a credential's (`X-Token`,
+ * `X-Session-Id`); with the user-info of the URL, Basic `auth` and the
+ * values of credential-like query parameters, they make the identity,
+ * hashed (SHA-256) into the key.
+ */
+export async function cacheRequest(
+  request: HttpRequest,
+  declared: ReadonlySet<string> | undefined,
+): Promise<CacheRequest> {
+  const url = new URL(appendParams(request.url, request.params));
+  const secrets: string[] = [];
+  if (url.username !== "" || url.password !== "") {
+    secrets.push(`userinfo:${url.username}:${url.password}`);
+    url.username = url.password = "";
+  }
+  if (request.auth !== undefined) secrets.push(`auth:${request.auth[0]}:${request.auth[1]}`);
+  if (url.search !== "") {
+    const params = [...url.searchParams];
+    if (params.some(([name]) => isSensitiveQueryName(name))) {
+      for (const [name, value] of params) {
+        if (isSensitiveQueryName(name)) secrets.push(`query:${name}=${value}`);
+      }
+      url.search = new URLSearchParams(
+        params.map(([name, value]) => [name, isSensitiveQueryName(name) ? HIDDEN : value]),
+      ).toString();
+    }
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (SENSITIVE_HEADERS.has(lower) || declared?.has(lower) || looksLikeCredential(lower)) {
+      secrets.push(`header:${lower}:${value}`);
+      headers[lower] = HIDDEN;
+    } else headers[lower] = value;
+  }
+  headers.host = url.host;
+  const where = url.href;
+  const identity = secrets.length === 0 ? "" : ` as ${await sha256(secrets.sort().join("\n"))}`;
+  const getKey = await bounded(`GET ${where}${identity}`);
+  let key: string | undefined = getKey;
+  if (request.method !== "GET") {
+    const body = bodyBytes(request);
+    key = body === undefined
+      ? undefined
+      : await bounded(`${request.method} ${where}${identity} body ${await sha256(body)}`);
+  }
+  // The policy reads every request as a GET: it stores no response to a
+  // QUERY, whose body the key holds.
+  return { key, getKey, message: { url: where, method: "GET", headers } };
+}
+
+/** The key of a GET of `location` (resolved against `base`) by the caller of `identityOf`. */
+export async function keyOfLocation(
+  location: string,
+  base: string,
+  like: HttpRequest,
+  declared: ReadonlySet<string> | undefined,
+): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(location, base);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== new URL(base).origin) return undefined;
+  return (await cacheRequest(like.with({ url: url.href, params: undefined }), declared)).getKey;
+}
+
+/** `key`, or its hash when it is longer than a store takes. */
+async function bounded(key: string): Promise<string> {
+  return key.length <= MAX_KEY ? key : `sha256 ${await sha256(key)}`;
+}
+
+/** The body of a QUERY as the bytes keyed, or `undefined` for one that cannot be (a stream, files, a Blob). */
+function bodyBytes(request: HttpRequest): Uint8Array | string | undefined {
+  if (request.files !== undefined) return undefined;
+  if (request.jsonText !== undefined) return `json ${request.jsonText}`;
+  if (request.data !== undefined) return `form ${JSON.stringify(request.data)}`;
+  const { body } = request;
+  if (body === undefined) return "";
+  if (typeof body === "string") return `text ${body}`;
+  if (body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  return undefined;
+}
+
+/** The SHA-256 of `data` (text as UTF-8), in hex. */
+async function sha256(data: string | Uint8Array): Promise<string> {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes as BufferSource));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}

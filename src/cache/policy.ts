@@ -1,0 +1,130 @@
+// RFC 9111's rules, as http-cache-semantics (used by got, make-fetch-happen
+// and npm's own cache) implements them, seen through the few methods the
+// cache uses, with the two corners where a private client cache differs
+// from what it does: a fresh response with must-revalidate is served
+// without a round trip (RFC 9111 5.2.2.2 asks to revalidate it once stale,
+// the library does every time), and stale-if-error after a failed exchange
+// (the library tells it only for an error status).
+
+import CachePolicyModule from "http-cache-semantics";
+
+/** A request or a response as the policy reads them: lower-case header names. */
+export interface PolicyMessage {
+  readonly url?: string;
+  readonly method?: string;
+  readonly status?: number;
+  readonly headers: Record<string, string>;
+}
+
+/** What `evaluateRequest()` answers. */
+export interface Evaluation {
+  /** Set when the stored response may be served (with these headers). */
+  readonly response?: { readonly headers: Record<string, string> } | undefined;
+  /** Set when the server must be asked: with these request headers, before serving when `synchronous`. */
+  readonly revalidation?: {
+    readonly headers: Record<string, string>;
+    readonly synchronous: boolean;
+  } | undefined;
+}
+
+/** The methods of http-cache-semantics' `CachePolicy` the cache uses. */
+export interface CachePolicy {
+  storable(): boolean;
+  evaluateRequest(request: PolicyMessage): Evaluation;
+  revalidatedPolicy(
+    request: PolicyMessage,
+    response: PolicyMessage,
+  ): { policy: CachePolicy; modified: boolean };
+  responseHeaders(): Record<string, string>;
+  timeToLive(): number;
+  stale(): boolean;
+  age(): number;
+  maxAge(): number;
+  status(): number;
+  toObject(): Record<string, unknown>;
+  /** True when `request` may receive this response: its URL, method and Vary (private, as `_rescc`). */
+  _requestMatches(request: PolicyMessage, allowHead: boolean): boolean;
+  /** The response's parsed Cache-Control (a private field of the library, pinned to 4.3). */
+  readonly _rescc: Record<string, string | boolean>;
+}
+
+interface CachePolicyClass {
+  new (
+    request: PolicyMessage,
+    response: PolicyMessage,
+    options: { shared: boolean; cacheHeuristic?: number },
+  ): CachePolicy;
+  fromObject(object: unknown): CachePolicy;
+}
+
+const Policy = CachePolicyModule as unknown as CachePolicyClass;
+
+/** The policy of a response to `request`, as a private cache judges it. */
+export function policyOf(request: PolicyMessage, response: PolicyMessage): CachePolicy {
+  return new Policy(request, response, { shared: false });
+}
+
+/** A policy read back from a store; throws when `object` is not one. */
+export function policyFrom(object: unknown): CachePolicy {
+  if (typeof object !== "object" || object === null) throw new TypeError("not a cache policy");
+  return Policy.fromObject(object);
+}
+
+/**
+ * What to do with the stored response of `policy` for `request`: a fresh
+ * must-revalidate response is served as any fresh one (the library would
+ * revalidate it every time); once stale it is revalidated, as the library
+ * does.
+ */
+export function evaluate(policy: CachePolicy, request: PolicyMessage): Evaluation {
+  const directives = policy._rescc;
+  if (directives["must-revalidate"] === undefined || policy.stale()) {
+    return policy.evaluateRequest(request);
+  }
+  delete directives["must-revalidate"];
+  try {
+    return policy.evaluateRequest(request);
+  } finally {
+    directives["must-revalidate"] = true;
+  }
+}
+
+/**
+ * True when the stale response of `policy` may stand in for a failed
+ * revalidation (an exchange that failed, or a 5xx): within the
+ * `stale-if-error` lifetime of the response or of `requestDirectives`
+ * (RFC 5861 4), never with `must-revalidate` or `no-cache`.
+ */
+export function staleIfError(
+  policy: CachePolicy,
+  requestDirectives: Readonly<Record<string, string | true>>,
+): boolean {
+  const directives = policy._rescc;
+  if (directives["must-revalidate"] !== undefined || directives["no-cache"] !== undefined) {
+    return false;
+  }
+  const window = Math.max(
+    seconds(directives["stale-if-error"]),
+    seconds(requestDirectives["stale-if-error"]),
+  );
+  return policy.age() - policy.maxAge() < window;
+}
+
+/** A directive's value in seconds (0 when absent or not a number). */
+function seconds(value: string | boolean | undefined): number {
+  const number = typeof value === "string" ? Number(value) : 0;
+  return Number.isFinite(number) && number > 0 ? number : 0;
+}
+
+/** The directives of a Cache-Control value: lower-case names, `true` for a directive without a value. */
+export function parseCacheControl(value: string | undefined): Record<string, string | true> {
+  const directives: Record<string, string | true> = {};
+  if (value === undefined) return directives;
+  for (const part of value.split(",")) {
+    const [name = "", argument] = part.split("=", 2);
+    const key = name.trim().toLowerCase();
+    if (key === "") continue;
+    directives[key] = argument === undefined ? true : argument.trim().replace(/^"|"$/g, "");
+  }
+  return directives;
+}
