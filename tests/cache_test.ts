@@ -12,6 +12,7 @@ import {
   type HttpCacheOptions,
   MemoryCacheStore,
 } from "../cache.ts";
+import { recordingLogger } from "./helpers.ts";
 
 /** A server answering with `answer`; every request it received is in `seen`. */
 function server(answer: (request: Request, count: number) => Response | Promise<Response>) {
@@ -522,4 +523,25 @@ Deno.test("MemoryCacheStore: least recently used out first, within bytes and ent
   assert.ok(store.bytes <= 10_000);
   store.set("e", entry(20_000), 60_000);
   assert.equal(store.get("e"), undefined);
+});
+
+Deno.test("by default a store's failure is a warning to the client's logger, masked", async () => {
+  await using origin = server(() => new Response("ok"));
+  const store: CacheStore = {
+    get() {
+      throw new Error("store down at redis://cache-user:hunter2-pass@127.0.0.1:6379/0");
+    },
+    set() {},
+    delete() {},
+  };
+  const { logger, lines } = recordingLogger();
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(origin.url).withLogging({ logger })
+      .withCache(new HttpCache({ store })).build(),
+  );
+  assert.equal((await client.get("/")).text, "ok");
+  const warnings = lines.filter(([level]) => level === "warn").map(([, line]) => line);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0]!, /^fetchline cache: Error: store down at redis:/);
+  assert.ok(!warnings[0]!.includes("hunter2-pass"), warnings[0]);
 });

@@ -40,8 +40,9 @@ export interface HttpCacheOptions {
   storeTimeout?: number | undefined;
   /**
    * Told each failure of the store (and of a background revalidation):
-   * they never fail a call. Default: a warning on the console, with
-   * credentials in URLs masked.
+   * they never fail a call. Default: a warning to the client's logger (its
+   * logging hooks', `withLogging()`), else the console, with credentials
+   * in URLs masked.
    */
   onError?: ((error: unknown) => void) | undefined;
 }
@@ -112,7 +113,7 @@ export class HttpCache {
   readonly maxEntryBytes: number;
   /** The longest wait for the store, in seconds. */
   readonly storeTimeout: number;
-  readonly #onError: (error: unknown) => void;
+  readonly #onError: ((error: unknown) => void) | undefined;
   /** The background work running: revalidations (by key) and writes. */
   readonly #running = new Map<unknown, Promise<unknown>>();
 
@@ -137,7 +138,7 @@ export class HttpCache {
     if (onError !== undefined && typeof onError !== "function") {
       throw new TypeError(`Invalid onError: expected a function, got ${describeType(onError)}`);
     }
-    this.#onError = onError ?? warn;
+    this.#onError = onError;
   }
 
   /** The middleware: `withMiddleware(cache)` calls it for each exchange. */
@@ -197,7 +198,7 @@ export class HttpCache {
       response = await next(conditional === undefined ? request : request.withHeaders(conditional));
     } catch (error) {
       if (!staleIfError(policy, directives)) throw error;
-      this.#onError(error);
+      this.#report(error, facts);
       const headers = policy.responseHeaders();
       return served(request, stored, headers, `fwd=${fwd}; detail=stale-if-error`, since, facts);
     }
@@ -272,7 +273,7 @@ export class HttpCache {
       }
       return { policy: policyFrom(meta.policy), body };
     } catch (error) {
-      this.#onError(error);
+      this.#report(error, facts);
       return undefined;
     }
   }
@@ -283,7 +284,7 @@ export class HttpCache {
       (hasValidator(policy.responseHeaders()) ? KEEP_VALIDATED_MS : 0);
     if (ttl <= 0) return;
     const entry: CacheEntry = { meta: { v: VERSION, policy: policy.toObject() }, body };
-    this.#track(this.#bounded(() => this.store.set(key, entry, ttl), facts));
+    this.#track(this.#bounded(() => this.store.set(key, entry, ttl), facts), facts);
   }
 
   /** Removes what a successful unsafe `request` made stale: its URL's, its Location's, its Content-Location's. */
@@ -299,7 +300,7 @@ export class HttpCache {
       }
       await Promise.all(keys.map((key) => this.#bounded(() => this.store.delete(key), facts)));
     })();
-    this.#track(removed);
+    this.#track(removed, facts);
   }
 
   /** Revalidates `stored` in the background, once per key at a time (stale-while-revalidate). */
@@ -317,16 +318,24 @@ export class HttpCache {
     const revalidated = facts.background(sent).then((response) => {
       if (response.statusCode === 304) {
         const updated = stored.policy.revalidatedPolicy(keyed.message, messageOf(response));
-        this.#write(key, updated.policy, stored.body, undefined);
-      } else this.#store(response, keyed, undefined, "");
-    }).catch(this.#onError);
-    this.#track(revalidated, key);
+        this.#write(key, updated.policy, stored.body, facts);
+      } else this.#store(response, keyed, facts, "");
+    });
+    this.#track(revalidated, facts, key);
   }
 
   /** Keeps `work` among the running until it settles; its failure is told. */
-  #track(work: Promise<unknown>, key: unknown = work): void {
-    const settled = work.catch(this.#onError).finally(() => this.#running.delete(key));
+  #track(work: Promise<unknown>, facts: ExchangeFacts | undefined, key: unknown = work): void {
+    const settled = work.catch((error) => this.#report(error, facts))
+      .finally(() => this.#running.delete(key));
     this.#running.set(key, settled);
+  }
+
+  /** Tells `error` to `onError`, else warns the client's logger (or the console), masked. */
+  #report(error: unknown, facts: ExchangeFacts | undefined): void {
+    if (this.#onError !== undefined) return this.#onError(error);
+    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    (facts?.logger ?? console).warn(`fetchline cache: ${redactText(text)}`);
   }
 
   /**
@@ -497,12 +506,6 @@ function headerOf(request: HttpRequest, name: string): string | undefined {
     if (key.toLowerCase() === name) return value;
   }
   return undefined;
-}
-
-/** The default `onError`: a console warning, credentials in URLs masked. */
-function warn(error: unknown): void {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  console.warn(`fetchline cache: ${redactText(text)}`);
 }
 
 /** `value` when it is a positive finite number, else a TypeError naming `field`. */

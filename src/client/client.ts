@@ -313,6 +313,8 @@ export class HttpClient {
       retry: config.retry,
       authHook: config.authHook,
       middleware: chainLinks(config.middleware, cookies),
+      logger: [...config.errorHooks, ...config.responseHooks, ...config.requestHooks]
+        .map((hook) => tokenLoggers.get(hook)).find((logger) => logger !== undefined),
       cookies,
       ...authScope(config),
       calls: scope.calls,

@@ -20,11 +20,13 @@ import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 
 /**
  * The built-in logging hooks (and instances of their subclasses) created so
- * far: the hooks that also run on an auth hook's token requests. The client
- * looks a hook up here rather than asking `instanceof` of the logging
- * classes, so a client that logs nothing does not carry them (a bundler drops them).
+ * far, with their loggers: the hooks that also run on an auth hook's token
+ * requests, and the logger a client's middleware is told of (the cache warns
+ * there). The client looks a hook up here rather than asking `instanceof`
+ * of the logging classes, so a client that logs nothing does not carry them
+ * (a bundler drops them).
  */
-export const tokenLoggers: WeakSet<object> = new WeakSet();
+export const tokenLoggers: WeakMap<object, Logger> = new WeakMap();
 
 /** Options of {@linkcode LoggingRequestHook}. */
 export interface LoggingRequestHookOptions {
@@ -105,7 +107,7 @@ export class LoggingRequestHook implements RequestHookInterface {
   /** Creates the hook: what to log and where. */
   constructor(options: LoggingRequestHookOptions = {}) {
     this.#settings = settingsOf("LoggingRequestHook options", options);
-    tokenLoggers.add(this);
+    tokenLoggers.set(this, this.#settings.logger);
   }
 
   /** Logs the request and returns it unchanged. */
@@ -166,7 +168,7 @@ export class LoggingResponseHook implements ResponseHookInterface {
   /** Creates the hook: what to log and where. */
   constructor(options: LoggingResponseHookOptions = {}) {
     this.#settings = settingsOf("LoggingResponseHook options", options);
-    tokenLoggers.add(this);
+    tokenLoggers.set(this, this.#settings.logger);
   }
 
   /** Logs the response and returns it unchanged. */
@@ -249,7 +251,7 @@ export class LoggingErrorHook implements ErrorHookInterface {
   /** Creates the hook: where to log. */
   constructor(options: LoggingErrorHookOptions = {}) {
     this.#settings = settingsOf("LoggingErrorHook options", options, ERROR_LOGGING_KEYS);
-    tokenLoggers.add(this);
+    tokenLoggers.set(this, this.#settings.logger);
   }
 
   /** Logs the exception `error` thrown by an attempt of the call of `context`. */

@@ -70,6 +70,8 @@ export interface SendOptions extends AbortSources, CallTimeouts {
    * cookie jar's, when the client keeps cookies, then `withMiddleware`'s).
    */
   readonly middleware: readonly MiddlewareFunction[];
+  /** The client's logger (its logging hooks'), told to the middleware. */
+  readonly logger?: { warn(message: string): void } | undefined;
   /**
    * The cookie jar every response head the transport receives, a
    * redirect's too, hands its Set-Cookie lines to, before its body is read
@@ -554,6 +556,10 @@ class LinkFacts implements ExchangeFacts {
 
   get credentialHeaders(): ReadonlySet<string> | undefined {
     return this.chain.options.credentialHeaders;
+  }
+
+  get logger(): { warn(message: string): void } | undefined {
+    return this.chain.options.logger;
   }
 
   get remainingMs(): number {
