@@ -48,6 +48,17 @@ async function answer(request: Request): Promise<Response> {
     for await (const chunk of request.body ?? []) count += chunk.byteLength;
     return Response.json({ bytes: count });
   }
+  // The cache's benchmark (bench/cache.ts): a fresh answer, and one revalidated each time.
+  if (request.url.endsWith("/cached")) {
+    return new Response(ITEM_TEXT, {
+      headers: { ...JSON_HEADERS, "cache-control": "max-age=86400" },
+    });
+  }
+  if (request.url.endsWith("/validated")) {
+    const headers = { ...JSON_HEADERS, "cache-control": "no-cache", etag: '"item-1"' };
+    const matched = request.headers.get("if-none-match") === '"item-1"';
+    return new Response(matched ? null : ITEM_TEXT, { status: matched ? 304 : 200, headers });
+  }
   const n = request.url.includes("/bytes?") ? new URL(request.url).searchParams.get("n") : null;
   return n === null ? new Response(ITEM_TEXT, { headers: JSON_HEADERS }) : bytes(Number(n));
 }

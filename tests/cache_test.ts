@@ -545,3 +545,22 @@ Deno.test("by default a store's failure is a warning to the client's logger, mas
   assert.match(warnings[0]!, /^fetchline cache: Error: store down at redis:/);
   assert.ok(!warnings[0]!.includes("hunter2-pass"), warnings[0]);
 });
+
+Deno.test("MemoryCacheStore gives back every byte and the metadata, packed or not", () => {
+  const store = new MemoryCacheStore();
+  const small = Uint8Array.from({ length: 256 }, (_, i) => i);
+  const large = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7) & 255);
+  const meta = { v: 2, text: "naïve — ünïcode ✓ \u{1F600}", n: 12, list: [1, "|", null] };
+  store.set("small", { meta, body: small }, 60_000);
+  store.set("large", { meta, body: large }, 60_000);
+  store.set("empty", { meta, body: new Uint8Array(0) }, 60_000);
+  const text = new TextEncoder().encode('{"name":"Zoë ✓ \u{1F600}","n":1}');
+  store.set("text", { meta, body: text }, 60_000);
+  assert.deepEqual(store.get("text"), { meta, body: text });
+  assert.deepEqual(store.get("small"), { meta, body: small });
+  assert.deepEqual(store.get("large"), { meta, body: large });
+  assert.deepEqual(store.get("empty"), { meta, body: new Uint8Array(0) });
+  store.delete("small");
+  assert.equal(store.get("small"), undefined);
+  assert.equal(store.size, 3);
+});

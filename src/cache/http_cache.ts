@@ -6,7 +6,8 @@ import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import { contextExchange, type ExchangeFacts } from "../models/context.ts";
 import type { HttpRequest } from "../models/request.ts";
 import {
-  HttpResponse,
+  type HttpResponse,
+  receivedResponse,
   type StreamedBody,
   streamedBodyOf,
   streamedResponse,
@@ -22,6 +23,7 @@ import {
   parseCacheControl,
   policyFrom,
   type PolicyMessage,
+  policyMeta,
   policyOf,
   staleIfError,
 } from "./policy.ts";
@@ -61,7 +63,7 @@ const SAFE_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS", "TR
 /** How long a stale response with a validator is kept, in ms: to be revalidated by a 304. */
 const KEEP_VALIDATED_MS = 24 * 3600 * 1000;
 /** The format of an entry's `meta`. */
-const VERSION = 1;
+const VERSION = 2;
 
 /** A stored response read back and judged. */
 interface Stored {
@@ -171,7 +173,7 @@ export class HttpCache {
     const keyed = await cacheRequest(request, facts?.credentialHeaders);
     const { key } = keyed;
     if (key === undefined) return withStatus(await next(request), "fwd=bypass");
-    const stored = await this.#read(key, facts);
+    const stored = await this.#read(key, keyed.message, facts);
     const onlyIfCached = directives["only-if-cached"] !== undefined;
     if (stored === undefined) {
       if (onlyIfCached) return gatewayTimeout(request, since);
@@ -263,7 +265,11 @@ export class HttpCache {
   }
 
   /** Reads and judges the entry under `key`; a failure or garbage is told and is a miss. */
-  async #read(key: string, facts: ExchangeFacts | undefined): Promise<Stored | undefined> {
+  async #read(
+    key: string,
+    request: PolicyMessage,
+    facts: ExchangeFacts | undefined,
+  ): Promise<Stored | undefined> {
     try {
       const entry = await this.#bounded(() => this.store.get(key), facts);
       if (entry === undefined || entry === null) return undefined;
@@ -271,7 +277,7 @@ export class HttpCache {
       if (meta?.v !== VERSION || !(body instanceof Uint8Array)) {
         throw new TypeError("the store answered something that is not a cache entry");
       }
-      return { policy: policyFrom(meta.policy), body };
+      return { policy: policyFrom(meta, request), body };
     } catch (error) {
       this.#report(error, facts);
       return undefined;
@@ -283,7 +289,7 @@ export class HttpCache {
     const ttl = policy.timeToLive() +
       (hasValidator(policy.responseHeaders()) ? KEEP_VALIDATED_MS : 0);
     if (ttl <= 0) return;
-    const entry: CacheEntry = { meta: { v: VERSION, policy: policy.toObject() }, body };
+    const entry: CacheEntry = { meta: { v: VERSION, ...policyMeta(policy) }, body };
     this.#track(this.#bounded(() => this.store.set(key, entry, ttl), facts), facts);
   }
 
@@ -412,7 +418,7 @@ function served(
     request,
   };
   const body = stored.body;
-  if (facts?.stream !== true) return new HttpResponse({ ...init, content: body });
+  if (facts?.stream !== true) return receivedResponse({ ...init, content: body });
   let read: Promise<HttpResponse> | undefined;
   return streamedResponse(init, {
     take: () =>
@@ -422,7 +428,7 @@ function served(
           controller.close();
         },
       }),
-    read: () => read ??= Promise.resolve(new HttpResponse({ ...init, content: body })),
+    read: () => read ??= Promise.resolve(receivedResponse({ ...init, content: body })),
     cancel: () => Promise.resolve(),
     maxResponseBytes: facts.maxResponseBytes,
   });
@@ -443,12 +449,12 @@ function withStatus(response: HttpResponse, detail: string, body?: StreamedBody)
     ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
   };
   const streamed = body ?? streamedBodyOf(response);
-  if (streamed === undefined) return new HttpResponse({ ...init, content: response.content });
+  if (streamed === undefined) return receivedResponse({ ...init, content: response.content });
   return streamedResponse(init, {
     take: () => streamed.take(),
     read: async () => {
       const read = await streamed.read();
-      return new HttpResponse({ ...init, content: read.content });
+      return receivedResponse({ ...init, content: read.content });
     },
     cancel: () => streamed.cancel(),
     maxResponseBytes: streamed.maxResponseBytes,
@@ -463,7 +469,7 @@ function appendStatus(existing: string | undefined, detail: string): string {
 
 /** The 504 that answers `only-if-cached` when nothing stored may be served (RFC 9111 5.2.1.7). */
 function gatewayTimeout(request: HttpRequest, since: number): HttpResponse {
-  return new HttpResponse({
+  return receivedResponse({
     statusCode: 504,
     headers: { "cache-status": "fetchline; detail=only-if-cached" },
     content: new Uint8Array(0),

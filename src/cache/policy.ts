@@ -64,10 +64,51 @@ export function policyOf(request: PolicyMessage, response: PolicyMessage): Cache
   return new Policy(request, response, { shared: false });
 }
 
-/** A policy read back from a store; throws when `object` is not one. */
-export function policyFrom(object: unknown): CachePolicy {
-  if (typeof object !== "object" || object === null) throw new TypeError("not a cache policy");
-  return Policy.fromObject(object);
+/**
+ * What a store keeps of `policy`: when the response came, its status and
+ * headers, their parsed Cache-Control and the request headers its Vary
+ * names. The rest of the library's object is the same for every entry
+ * (a private cache's options, a GET), or the request's URL, which the key
+ * holds: about half the bytes.
+ */
+export function policyMeta(policy: CachePolicy): Record<string, unknown> {
+  const { t, st, resh, rescc, reqh } = policy.toObject();
+  return reqh === null ? { t, st, resh, rescc } : { t, st, resh, rescc, reqh };
+}
+
+/** The policy of `meta` ({@linkcode policyMeta}) for a stored response to `request`; throws when it is not one. */
+export function policyFrom(
+  meta: Readonly<Record<string, unknown>>,
+  request: PolicyMessage,
+): CachePolicy {
+  const { t, st, resh, rescc, reqh = null } = meta;
+  if (
+    typeof t !== "number" || typeof st !== "number" || !isRecord(resh) || !isRecord(rescc) ||
+    (reqh !== null && !isRecord(reqh))
+  ) {
+    throw new TypeError("the store answered an entry whose metadata is not a cache policy's");
+  }
+  return Policy.fromObject({
+    v: 1,
+    t,
+    sh: false,
+    ch: 0.1,
+    imm: 24 * 3600 * 1000,
+    icc: false,
+    st,
+    resh,
+    rescc,
+    m: "GET",
+    u: request.url,
+    h: request.headers.host,
+    a: true,
+    reqh,
+    reqcc: {},
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

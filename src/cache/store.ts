@@ -68,11 +68,59 @@ export interface MemoryCacheStoreOptions {
 
 const MEMORY_KEYS = keysOf<MemoryCacheStoreOptions>({ maxBytes: true, maxEntries: true });
 
-/** An entry in memory: the entry, its size as counted, and when it stops being of use. */
+/** An entry in memory whose body is larger than {@linkcode PACKED_BODY}: as given, with when it stops being of use. */
 interface Held {
   readonly entry: CacheEntry;
-  readonly bytes: number;
   readonly until: number;
+  readonly bytes: number;
+}
+
+/**
+ * The largest body kept packed into one string with its metadata and time
+ * to live ({@linkcode pack}). A Uint8Array costs about 300 bytes of its
+ * own, more than a small body: 10,000 entries of an 84-byte JSON body and
+ * 5 headers took 2.9x their bytes held as objects and a Uint8Array, 1.4x
+ * packed (heap and external memory, Deno 2.9.6, `deno task bench:cache`).
+ */
+const PACKED_BODY = 1024;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * `until`, `meta` and `body` as one string: `until`, the metadata's length
+ * and the body's byte length in decimal, "|" after each, the metadata's
+ * JSON, then the body as text when it is UTF-8 that decodes and encodes
+ * back to the same bytes (what a hit unpacks natively: about 0.3 µs for
+ * 1 KiB, against 4.7 µs a byte at a time), else a character a byte (byte
+ * length -1).
+ */
+function pack(until: number, meta: string, body: Uint8Array): string {
+  const text = decoder.decode(body);
+  const again = encoder.encode(text);
+  let same = again.length === body.length;
+  for (let i = 0; same && i < body.length; i++) same = again[i] === body[i];
+  const packed = same ? text : String.fromCharCode.apply(null, body as unknown as number[]);
+  return `${until}|${meta.length}|${same ? body.length : -1}|${meta}${packed}`;
+}
+
+/** The metadata and body of a {@linkcode pack}ed entry, or `undefined` past `until`. */
+function unpack(packed: string, now: number): CacheEntry | undefined {
+  const first = packed.indexOf("|");
+  if (Number(packed.slice(0, first)) <= now) return undefined;
+  const second = packed.indexOf("|", first + 1);
+  const third = packed.indexOf("|", second + 1);
+  const bodyAt = third + 1 + Number(packed.slice(first + 1, second));
+  const bytes = Number(packed.slice(second + 1, third));
+  const meta = JSON.parse(packed.slice(third + 1, bodyAt));
+  if (bytes >= 0) {
+    const body = new Uint8Array(bytes);
+    encoder.encodeInto(packed.slice(bodyAt), body);
+    return { meta, body };
+  }
+  const body = new Uint8Array(packed.length - bodyAt);
+  for (let i = 0; i < body.length; i++) body[i] = packed.charCodeAt(bodyAt + i);
+  return { meta, body };
 }
 
 /**
@@ -94,7 +142,7 @@ export class MemoryCacheStore implements CacheStore {
   /** The most entries kept. */
   readonly maxEntries: number;
   /** The entries, the least recently used first (a Map keeps insertion order). */
-  readonly #held = new Map<string, Held>();
+  readonly #held = new Map<string, Held | string>();
   #bytes = 0;
 
   /** Creates an empty store with the bounds of `options`. */
@@ -118,44 +166,49 @@ export class MemoryCacheStore implements CacheStore {
   get(key: string): CacheEntry | undefined {
     const held = this.#held.get(key);
     if (held === undefined) return undefined;
-    this.#remove(key, held);
-    if (held.until <= Date.now()) return undefined;
+    this.#held.delete(key);
+    if (typeof held !== "string") {
+      if (held.until <= Date.now()) return void (this.#bytes -= held.bytes + key.length);
+      this.#held.set(key, held);
+      return held.entry;
+    }
+    const entry = unpack(held, Date.now());
+    if (entry === undefined) return void (this.#bytes -= held.length + key.length);
     this.#held.set(key, held);
-    this.#bytes += held.bytes;
-    return held.entry;
+    return entry;
   }
 
   /** Stores `entry` for `ttlMs`; one larger than `maxBytes` is not kept. */
   set(key: string, entry: CacheEntry, ttlMs: number): void {
-    const old = this.#held.get(key);
-    if (old !== undefined) this.#remove(key, old);
-    // The metadata counted as its JSON text, one byte a character: what it
-    // would take in a store that serializes it.
-    const bytes = entry.body.byteLength + JSON.stringify(entry.meta).length + key.length;
+    this.delete(key);
+    const until = Date.now() + ttlMs;
+    const meta = JSON.stringify(entry.meta);
+    const { body } = entry;
+    const held: Held | string = body.byteLength <= PACKED_BODY
+      ? pack(until, meta, body)
+      : { entry, until, bytes: body.byteLength + meta.length };
+    const bytes = (typeof held === "string" ? held.length : held.bytes) + key.length;
     if (bytes > this.maxBytes || !(ttlMs > 0)) return;
-    this.#held.set(key, { entry, bytes, until: Date.now() + ttlMs });
+    this.#held.set(key, held);
     this.#bytes += bytes;
-    for (const [oldest, held] of this.#held) {
+    for (const [oldest] of this.#held) {
       if (this.#bytes <= this.maxBytes && this.#held.size <= this.maxEntries) break;
-      this.#remove(oldest, held);
+      this.delete(oldest);
     }
   }
 
   /** Removes the entry under `key`. */
   delete(key: string): void {
     const held = this.#held.get(key);
-    if (held !== undefined) this.#remove(key, held);
+    if (held === undefined) return;
+    this.#held.delete(key);
+    this.#bytes -= (typeof held === "string" ? held.length : held.bytes) + key.length;
   }
 
   /** Removes every entry. */
   clear(): void {
     this.#held.clear();
     this.#bytes = 0;
-  }
-
-  #remove(key: string, held: Held): void {
-    this.#held.delete(key);
-    this.#bytes -= held.bytes;
   }
 }
 

@@ -1,0 +1,156 @@
+/**
+ * `deno task bench:cache`: what the HTTP cache costs (issue 28's targets).
+ * One Deno process keeps three clients and sends to bench/server.ts in
+ * another, in interleaved blocks (bench/_loop.mjs): `round trip` (no cache,
+ * GET of the small JSON item), `hit` (a cache in memory, the same item
+ * answered fresh for a day: every call but the first a hit) and `304` (the
+ * same item with `no-cache` and an ETag: every call a revalidation the
+ * server answers 304). `canned` and `canned+cache` send nothing (their
+ * `withFetch` answers in this process): their difference is the cache's own
+ * CPU on a hit. Then the memory of a store of 10,000 small entries. `--write`
+ * puts the figures in the "cache" section of bench/RESULTS.md.
+ *
+ * ```sh
+ * deno task bench:cache           # 30 blocks of 2,000, then the memory: about 2 min
+ * deno task bench:cache --quick   # 6 blocks of 300
+ * ```
+ *
+ * @module
+ */
+
+import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import { HttpCache, MemoryCacheStore } from "../cache.ts";
+import { spawnServer } from "./server.ts";
+import { loadAverage, opening, table, writeSection } from "./_results.ts";
+import { compare, median, rounds } from "./_loop.mjs";
+import { cannedFetch, checkAnswer, ITEM } from "./_workload.mjs";
+
+const quick = Deno.args.includes("--quick");
+const write = Deno.args.includes("--write");
+const started = new Date();
+const loadBefore = loadAverage();
+await using server = await spawnServer();
+
+const cached = (builder: HttpClientConfigBuilder) =>
+  builder.withCache(new HttpCache({ store: new MemoryCacheStore() }));
+const kinds: Record<string, [path: string, configure: (b: HttpClientConfigBuilder) => unknown]> = {
+  "round trip": ["/items/1", (b) => b],
+  "hit": ["/cached", cached],
+  "304": ["/validated", cached],
+  "canned": ["/items/1", (b) => b.withFetch(cannedFetch)],
+  "canned+cache": ["/cached", (b) => cached(b.withFetch(cannedHit))],
+};
+
+/** cannedFetch's item, fresh for a day. */
+async function cannedHit(input: unknown, init?: RequestInit): Promise<Response> {
+  const response = await cannedFetch(input, init);
+  response.headers.set("cache-control", "max-age=86400");
+  return response;
+}
+
+const clients = Object.fromEntries(
+  Object.entries(kinds).map(([kind, [path, configure]]) => {
+    const builder = new HttpClientConfigBuilder().withBaseUrl(server.url);
+    configure(builder);
+    return [kind, { client: new HttpClient(builder.build()), path }];
+  }),
+);
+const sides = Object.fromEntries(
+  Object.entries(clients).map(([kind, { client, path }]) => [
+    kind,
+    async () => (await client.get(path)).json(),
+  ]),
+);
+const blocks = quick ? 6 : 30;
+const requests = quick ? 300 : 2_000;
+const result = await rounds(sides, (body: unknown) => checkAnswer("get", body), {
+  blocks,
+  requests,
+  concurrency: 1,
+  warmup: requests,
+});
+for (const { client } of Object.values(clients)) client.close();
+
+const cpu = (kind: string) => median(result.cpuUs[kind]!);
+/** `kind`'s CPU per request as a share of the round trip's (the median of the rounds' ratios). */
+const share = (kind: string) => compare(result, kind, "round trip").cpuRatio;
+const own = cpu("canned+cache") - cpu("canned");
+const ownShare = own / cpu("round trip");
+const rows = [
+  ["round trip (no cache)", `${cpu("round trip").toFixed(1)} µs`, "1.00", ""],
+  ["hit, the whole call", `${cpu("hit").toFixed(1)} µs`, share("hit").toFixed(2), ""],
+  [
+    "hit, the cache's own CPU (canned+cache − canned)",
+    `${own.toFixed(1)} µs`,
+    ownShare.toFixed(2),
+    `≤ 0.05: ${ownShare <= 0.05 ? "met" : "**missed**"}`,
+  ],
+  [
+    "304 revalidation, the whole call",
+    `${cpu("304").toFixed(1)} µs`,
+    share("304").toFixed(2),
+    `≤ 1.10: ${share("304") <= 1.1 ? "met" : "**missed**"}`,
+  ],
+];
+
+// Memory: 10,000 entries of the small item (its body and headers) stored through the cache.
+const ENTRIES = 10_000;
+const store = new MemoryCacheStore({ maxEntries: ENTRIES });
+const cache = new HttpCache({ store });
+const body = new TextEncoder().encode(JSON.stringify(ITEM));
+const headers = {
+  "content-type": "application/json",
+  "content-length": String(body.byteLength),
+  "cache-control": "max-age=86400",
+  "etag": '"item-1"',
+  "date": new Date().toUTCString(),
+};
+const payload = body.byteLength +
+  Object.entries(headers).reduce((sum, [name, value]) => sum + name.length + value.length, 0);
+const memoryClient = new HttpClient(
+  new HttpClientConfigBuilder().withFetch(() => Promise.resolve(new Response(body, { headers })))
+    .withCache(cache).build(),
+);
+const gc = (globalThis as { gc?: () => void }).gc;
+// The heap and what it holds outside (the bytes of ArrayBuffers).
+const used = () => (({ heapUsed, external }) => heapUsed + external)(Deno.memoryUsage());
+gc?.();
+const before = used();
+for (let i = 0; i < ENTRIES; i++) await memoryClient.get(`http://127.0.0.1/items/${i}`);
+await cache.whenIdle();
+gc?.();
+const held = used() - before;
+memoryClient.close();
+if (store.size !== ENTRIES) throw new Error(`${store.size} entries stored, not ${ENTRIES}`);
+const memoryRatio = held / (ENTRIES * payload);
+
+const section = `${
+  opening({
+    title: "HTTP cache",
+    task: "bench:cache",
+    file: "bench/cache.ts",
+    started,
+    loadBefore,
+    quick,
+  })
+}
+
+One Deno process, ${blocks} rounds of a block of ${requests.toLocaleString("en-US")} GETs (c=1) of
+each client, the order rotating; bench/server.ts answers in another process. A share is the median
+over rounds of the client's CPU time per request ÷ the round trip's (the same small JSON item, no
+cache). The cache's own CPU on a hit is the difference of two clients that send nothing (their
+\`withFetch\` answers in this process), one with the cache: what the cache adds to a call, against
+what a round trip costs.
+
+${table(["", "CPU per call", "share of a round trip", "target"], rows, 2)}
+
+Memory: ${ENTRIES.toLocaleString("en-US")} entries of a ${body.byteLength}-byte JSON body with ${
+  Object.keys(headers).length
+} headers (${payload} bytes of body, names and values each) in a MemoryCacheStore, stored
+through the cache: the heap and external memory grew by ${(held / 2 ** 20).toFixed(1)} MiB, ${
+  memoryRatio.toFixed(2)
+}× those bytes (target ≤ 1.5×: ${memoryRatio <= 1.5 ? "met" : "**missed**"})${
+  gc === undefined ? " (without --expose-gc: rough)" : ""
+}.`;
+console.log(section);
+if (write) await writeSection("cache", section);
