@@ -37,6 +37,7 @@ const kinds: Record<string, [path: string, configure: (b: HttpClientConfigBuilde
   "round trip": ["/items/1", (b) => b],
   "hit": ["/cached", cached],
   "304": ["/validated", cached],
+  "304 by hand": ["/validated", (b) => b.withHeaders({ "If-None-Match": '"item-1"' })],
   "canned": ["/items/1", (b) => b.withFetch(cannedFetch)],
   "canned+cache": ["/cached", (b) => cached(b.withFetch(cannedHit))],
 };
@@ -58,7 +59,13 @@ const clients = Object.fromEntries(
 const sides = Object.fromEntries(
   Object.entries(clients).map(([kind, { client, path }]) => [
     kind,
-    async () => (await client.get(path)).json(),
+    async () => {
+      const response = await client.get(path);
+      // The 304 by hand has no body: the item stands for it once its status is checked.
+      if (kind !== "304 by hand") return response.json();
+      if (response.statusCode !== 304) throw new Error(`${kind}: ${response.statusCode}`);
+      return ITEM;
+    },
   ]),
 );
 const blocks = quick ? 6 : 30;
@@ -90,6 +97,12 @@ const rows = [
     `${cpu("304").toFixed(1)} µs`,
     share("304").toFixed(2),
     `≤ 1.10: ${share("304") <= 1.1 ? "met" : "**missed**"}`,
+  ],
+  [
+    "a 304 round trip without the cache (If-None-Match sent by hand)",
+    `${cpu("304 by hand").toFixed(1)} µs`,
+    share("304 by hand").toFixed(2),
+    "",
   ],
 ];
 

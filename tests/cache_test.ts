@@ -560,6 +560,10 @@ Deno.test("MemoryCacheStore gives back every byte and the metadata, packed or no
   assert.deepEqual(store.get("small"), { meta, body: small });
   assert.deepEqual(store.get("large"), { meta, body: large });
   assert.deepEqual(store.get("empty"), { meta, body: new Uint8Array(0) });
+  // Read twice, then replaced: the second read and the one after the change are right too.
+  assert.deepEqual(store.get("small"), { meta, body: small });
+  store.set("small", { meta: { v: 3 }, body: small.subarray(1) }, 60_000);
+  assert.deepEqual(store.get("small"), { meta: { v: 3 }, body: small.subarray(1) });
   store.delete("small");
   assert.equal(store.get("small"), undefined);
   assert.equal(store.size, 3);

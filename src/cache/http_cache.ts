@@ -116,6 +116,11 @@ export class HttpCache {
   /** The longest wait for the store, in seconds. */
   readonly storeTimeout: number;
   readonly #onError: ((error: unknown) => void) | undefined;
+  /**
+   * The policies of the metadata a store gave (a store in memory gives the
+   * same object for the same entry): judged once.
+   */
+  readonly #policies = new WeakMap<object, CachePolicy>();
   /** The background work running: revalidations (by key) and writes. */
   readonly #running = new Map<unknown, Promise<unknown>>();
 
@@ -173,7 +178,8 @@ export class HttpCache {
     const keyed = await cacheRequest(request, facts?.credentialHeaders);
     const { key } = keyed;
     if (key === undefined) return withStatus(await next(request), "fwd=bypass");
-    const stored = await this.#read(key, keyed.message, facts);
+    const read = this.#read(key, keyed.message, facts);
+    const stored = read instanceof Promise ? await read : read;
     const onlyIfCached = directives["only-if-cached"] !== undefined;
     if (stored === undefined) {
       if (onlyIfCached) return gatewayTimeout(request, since);
@@ -213,8 +219,16 @@ export class HttpCache {
       return this.#store(response, keyed, facts, `fwd=${fwd}; fwd-status=${response.statusCode}`);
     }
     await response.cancel();
-    const updated = policy.revalidatedPolicy(keyed.message, messageOf(response)).policy;
-    this.#write(key, updated, stored.body, facts);
+    const { policy: updated, matches } = policy.revalidatedPolicy(
+      keyed.message,
+      messageOf(response),
+    );
+    // A 304 whose validator selects no stored response cannot stand for it (RFC 9111 4.3.4).
+    if (!matches) return this.#forward(request, next, keyed, facts, fwd);
+    // Written unless it renews nothing a later request reads: no freshness, the same headers.
+    if (updated.maxAge() > 0 || !sameHeaders(policy, updated)) {
+      this.#write(key, updated, stored.body, facts);
+    }
     const detail = `fwd=${fwd}; fwd-status=304`;
     return served(request, stored, updated.responseHeaders(), detail, since, facts);
   }
@@ -264,33 +278,53 @@ export class HttpCache {
     return withStatus(response, `${status}; stored`, kept);
   }
 
-  /** Reads and judges the entry under `key`; a failure or garbage is told and is a miss. */
-  async #read(
+  /**
+   * Reads and judges the entry under `key` (at once from a store that
+   * answers at once); a failure or garbage is told and is a miss.
+   */
+  #read(
     key: string,
     request: PolicyMessage,
     facts: ExchangeFacts | undefined,
-  ): Promise<Stored | undefined> {
-    try {
-      const entry = await this.#bounded(() => this.store.get(key), facts);
+  ): Stored | undefined | Promise<Stored | undefined> {
+    const judged = (entry: unknown) => {
       if (entry === undefined || entry === null) return undefined;
       const { meta, body } = entry as Partial<CacheEntry>;
       if (meta?.v !== VERSION || !(body instanceof Uint8Array)) {
         throw new TypeError("the store answered something that is not a cache entry");
       }
-      return { policy: policyFrom(meta, request), body };
+      let policy = this.#policies.get(meta);
+      if (policy === undefined) this.#policies.set(meta, policy = policyFrom(meta, request));
+      return { policy, body };
+    };
+    const failed = (error: unknown) => void this.#report(error, facts);
+    try {
+      const entry = this.store.get(key);
+      if (!(entry instanceof Promise)) return judged(entry);
+      return this.#bounded(entry, facts).then(judged).catch(failed);
     } catch (error) {
-      this.#report(error, facts);
-      return undefined;
+      return failed(error);
     }
   }
 
-  /** Stores `body` under `key` with `policy`, in the background. */
+  /** Stores `body` under `key` with `policy` (a store's promise is waited for in the background). */
   #write(key: string, policy: CachePolicy, body: Uint8Array, facts: ExchangeFacts | undefined) {
+    const meta = policyMeta(policy);
     const ttl = policy.timeToLive() +
-      (hasValidator(policy.responseHeaders()) ? KEEP_VALIDATED_MS : 0);
+      (hasValidator(meta.resh as Record<string, string>) ? KEEP_VALIDATED_MS : 0);
     if (ttl <= 0) return;
-    const entry: CacheEntry = { meta: { v: VERSION, ...policyMeta(policy) }, body };
-    this.#track(this.#bounded(() => this.store.set(key, entry, ttl), facts), facts);
+    const entry: CacheEntry = { meta: { v: VERSION, ...meta }, body };
+    this.#settle(() => this.store.set(key, entry, ttl), facts);
+  }
+
+  /** Runs a store's `operation`: its failure is told; its promise is waited for in the background. */
+  #settle(operation: () => unknown, facts: ExchangeFacts | undefined): void {
+    try {
+      const done = operation();
+      if (done instanceof Promise) this.#track(this.#bounded(done, facts), facts);
+    } catch (error) {
+      this.#report(error, facts);
+    }
   }
 
   /** Removes what a successful unsafe `request` made stale: its URL's, its Location's, its Content-Location's. */
@@ -304,7 +338,7 @@ export class HttpCache {
         const key = await keyOfLocation(location, response.url, request, declared);
         if (key !== undefined) keys.push(key);
       }
-      await Promise.all(keys.map((key) => this.#bounded(() => this.store.delete(key), facts)));
+      for (const key of keys) this.#settle(() => this.store.delete(key), facts);
     })();
     this.#track(removed, facts);
   }
@@ -345,21 +379,10 @@ export class HttpCache {
   }
 
   /**
-   * What `operation` of the store answers, waited for at most
-   * `storeTimeout`, and half of what the call's timeout leaves; an answer
-   * given at once is not waited for.
+   * What the store's `answer` settles to, waited for at most
+   * `storeTimeout`, and half of what the call's timeout leaves.
    */
-  #bounded<T>(
-    operation: () => T | Promise<T>,
-    facts: ExchangeFacts | undefined,
-  ): Promise<T> {
-    let answer: T | Promise<T>;
-    try {
-      answer = operation();
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    if (!(answer instanceof Promise)) return Promise.resolve(answer);
+  #bounded<T>(answer: Promise<T>, facts: ExchangeFacts | undefined): Promise<T> {
     const ms = Math.min(this.storeTimeout * 1000, (facts?.remainingMs ?? Infinity) / 2);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const late = new Promise<never>((_, reject) => {
@@ -490,6 +513,14 @@ function conditionalHeaders(
     ...(tag === undefined ? {} : { "If-None-Match": tag }),
     ...(since === undefined ? {} : { "If-Modified-Since": since }),
   };
+}
+
+/** True when the stored headers of `a` and `b` are the same but for Date and Age. */
+function sameHeaders(a: CachePolicy, b: CachePolicy): boolean {
+  const [left, right] = [a.toObject().resh, b.toObject().resh] as Record<string, string>[];
+  const names = Object.keys(left!).filter((name) => name !== "date" && name !== "age");
+  return names.length === Object.keys(right!).filter((name) => name !== "date" && name !== "age")
+        .length && names.every((name) => left![name] === right![name]);
 }
 
 /** True when `headers` carry a validator (an ETag or a Last-Modified). */

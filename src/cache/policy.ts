@@ -34,7 +34,7 @@ export interface CachePolicy {
   revalidatedPolicy(
     request: PolicyMessage,
     response: PolicyMessage,
-  ): { policy: CachePolicy; modified: boolean };
+  ): { policy: CachePolicy; modified: boolean; matches: boolean };
   responseHeaders(): Record<string, string>;
   timeToLive(): number;
   stale(): boolean;

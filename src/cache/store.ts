@@ -84,6 +84,9 @@ interface Held {
  */
 const PACKED_BODY = 1024;
 
+/** How many unpacked entries a store keeps beside their packed strings. */
+const UNPACKED = 256;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -104,10 +107,14 @@ function pack(until: number, meta: string, body: Uint8Array): string {
   return `${until}|${meta.length}|${same ? body.length : -1}|${meta}${packed}`;
 }
 
-/** The metadata and body of a {@linkcode pack}ed entry, or `undefined` past `until`. */
-function unpack(packed: string, now: number): CacheEntry | undefined {
+/**
+ * The metadata and body of a {@linkcode pack}ed entry (`known`, when it was
+ * unpacked before), or `undefined` past `until`.
+ */
+function unpack(packed: string, now: number, known?: CacheEntry): CacheEntry | undefined {
   const first = packed.indexOf("|");
   if (Number(packed.slice(0, first)) <= now) return undefined;
+  if (known !== undefined) return known;
   const second = packed.indexOf("|", first + 1);
   const third = packed.indexOf("|", second + 1);
   const bodyAt = third + 1 + Number(packed.slice(first + 1, second));
@@ -143,6 +150,13 @@ export class MemoryCacheStore implements CacheStore {
   readonly maxEntries: number;
   /** The entries, the least recently used first (a Map keeps insertion order). */
   readonly #held = new Map<string, Held | string>();
+  /**
+   * The last entries unpacked, by key, with the string they came from: a
+   * hit on one of them unpacks nothing (the JSON of the metadata, a body
+   * copied out), and gives the same metadata object, whose policy the
+   * cache then keeps too. At most {@linkcode UNPACKED} of them.
+   */
+  readonly #unpacked = new Map<string, { readonly packed: string; readonly entry: CacheEntry }>();
   #bytes = 0;
 
   /** Creates an empty store with the bounds of `options`. */
@@ -172,9 +186,20 @@ export class MemoryCacheStore implements CacheStore {
       this.#held.set(key, held);
       return held.entry;
     }
-    const entry = unpack(held, Date.now());
-    if (entry === undefined) return void (this.#bytes -= held.length + key.length);
+    const known = this.#unpacked.get(key);
+    const entry = unpack(held, Date.now(), known?.packed === held ? known.entry : undefined);
+    if (entry === undefined) {
+      this.#unpacked.delete(key);
+      return void (this.#bytes -= held.length + key.length);
+    }
     this.#held.set(key, held);
+    if (known?.entry !== entry) {
+      this.#unpacked.delete(key);
+      this.#unpacked.set(key, { packed: held, entry });
+      if (this.#unpacked.size > UNPACKED) {
+        this.#unpacked.delete(this.#unpacked.keys().next().value!);
+      }
+    }
     return entry;
   }
 
@@ -187,6 +212,10 @@ export class MemoryCacheStore implements CacheStore {
     const held: Held | string = body.byteLength <= PACKED_BODY
       ? pack(until, meta, body)
       : { entry, until, bytes: body.byteLength + meta.length };
+    // Flattened now (a read of a character does it): a string built by
+    // concatenation is a tree of its parts, which would be kept too (10,000
+    // entries of an 84-byte body: 715 bytes each, 461 flattened; Deno 2.9.6).
+    if (typeof held === "string") held.charCodeAt(0);
     const bytes = (typeof held === "string" ? held.length : held.bytes) + key.length;
     if (bytes > this.maxBytes || !(ttlMs > 0)) return;
     this.#held.set(key, held);
@@ -199,6 +228,7 @@ export class MemoryCacheStore implements CacheStore {
 
   /** Removes the entry under `key`. */
   delete(key: string): void {
+    this.#unpacked.delete(key);
     const held = this.#held.get(key);
     if (held === undefined) return;
     this.#held.delete(key);
@@ -208,6 +238,7 @@ export class MemoryCacheStore implements CacheStore {
   /** Removes every entry. */
   clear(): void {
     this.#held.clear();
+    this.#unpacked.clear();
     this.#bytes = 0;
   }
 }
