@@ -96,17 +96,18 @@ Deno.test("HttpClient refuses bad per-call headers with a TypeError before sendi
   assert.deepEqual([attempts, server.requests.length], [[], 0]);
 });
 
-Deno.test("HttpRequest refuses method names outside the seven with a TypeError naming them", () => {
+Deno.test("HttpRequest refuses method names outside the eight with a TypeError naming them", () => {
   for (const method of ["FETCH", "", "GET ", "GE\r\nT", "TRACE", "CONNECT"]) {
     throwsAtOnce(
       () => new HttpRequest(method, "/x"),
       TypeError,
-      `Invalid method: expected one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, got ${
+      `Invalid method: expected one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, QUERY, got ${
         JSON.stringify(method)
       }`,
     );
   }
   assert.equal(new HttpRequest("delete", "/x").method, "DELETE", "any letter case is fine");
+  assert.equal(new HttpRequest("query", "/x").method, "QUERY");
 });
 
 Deno.test("HttpRequest refuses a method that is not a string with a TypeError naming its type", () => {

@@ -4,6 +4,7 @@ import {
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
+  HttpMethod,
   HttpRequest,
 } from "../mod.ts";
 import { startFixtureServer } from "./fixture_server.ts";
@@ -134,6 +135,29 @@ Deno.test("HttpClient has put, patch, delete, head and options methods", async (
   assert.equal(decode(server.requests[1]!.body), '{"b": 2}');
   assert.equal(server.requests[2]!.query, "soft=true");
   assert.equal(head.content.length, 0);
+});
+
+Deno.test("HttpClient.query() sends QUERY with a body, as post() sends its own", async () => {
+  await using server = startFixtureServer();
+  await using client = singleAttemptClient(server.url);
+  const response = await client.query("/search", {
+    params: { page: 2 },
+    jsonData: { q: "Ada", tags: ["x"] },
+  });
+  const sent = server.last();
+  assert.deepEqual([sent.method, sent.path, sent.query, decode(sent.body)], [
+    "QUERY",
+    "/search",
+    "page=2",
+    '{"q": "Ada", "tags": ["x"]}',
+  ]);
+  assert.equal(sent.headers["content-type"], "application/json");
+  assert.equal((response.json() as { method: string }).method, "QUERY", "the fixture's echo");
+  assert.equal(response.request.method, HttpMethod.QUERY);
+  await client.query("/search", { data: { q: "a b" } });
+  assert.deepEqual([server.last().method, decode(server.last().body)], ["QUERY", "q=a+b"]);
+  await client.request(new HttpRequest("query", "/search", { body: "raw" }));
+  assert.deepEqual([server.last().method, decode(server.last().body)], ["QUERY", "raw"]);
 });
 
 Deno.test("HttpClient.request() sends an explicitly built HttpRequest", async () => {

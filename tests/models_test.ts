@@ -34,6 +34,7 @@ Deno.test("HttpMethod members are their own values", () => {
     "DELETE",
     "HEAD",
     "OPTIONS",
+    "QUERY",
   ]);
   for (const [name, value] of Object.entries(HttpMethod)) assert.equal(name, value);
 });

@@ -110,3 +110,30 @@ Deno.test("HttpClient follows a 301 keeping PUT, and turns PUT into GET on 302 a
   await client.head("/redirect/303", { params: { to: "/head" } });
   assert.equal(server.last().method, "HEAD");
 });
+
+Deno.test("HttpClient keeps QUERY and its body on 301, 302, 307 and 308, and turns it into GET on 303", async () => {
+  await using server = startFixtureServer();
+  await using client = singleAttemptClient(server.url);
+  for (const status of [301, 302, 307, 308]) {
+    const response = await client.query(`/redirect/${status}`, {
+      params: { to: "/kept" },
+      jsonData: { q: 1 },
+    });
+    const landed = server.last();
+    assert.deepEqual(
+      [landed.method, landed.path, decode(landed.body)],
+      ["QUERY", "/kept", '{"q": 1}'],
+      `${status}`,
+    );
+    assert.equal(landed.headers["content-type"], "application/json", `${status}`);
+    assert.equal(response.url, `${server.url}/kept`);
+  }
+  const response = await client.query("/redirect/303", {
+    params: { to: "/results" },
+    jsonData: { q: 1 },
+  });
+  const landed = server.last();
+  assert.deepEqual([landed.method, landed.path, landed.body.length], ["GET", "/results", 0]);
+  assert.equal(landed.headers["content-type"], undefined);
+  assert.equal(response.request.method, "QUERY");
+});

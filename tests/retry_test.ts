@@ -26,7 +26,7 @@ Deno.test("HttpClient retries idempotent methods twice by default and returns th
   await using server = startFixtureServer();
   const { client, waits } = retryingClient(server.url);
   await using _ = client;
-  for (const method of ["GET", "HEAD", "OPTIONS", "PUT", "DELETE"] as const) {
+  for (const method of ["GET", "HEAD", "OPTIONS", "QUERY", "PUT", "DELETE"] as const) {
     server.requests.length = 0;
     const response = await client.request(
       new HttpRequest(method, "/status/503"),
@@ -35,6 +35,24 @@ Deno.test("HttpClient retries idempotent methods twice by default and returns th
     assert.equal(server.requests.length, 3, method);
   }
   assert.deepEqual(waits.slice(0, 2), [250, 500], "full jitter over 0.5 s · 2^attempt");
+});
+
+Deno.test("HttpClient retries a QUERY and its body like a GET, on a 503 and a dropped connection", async () => {
+  await using server = startFixtureServer();
+  const { client, waits } = retryingClient(server.url);
+  await using _ = client;
+  const response = await client.query("/status/503", { jsonData: { q: 1 } });
+  assert.equal(response.statusCode, 503);
+  assert.deepEqual(
+    server.requests.map((r) => [r.method, new TextDecoder().decode(r.body)]),
+    [["QUERY", '{"q": 1}'], ["QUERY", '{"q": 1}'], ["QUERY", '{"q": 1}']],
+  );
+  assert.deepEqual(waits, [250, 500]);
+  assert.equal(server.requests[0]!.headers["idempotency-key"], undefined, "idempotent already");
+  const drop = retryingClient(server.dropUrl);
+  await using dropping = drop.client;
+  await rejectsWith(dropping.query("/x", { jsonData: { q: 1 } }), ConnectionException, /QUERY/);
+  assert.deepEqual(server.requests.slice(3).map((r) => r.method), ["QUERY", "QUERY", "QUERY"]);
 });
 
 Deno.test("HttpClient never retries POST or PATCH by default", async () => {

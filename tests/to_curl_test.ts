@@ -34,6 +34,21 @@ Deno.test("toCurl() starts with the quoted method and ends with the quoted URL",
   );
 });
 
+Deno.test("toCurl() renders a QUERY with -X QUERY and its body", () => {
+  const request = new HttpRequest("QUERY", "https://api.example.com/search", {
+    jsonData: { q: "Ada" },
+  });
+  assert.equal(
+    toCurl(request),
+    lines(
+      "curl -X 'QUERY'",
+      "-H 'Content-Type: application/json'",
+      `--data '{"q": "Ada"}'`,
+      "'https://api.example.com/search'",
+    ),
+  );
+});
+
 Deno.test("toCurl() renders headers, then -u, then the body, the timeout and the URL", () => {
   const request = new HttpRequest("POST", "https://api.example.com/items", {
     headers: { Accept: "application/json", "X-Trace": "t-1" },
@@ -203,6 +218,7 @@ Deno.test("toCurl() commands replay every kind of request byte for byte through 
       ["DELETE", "/items/7", { params: { soft: true }, auth: ["Zoë", "p'ss:wörd"] }],
       ["HEAD", "/head", { headers: { "X-Empty": "" } }],
       ["OPTIONS", "/any", { timeout: 5 }],
+      ["QUERY", "/search", { jsonData: { q: "Zoë's" }, params: { page: 2 } }],
       ["POST", "/upload", {
         files: { report: upload },
         data: { note: "@/etc/passwd", other: "<stdin" },

@@ -232,6 +232,30 @@ export class HttpClient {
   }
 
   /**
+   * Sends a QUERY request (RFC 10008): a safe, idempotent request with a
+   * body, for a search too large or too structured for the URL. `options`
+   * as for {@linkcode HttpClient.post}; retried like a GET, and a 301 or
+   * 302 keeps the method and body (a 303 turns it into a GET).
+   *
+   * @example Send a query in the body
+   * ```ts
+   * import { createClient } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = Deno.serve(
+   *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+   *   async (request) => Response.json({ method: request.method, body: await request.text() }),
+   * );
+   * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+   * const response = await client.query("/users", { jsonData: { role: "admin" } });
+   * assert.deepEqual(response.json(), { method: "QUERY", body: '{"role": "admin"}' });
+   * ```
+   */
+  query(url: string | URL, options?: RequestOptions): Promise<HttpResponse> {
+    return this.#call("QUERY", url, options);
+  }
+
+  /**
    * Releases the connection pool, and closes every client derived from
    * this one ({@linkcode HttpClient.extend}); a pool this client shares with
    * the client it was derived from stays open. Requests in flight fail with

@@ -115,7 +115,7 @@ export interface RetryOptions {
   /** Retries after the first attempt. Default 2; 0 turns retries off. */
   maxRetries?: number | undefined;
   /**
-   * The methods retried. Default GET, HEAD, OPTIONS, PUT, DELETE. Naming POST
+   * The methods retried. Default GET, HEAD, OPTIONS, QUERY, PUT, DELETE. Naming POST
    * or PATCH opts in, and their calls then carry an `Idempotency-Key`.
    */
   methods?: Iterable<HttpMethod | string> | undefined;
@@ -156,7 +156,7 @@ export interface RetryPolicy {
 /** The defaults: 2 retries of idempotent methods on connection failures, timeouts and 408/429/5xx. */
 export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
   maxRetries: 2,
-  methods: new Set<HttpMethod>(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]),
+  methods: new Set<HttpMethod>(["GET", "HEAD", "OPTIONS", "QUERY", "PUT", "DELETE"]),
   statusCodes: new Set([408, 429, 500, 502, 503, 504]),
   backoff: 0.5,
   maxBackoff: 30,
@@ -543,7 +543,7 @@ export class HttpClientConfigBuilder {
 
   /**
    * Sets the retry policy; fields not given keep their current values (the
-   * defaults: 2 retries of GET, HEAD, OPTIONS, PUT and DELETE on connection
+   * defaults: 2 retries of GET, HEAD, OPTIONS, QUERY, PUT and DELETE on connection
    * failures, timeouts and 408, 429, 500, 502, 503, 504, with exponential
    * backoff and full jitter from 0.5 s capped at 30 s, honouring
    * `Retry-After` up to 60 s). A negative count or backoff is a RangeError.

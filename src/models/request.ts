@@ -32,7 +32,10 @@ export type { FileValue, FormValue, QueryScalar, QueryValue, RequestBody };
 
 /**
  * The HTTP methods the client sends. A member is its own value
- * (`HttpMethod.GET === "GET"`).
+ * (`HttpMethod.GET === "GET"`). `QUERY` (RFC 10008) is a safe, idempotent
+ * method with a body: a GET whose query is too large or too structured for
+ * the URL. It is retried like GET, and a 301 or 302 keeps it and its body
+ * (a 303 turns it into a GET, as every method but HEAD).
  *
  * @example Use a member or its string
  * ```ts
@@ -51,10 +54,11 @@ export const HttpMethod = {
   DELETE: "DELETE",
   HEAD: "HEAD",
   OPTIONS: "OPTIONS",
+  QUERY: "QUERY",
 } as const;
 
 /**
- * One of the method names: `"GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS"`.
+ * One of the method names: `"GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS" | "QUERY"`.
  *
  * @example Type a method
  * ```ts

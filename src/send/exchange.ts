@@ -244,12 +244,17 @@ export interface FirstHop {
 
 /**
  * True when a redirect with `status` turns `method` into a GET without a
- * body, as httpx and requests do: 303 and 302 any method but HEAD, 301 a
- * POST. 307 and 308, and 301 for other methods, keep the method and body.
+ * body, as httpx and requests do: 303 any method but HEAD, 302 any method
+ * but HEAD and QUERY, 301 a POST. 307 and 308, and 301 and 302 for the
+ * others, keep the method and body. QUERY (RFC 10008) is not a POST: RFC
+ * 9110 lets a 301 or 302 rewrite only a POST, and resending a safe QUERY
+ * with its body is what its sender asked for; its 303 means "GET the
+ * results there".
  */
 export function turnsIntoGet(status: number, method: string): boolean {
   return (status === 301 && method === "POST") ||
-    ((status === 302 || status === 303) && method !== "HEAD");
+    (status === 302 && method !== "HEAD" && method !== "QUERY") ||
+    (status === 303 && method !== "HEAD");
 }
 
 /** False when the hop after `hop` would send its body again, and that body was a stream. */

@@ -46,6 +46,15 @@ export default function ({ lib, fixture, assert }) {
         assert.equal(sent.body, "a=1+2&b=%C3%A9");
         assert.match(sent.headers["content-type"], /^application\/x-www-form-urlencoded/);
       }),
+    "query() sends its body with the QUERY method": () =>
+      withClient(async (http) => {
+        const sent = (await http.query("/client/echo", {
+          params: { page: 2 },
+          jsonData: { q: "Ada" },
+        })).json();
+        assert.deepEqual([sent.method, sent.query, sent.body], ["QUERY", "page=2", '{"q": "Ada"}']);
+        assert.equal(sent.headers["content-type"], "application/json");
+      }),
     "a response header the server sets is readable": () =>
       withClient(async (http) => {
         const response = await http.get("/client/echo");

@@ -86,6 +86,24 @@ export default function ({ lib, fixture, assert }) {
           assert.equal(head.url, `${fixture.url}${to}`);
         }),
     },
+    "301, 302, 307 and 308 keep QUERY and its body, 303 turns it into GET": {
+      runtimes: FOLLOWS,
+      reason: HIDDEN,
+      run: () =>
+        withClient(async (http) => {
+          const to = "/redirects/landing";
+          for (const status of [301, 302, 307, 308]) {
+            const landed =
+              (await http.query("/redirects/to", { params: { status, to }, jsonData: { q: 1 } }))
+                .json();
+            assert.deepEqual([landed.method, landed.body], ["QUERY", '{"q": 1}'], `${status}`);
+          }
+          const changed =
+            (await http.query("/redirects/to", { params: { status: 303, to }, jsonData: { q: 1 } }))
+              .json();
+          assert.deepEqual([changed.method, changed.body], ["GET", ""]);
+        }),
+    },
     "20 redirects are followed, the 21st fails, and so does a loop": {
       runtimes: FOLLOWS,
       reason: HIDDEN,

@@ -56,6 +56,16 @@ export default function ({ lib, fixture, runtime, assert }) {
         assert.equal(response.json().calls, 3);
         assert.deepEqual(waits, [250, 500], "full jitter over 0.5 s · 2^attempt");
       }),
+    "a QUERY is retried like a GET": () =>
+      withClient(async (http, waits) => {
+        const response = await http.query("/retries/status", {
+          params: { code: 503, times: 99, key: key() },
+          jsonData: { q: 1 },
+        });
+        assert.equal(response.statusCode, 503);
+        assert.equal(response.json().calls, 3);
+        assert.deepEqual(waits, [250, 500]);
+      }),
     "a flaky endpoint succeeds on its third attempt": () =>
       withClient(async (http) => {
         const response = await http.get("/retries/status", {
