@@ -568,3 +568,46 @@ Deno.test("MemoryCacheStore gives back every byte and the metadata, packed or no
   assert.equal(store.get("small"), undefined);
   assert.equal(store.size, 3);
 });
+
+Deno.test("QUERY is stored keyed on its body: the same body is a hit, another a miss", async () => {
+  await using origin = server(async (request) =>
+    new Response(`${request.method} ${await request.text()}`, {
+      headers: { "Cache-Control": "max-age=60" },
+    })
+  );
+  await using client = cachedClient(origin.url);
+  const first = await client.query("/search", { jsonData: { q: "a" } });
+  assert.equal(first.text, 'QUERY {"q": "a"}');
+  assert.equal(status(first), "fetchline; fwd=miss; stored");
+  const again = await client.query("/search", { jsonData: { q: "a" } });
+  assert.equal(again.text, 'QUERY {"q": "a"}');
+  assert.equal(status(again), "fetchline; hit");
+  assert.equal((await client.query("/search", { jsonData: { q: "b" } })).text, 'QUERY {"q": "b"}');
+  // A GET of the URL is not the QUERY's answer.
+  assert.equal((await client.get("/search")).text, "GET ");
+  assert.equal(origin.seen.length, 3);
+});
+
+Deno.test("a 304 whose validator matches nothing stored is not taken for the stored response", async () => {
+  const clock = fakeDate();
+  try {
+    await using origin = server((request, count) => {
+      if (request.headers.has("if-none-match")) {
+        return new Response(null, { status: 304, headers: { ETag: '"other"' } });
+      }
+      return new Response(`body ${count}`, {
+        headers: { ETag: '"v1"', "Cache-Control": "max-age=1" },
+      });
+    });
+    await using client = cachedClient(origin.url);
+    await client.get("/");
+    clock.tick(2_000);
+    const response = await client.get("/");
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.text, "body 3");
+    assert.equal(origin.seen.length, 3);
+    assert.equal(origin.seen[2]!.headers.has("if-none-match"), false);
+  } finally {
+    clock.uninstall();
+  }
+});
