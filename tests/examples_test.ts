@@ -3,6 +3,7 @@
 // timer behind), with their output collected and checked.
 
 import assert from "node:assert/strict";
+import { main as cacheEtag } from "../examples/cache_etag.ts";
 import { main as demo } from "../examples/demo.ts";
 import { main as download } from "../examples/download.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
@@ -131,4 +132,15 @@ Deno.test("examples/demo.ts shows the cURL command of a request it sent, which r
   assert.equal(received.path, "/api/users");
   assert.equal(received.headers["content-type"], "application/json");
   assert.equal(new TextDecoder().decode(received.body), '{"name": "Margaret", "role": "admin"}');
+});
+
+Deno.test("examples/cache_etag.ts: only the first call of each resource counts, the rest are hits and 304s", async () => {
+  const lines: string[] = [];
+  const counts = await cacheEtag((line) => lines.push(line));
+  assert.equal(counts.counted, 3);
+  assert.ok(counts.notModified >= 3, `${counts.notModified} 304s`);
+  assert.equal(counts.requests, counts.counted + counts.notModified);
+  assert.equal(lines.length, 7);
+  assert.match(lines[1]!, /fetchline: hit, deno: hit, undici: hit/);
+  assert.match(lines.join("\n"), /fwd=stale; fwd-status=304/);
 });
