@@ -69,12 +69,12 @@ const BLOB_STRING = 36;
 const STORE = "RedisCacheStore";
 
 /**
- * A store in Redis, through a client of the `redis` package (node-redis)
- * or of `ioredis` that the caller creates, connects and closes: one cache
- * for many processes and machines. Each entry is one value, its metadata
- * and body as bytes, that Redis expires (`PX`) after the entry's time to
- * live. Runs where the clients run (Node, Deno, Bun: it uses their
- * `Buffer`).
+ * A store in Redis, through a client of the `redis` package (node-redis's
+ * `createClient()`) or of `ioredis` (`Redis` or `Cluster`) that the caller
+ * creates, connects and closes: one cache for many processes and machines.
+ * Each entry is one value, its metadata and body as bytes, that Redis
+ * expires (`PX`) after the entry's time to live. Runs where the clients run
+ * (Node, Deno, Bun: it uses their `Buffer`).
  *
  * @example A store through node-redis (connect the client before the first call: `await redis.connect()`)
  * ```ts
@@ -87,11 +87,11 @@ const STORE = "RedisCacheStore";
  *
  * @example Through ioredis, with a prefix of one's own
  * ```ts
- * import { Redis } from "ioredis";
+ * import type { Redis } from "ioredis";
  * import { RedisCacheStore } from "@fetchline/fetchline/cache";
  *
- * const redis = new Redis({ host: "127.0.0.1", port: 6379, lazyConnect: true });
- * const store = new RedisCacheStore(redis, { prefix: "my-app:cache:" });
+ * // redis: new Redis("redis://127.0.0.1:6379"), created where the application starts.
+ * const cacheStore = (redis: Redis) => new RedisCacheStore(redis, { prefix: "my-app:cache:" });
  * ```
  */
 export class RedisCacheStore implements CacheStore {
