@@ -2,9 +2,10 @@
  * Caching: {@linkcode HttpCache}, a private HTTP cache (RFC 9111) that a
  * client plugs in as middleware (`withMiddleware(cache)` or
  * `withCache(cache)`), and the stores it keeps responses in:
- * {@linkcode MemoryCacheStore} in memory, or any {@linkcode CacheStore}.
- * `mod.ts` never loads this module: a client without a cache never loads
- * its code.
+ * {@linkcode MemoryCacheStore} in memory, {@linkcode DenoKvCacheStore} in a
+ * Deno KV, {@linkcode RedisCacheStore} in Redis, or any
+ * {@linkcode CacheStore}. `mod.ts` never loads this module: a client without
+ * a cache never loads its code.
  *
  * @example A store in memory
  * ```ts
@@ -23,3 +24,16 @@ export { MemoryCacheStore } from "./src/cache/store.ts";
 export type { CacheEntry, CacheStore, MemoryCacheStoreOptions } from "./src/cache/store.ts";
 export { HttpCache } from "./src/cache/http_cache.ts";
 export type { HttpCacheOptions } from "./src/cache/http_cache.ts";
+export { DenoKvCacheStore } from "./src/cache/deno_kv_store.ts";
+export type {
+  DenoKvAtomicLike,
+  DenoKvCacheStoreOptions,
+  DenoKvLike,
+  KvKeyPart,
+} from "./src/cache/deno_kv_store.ts";
+export { RedisCacheStore } from "./src/cache/redis_store.ts";
+export type {
+  IoRedisLike,
+  NodeRedisLike,
+  RedisCacheStoreOptions,
+} from "./src/cache/redis_store.ts";

@@ -86,12 +86,13 @@ async function installTracing(work: string): Promise<void> {
 }
 
 /**
- * The validators some Node tests use beside the package (Standard Schema
- * libraries), at the versions deno.json's imports name: `zod@^4`.
+ * The packages some Node tests use beside the package, at the versions
+ * deno.json's imports name (`zod@^4`): Standard Schema validators, and the
+ * Redis clients of the Redis cache store's test.
  */
 async function testDependencies(): Promise<string[]> {
   const { imports } = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
-  return ["zod", "valibot"].map((name) => {
+  return ["zod", "valibot", "redis", "ioredis"].map((name) => {
     const specifier = imports[name];
     if (typeof specifier !== "string" || !specifier.startsWith("npm:")) {
       throw new Error(`deno.json imports no npm: specifier for ${name}`);
