@@ -4,6 +4,8 @@
 
 import assert from "node:assert/strict";
 import { main as cacheEtag } from "../examples/cache_etag.ts";
+import { main as cacheRedis } from "../examples/cache_redis.ts";
+import { startRedis } from "./redis_server.ts";
 import { main as demo } from "../examples/demo.ts";
 import { main as download } from "../examples/download.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
@@ -143,4 +145,22 @@ Deno.test("examples/cache_etag.ts: only the first call of each resource counts, 
   assert.equal(lines.length, 7);
   assert.match(lines[1]!, /fetchline: hit, deno: hit, undici: hit/);
   assert.match(lines.join("\n"), /fwd=stale; fwd-status=304/);
+});
+
+Deno.test("examples/cache_redis.ts: a second process stores, this one is served from Redis", async () => {
+  await using redis = await startRedis();
+  const lines: string[] = [];
+  // The second process through sh, which the suite may run (not Deno's own path).
+  const run = async (args: string[]) => {
+    const { code, stdout, stderr } = await new Deno.Command("sh", {
+      args: ["-c", 'exec "$0" "$@"', Deno.execPath(), ...args],
+      stdin: "null",
+    }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    return new TextDecoder().decode(stdout).trim();
+  };
+  const served = await cacheRedis(redis.url, (line) => lines.push(line), run);
+  assert.equal(served, 1);
+  assert.match(lines[0]!, /^second process: fetchline; fwd=miss; stored: \{"report":"weekly"/);
+  assert.match(lines[1]!, /^this process: {3}fetchline; hit: \{"report":"weekly"/);
 });
