@@ -5,12 +5,16 @@
 // no-store and no-cache, Vary, the request's own Cache-Control, invalidation
 // by a POST, identity (two credentials never share an entry, no secret
 // reaches the store, Set-Cookie is never stored), stale-if-error after a
-// 5xx, a failing store that never fails a call, and streamed hits and
-// misses. What each call did is read from its Cache-Status; what reached the
-// server, from the fixture's record (routes/cache.mjs).
+// 5xx and after a refused connection, a failing store that never fails a
+// call, and streamed hits and misses. What each call did is read from its
+// Cache-Status; what reached the server, from the fixture's record
+// (routes/cache.mjs).
 //
 // Freshness needs no clock: the server's `Age` makes a response stale at
-// once (max-age=60 with Age: 61).
+// once (max-age=60 with Age: 61). The rules that need a clock (expiry over
+// time, stale-while-revalidate, close() ending it) are in the Deno suite
+// (tests/cache_test.ts, with a fake Date); a 1 GiB streamed miss, neither
+// stored nor buffered, there and in tests/node/cache.test.mjs.
 //
 // A browser's fetch has an HTTP cache of its own, below this one, which
 // answers some of the calls this cache sends on: seen here, Chromium's and
@@ -19,10 +23,7 @@
 // Chromium's also a request with `Cache-Control: no-store` and a GET of the
 // Location a POST had invalidated. A conditional request passes it (the
 // Fetch standard turns its cache mode to no-store). So on the browsers the
-// clients' fetch sets `cache: "no-store"`, and what is tested is this cache. The Deno suite (tests/cache_test.ts) has
-// the rules that need a fake clock (expiry over time, stale-while-revalidate,
-// close()), a refused connection and a 1 GiB streamed miss; the Node suite
-// (tests/node/cache.test.mjs) has the last two on Node.
+// clients' fetch sets `cache: "no-store"`, and what is tested is this cache.
 
 export default function ({ lib, fixture, runtime, assert }) {
   const run = () => crypto.randomUUID();
@@ -39,14 +40,19 @@ export default function ({ lib, fixture, runtime, assert }) {
   }
 
   /**
-   * Runs `body` with a client of the fixture whose cache is `cache` (a new
-   * one over a MemoryCacheStore unless given), no retries; waits for the
-   * cache's background writes before the client closes. In a browser its
-   * fetch bypasses the browser's own HTTP cache (see above).
+   * Runs `body` with a client of `baseUrl` (the fixture's) whose cache is
+   * `cache` (a new one over a MemoryCacheStore unless given), with
+   * `middleware` inside it, no retries; waits for the cache's background
+   * writes before the client closes. In a browser its fetch bypasses the
+   * browser's own HTTP cache (see above).
    */
-  async function withCache(body, cache = newCache(), timeout = 10) {
-    const builder = new lib.HttpClientConfigBuilder().withBaseUrl(fixture.url)
-      .withTimeout(timeout).withRetry({ maxRetries: 0 }).withCache(cache);
+  async function withCache(
+    body,
+    { cache = newCache(), timeout = 10, baseUrl = fixture.url, middleware = [] } = {},
+  ) {
+    const builder = new lib.HttpClientConfigBuilder().withBaseUrl(baseUrl)
+      .withTimeout(timeout).withRetry({ maxRetries: 0 }).withCache(cache)
+      .withMiddleware(...middleware);
     if (runtime === "chromium" || runtime === "firefox") {
       builder.withFetch((input, init) => fetch(input, { ...init, cache: "no-store" }));
     }
@@ -280,7 +286,7 @@ export default function ({ lib, fixture, runtime, assert }) {
         for (const secret of ["alice-t0ken", "bob-t0ken", "k3y-s3cret", "s3cr3t-cookie"]) {
           assert.ok(!text.includes(secret), `${secret} reached the store`);
         }
-      }, newCache({ store }));
+      }, { cache: newCache({ store }) });
     },
     "stale-if-error: a 5xx within the window serves the stale response, past it the 5xx": () => {
       const errors = [];
@@ -325,7 +331,34 @@ export default function ({ lib, fixture, runtime, assert }) {
         assert.equal((await http.get(strict)).statusCode, 503);
         assert.equal((await calls(id)).length, 8, "server calls");
         assert.deepEqual(errors, [], "a 5xx is no store error");
-      }, newCache({ onError: (error) => errors.push(error) }));
+      }, { cache: newCache({ onError: (error) => errors.push(error) }) });
+    },
+    "stale-if-error: a refused connection within the window serves the stale response": () => {
+      const errors = [];
+      let first = true;
+      // Inside the cache, which keys the refused URL: the first exchange
+      // reaches the fixture, every later one the port nothing listens on.
+      const firstToFixture = (request, next) => {
+        if (!first) return next(request);
+        first = false;
+        return next(request.with({ url: request.url.replace(fixture.refusedUrl, fixture.url) }));
+      };
+      return withCache(async (http) => {
+        const id = run();
+        const path = resource(id, { cc: "max-age=60, stale-if-error=600", age: "61" });
+        assert.equal(status(await http.get(path)), "fetchline; fwd=miss; stored");
+        const served = await http.get(path);
+        assert.equal(served.statusCode, 200);
+        assert.equal(served.json().call, 1, "the stored body");
+        assert.equal(status(served), "fetchline; fwd=stale; detail=stale-if-error");
+        assert.equal(errors.length, 1, "the connection's error told");
+        assert.ok(errors[0] instanceof lib.ConnectionException, String(errors[0]));
+        assert.equal((await calls(id)).length, 1, "server calls");
+      }, {
+        cache: newCache({ onError: (error) => errors.push(error) }),
+        baseUrl: fixture.refusedUrl,
+        middleware: [firstToFixture],
+      });
     },
     "a store that throws, hangs or answers garbage never fails a call; onError is told":
       async () => {
@@ -353,7 +386,7 @@ export default function ({ lib, fixture, runtime, assert }) {
             assert.ok(Date.now() - started < 5_000, `${behave}: ${Date.now() - started} ms`);
             assert.equal((await calls(id)).length, 2, `${behave}: server calls`);
             assert.ok(errors.length >= 2, `${behave}: ${errors.length} errors told`);
-          }, cache);
+          }, { cache });
         }
       },
     "a hanging store is bounded by the call's timeout too": async () => {
@@ -365,8 +398,7 @@ export default function ({ lib, fixture, runtime, assert }) {
           const response = await http.get(resource(run(), { cc: "max-age=60" }));
           assert.equal(response.statusCode, 200);
         },
-        cache,
-        0.4,
+        { cache, timeout: 0.4 },
       );
     },
     "streamed: a miss is stored once read to its end, a hit is served as a stream": () =>
@@ -404,7 +436,7 @@ export default function ({ lib, fixture, runtime, assert }) {
         assert.equal(store.size, 0, "entries stored");
         assert.equal(status(await http.get(path)), "fetchline; fwd=miss");
         assert.equal(store.size, 0, "entries stored by a buffered call");
-      }, newCache({ store, maxEntryBytes: 65_536 }));
+      }, { cache: newCache({ store, maxEntryBytes: 65_536 }) });
     },
   };
 }
