@@ -4,7 +4,8 @@
  * `firefox-esr`), driven by puppeteer-core (from the npm registry, pinned)
  * through tests/runtimes/chromium.mjs, Firefox over WebDriver BiDi. A page server on 127.0.0.1 serves
  * tests/runtimes/browser.mjs, tests/runtimes/checks.mjs and the installed
- * package's files, with an import map for `@fetchline/fetchline`; the
+ * package's files, with an import map for `@fetchline/fetchline` and the
+ * cache's CommonJS dependency (served as an ES module, as a bundler makes it); the
  * fixture the checks call listens on another port, so each call is
  * cross-origin and the fixture answers CORS and its preflights as a real
  * API must (and, under `/cors/`, as scripts/cors_routes.ts describes). The
@@ -38,7 +39,9 @@ const page = `<!doctype html>
 {
   "imports": {
     "@fetchline/fetchline": "/pkg/browser/mod.js",
-    "@fetchline/fetchline/utils": "/pkg/browser/utils.js"
+    "@fetchline/fetchline/utils": "/pkg/browser/utils.js",
+    "@fetchline/fetchline/cache": "/pkg/browser/cache.js",
+    "http-cache-semantics": "/http-cache-semantics.js"
   }
 }
 </script>
@@ -48,13 +51,30 @@ const page = `<!doctype html>
 /** The test modules the page imports, copied into the work folder. */
 const PAGE_MODULES = new Set(["/browser.mjs", "/checks.mjs", "/cors.mjs"]);
 
-/** Serves the page, the two test modules and, under `/pkg/`, the installed package. */
+/**
+ * The cache's dependency, http-cache-semantics (CommonJS: one file that sets
+ * `module.exports`, requiring nothing), as the ES module a bundler makes of
+ * it for a page.
+ */
+async function cacheSemanticsModule(work: string): Promise<string> {
+  const source = await Deno.readTextFile(`${work}/node_modules/http-cache-semantics/index.js`);
+  return `const module = { exports: {} };\n${source}\nexport default module.exports;\n`;
+}
+
+/**
+ * Serves the page, the test modules, under `/pkg/` the installed package,
+ * and the cache's dependency as an ES module.
+ */
 function servePage(work: string): Deno.HttpServer<Deno.NetAddr> {
   const pkg = `${work}/node_modules/@fetchline/fetchline/`;
   return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
     const { pathname } = new URL(request.url);
     if (pathname === "/") {
       return new Response(page, { headers: { "content-type": types[".html"]! } });
+    }
+    if (pathname === "/http-cache-semantics.js") {
+      const module = await cacheSemanticsModule(work);
+      return new Response(module, { headers: { "content-type": types[".js"]! } });
     }
     const file = PAGE_MODULES.has(pathname) ||
         (pathname.startsWith("/shared/") && !pathname.includes(".."))

@@ -118,8 +118,8 @@ function serveFixture(held: Promise<void>): Deno.HttpServer<Deno.NetAddr> {
 }
 
 /**
- * workerd's config: the worker, its modules (the Web build's files and the
- * shared suite's) and its network.
+ * workerd's config: the worker, its modules (the Web build's files, the
+ * cache's dependency and the shared suite's files) and its network.
  */
 function workerdConfig(webFiles: string[], sharedFiles: string[]): string {
   const modules = [
@@ -129,6 +129,9 @@ function workerdConfig(webFiles: string[], sharedFiles: string[]): string {
     ...webFiles.map((file) =>
       `(name = "web/${file}", esModule = embed "node_modules/@fetchline/fetchline/web/${file}")`
     ),
+    // The cache entry point's dependency, a CommonJS module: workerd
+    // resolves web/cache.js's bare import beside it.
+    `(name = "web/http-cache-semantics", commonJsModule = embed "node_modules/http-cache-semantics/index.js")`,
   ];
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (

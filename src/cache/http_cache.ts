@@ -255,7 +255,9 @@ export class HttpCache {
     status: string,
   ): HttpResponse {
     const policy = policyOf(keyed.message, messageOf(response));
-    if (!policy.storable() || keyed.key === undefined) return withStatus(response, status);
+    if (!policy.storable() || keepFor(policy) <= 0 || keyed.key === undefined) {
+      return withStatus(response, status);
+    }
     const key = keyed.key;
     const body = streamedBodyOf(response);
     if (body === undefined) {
@@ -309,10 +311,9 @@ export class HttpCache {
 
   /** Stores `body` under `key` with `policy` (a store's promise is waited for in the background). */
   #write(key: string, policy: CachePolicy, body: Uint8Array, facts: ExchangeFacts | undefined) {
-    const meta = policyMeta(policy);
-    const ttl = policy.timeToLive() +
-      (hasValidator(meta.resh as Record<string, string>) ? KEEP_VALIDATED_MS : 0);
+    const ttl = keepFor(policy);
     if (ttl <= 0) return;
+    const meta = policyMeta(policy);
     const entry: CacheEntry = { meta: { v: VERSION, ...meta }, body };
     this.#settle(() => this.store.set(key, entry, ttl), facts);
   }
@@ -523,9 +524,16 @@ function sameHeaders(a: CachePolicy, b: CachePolicy): boolean {
         .length && names.every((name) => left![name] === right![name]);
 }
 
-/** True when `headers` carry a validator (an ETag or a Last-Modified). */
-function hasValidator(headers: Readonly<Record<string, string>>): boolean {
-  return headers.etag !== undefined || headers["last-modified"] !== undefined;
+/**
+ * How long the response of `policy` is of use, in ms: while it may be
+ * served, and a day more when it has a validator (an ETag or a
+ * Last-Modified), to be revalidated by a 304. 0 for one of no use (stale on
+ * arrival with no validator, `Vary: *`): it is not stored.
+ */
+function keepFor(policy: CachePolicy): number {
+  const headers = policy.responseHeaders();
+  const validated = headers.etag !== undefined || headers["last-modified"] !== undefined;
+  return policy.timeToLive() + (validated ? KEEP_VALIDATED_MS : 0);
 }
 
 /** `response` as the policy reads it: no Set-Cookie (never stored), no Cache-Status. */

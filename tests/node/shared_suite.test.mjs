@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
 import * as mod from "@fetchline/fetchline";
+import * as cache from "@fetchline/fetchline/cache";
 import { toCurl } from "@fetchline/fetchline/utils";
 import * as areas from "./shared/areas.mjs";
 import { bounded, collect, summary } from "./shared/suite.mjs";
@@ -32,7 +33,7 @@ async function startFixture() {
 const { child, fixture } = await startFixture();
 const only = process.env.FETCHLINE_SHARED_AREAS?.split(",").filter(Boolean);
 const counts = { passed: 0, failed: 0, skipped: 0 };
-const env = { lib: { ...mod, toCurl }, fixture, runtime: "node" };
+const env = { lib: { ...mod, ...cache, toCurl }, fixture, runtime: "node" };
 
 for (const shared of collect(areas, env, only)) {
   if (shared.skip !== undefined) {

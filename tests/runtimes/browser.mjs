@@ -11,6 +11,7 @@
 // those areas).
 
 import * as mod from "@fetchline/fetchline";
+import * as cache from "@fetchline/fetchline/cache";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { checks, limits, noFiles, run } from "./checks.mjs";
 import { cors } from "./cors.mjs";
@@ -64,7 +65,7 @@ function browserOnly(lib, { url, runtime }) {
 
 const query = new URLSearchParams(location.search);
 const fixture = { url: query.get("url"), refusedUrl: query.get("refused"), runtime: "a browser" };
-const lib = { ...mod, toCurl };
+const lib = { ...mod, ...cache, toCurl };
 const all = {
   ...checks(lib, fixture),
   ...limits(lib, fixture),

@@ -8,6 +8,7 @@
 
 import process from "node:process";
 import * as mod from "@fetchline/fetchline";
+import * as cache from "@fetchline/fetchline/cache";
 import { toCurl } from "@fetchline/fetchline/utils";
 import * as areas from "./shared/areas.mjs";
 import { runSuite } from "./shared/suite.mjs";
@@ -19,7 +20,7 @@ const runtime = globalThis.Bun !== undefined
   : "node";
 const fixture = JSON.parse(process.argv[2]);
 const only = process.env.FETCHLINE_SHARED_AREAS?.split(",").filter(Boolean);
-const result = await runSuite(areas, { lib: { ...mod, toCurl }, fixture, runtime }, {
+const result = await runSuite(areas, { lib: { ...mod, ...cache, toCurl }, fixture, runtime }, {
   only,
   onLine: (line) => console.log(line),
 });

@@ -1,6 +1,7 @@
 // The npm package's Web build inside workerd: scripts/test_runtimes.ts gives
 // workerd this worker, the build's files as modules (workerd resolves no
-// package name, so no tough-cookie either), the shared suite's files
+// package name, so no tough-cookie either; the cache's http-cache-semantics
+// is given as a CommonJS module beside them), the shared suite's files
 // (tests/shared/, but not its node:http fixture) and a network that reaches
 // 127.0.0.1. On `/`, it runs tests/runtimes/checks.mjs against the fixture
 // named in the query (`url`, `refused`); on `/shared`, the shared suite
@@ -9,12 +10,13 @@
 // lines, with status 500 if any test failed.
 
 import * as mod from "./web/mod.js";
+import * as cache from "./web/cache.js";
 import { toCurl } from "./web/utils.js";
 import { checks, limits, noFiles, run, withoutToughCookie } from "./checks.mjs";
 import * as areas from "./shared/areas.mjs";
 import { runSuite } from "./shared/suite.mjs";
 
-const lib = { ...mod, toCurl };
+const lib = { ...mod, ...cache, toCurl };
 
 async function shared(query) {
   const fixture = JSON.parse(query.get("fixture"));

@@ -3,6 +3,7 @@
 // tests/shared_test.ts checks that every area file of this folder is listed.
 
 export { default as auth } from "./auth.mjs";
+export { default as cache } from "./cache.mjs";
 export { default as client } from "./client.mjs";
 export { default as faults } from "./faults.mjs";
 export { default as limits } from "./limits.mjs";

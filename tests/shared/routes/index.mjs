@@ -2,6 +2,7 @@
 // merge. Paths start with the area's name, so no two files collide.
 
 export { routes as auth } from "./auth.mjs";
+export { routes as cache } from "./cache.mjs";
 export { routes as client } from "./client.mjs";
 export { routes as faults } from "./faults.mjs";
 export { routes as limits } from "./limits.mjs";
