@@ -611,3 +611,32 @@ Deno.test("a 304 whose validator matches nothing stored is not taken for the sto
     clock.uninstall();
   }
 });
+
+Deno.test("a response stale on arrival by its Age is fresh again after a 304 without Age", async () => {
+  await using origin = server((request) =>
+    request.headers.has("if-none-match")
+      ? new Response(null, { status: 304, headers: { ETag: '"a"', "Cache-Control": "max-age=60" } })
+      : new Response("aged", {
+        headers: { ETag: '"a"', "Cache-Control": "max-age=60", Age: "61" },
+      })
+  );
+  await using client = cachedClient(origin.url);
+  await client.get("/");
+  assert.equal(status(await client.get("/")), "fetchline; fwd=stale; fwd-status=304");
+  const hit = await client.get("/");
+  assert.equal(status(hit), "fetchline; hit");
+  assert.equal(hit.text, "aged");
+  assert.equal(origin.seen.length, 2);
+});
+
+Deno.test("a streamed miss whose Content-Length passes maxEntryBytes does not say stored", async () => {
+  await using origin = server(() =>
+    new Response("x".repeat(2_000), { headers: { "Cache-Control": "max-age=60" } })
+  );
+  const cache = new HttpCache({ store: new MemoryCacheStore(), maxEntryBytes: 1_000 });
+  await using client = cachedClient(origin.url, cache);
+  const response = await client.stream("GET", "/");
+  assert.equal(status(response), "fetchline; fwd=miss");
+  assert.equal((await response.read()).text.length, 2_000);
+  assert.equal(status(await client.get("/")), "fetchline; fwd=miss");
+});

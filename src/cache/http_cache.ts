@@ -221,7 +221,7 @@ export class HttpCache {
     await response.cancel();
     const { policy: updated, matches } = policy.revalidatedPolicy(
       keyed.message,
-      messageOf(response),
+      notModified(response),
     );
     // A 304 whose validator selects no stored response cannot stand for it (RFC 9111 4.3.4).
     if (!matches) return this.#forward(request, next, keyed, facts, fwd);
@@ -260,6 +260,9 @@ export class HttpCache {
     }
     const key = keyed.key;
     const body = streamedBodyOf(response);
+    // A streamed body its Content-Length already puts past the limit is not kept.
+    const length = Number(response.headers["content-length"] ?? 0);
+    if (body !== undefined && length > this.maxEntryBytes) return withStatus(response, status);
     if (body === undefined) {
       if (response.content.byteLength > this.maxEntryBytes) return withStatus(response, status);
       this.#write(key, policy, response.content, facts);
@@ -358,7 +361,7 @@ export class HttpCache {
     const sent = request.withHeaders(conditional ?? {});
     const revalidated = facts.background(sent).then((response) => {
       if (response.statusCode === 304) {
-        const updated = stored.policy.revalidatedPolicy(keyed.message, messageOf(response));
+        const updated = stored.policy.revalidatedPolicy(keyed.message, notModified(response));
         this.#write(key, updated.policy, stored.body, facts);
       } else this.#store(response, keyed, facts, "");
     });
@@ -543,6 +546,18 @@ function messageOf(response: HttpResponse): PolicyMessage {
     if (name !== "set-cookie" && name !== "cache-status") headers[name] = value;
   }
   return { status: response.statusCode, headers };
+}
+
+/**
+ * A 304 as the policy reads it, with `Age: 0` when it carries none: the
+ * stored response's headers are updated with the 304's (RFC 9111 4.3.4),
+ * and a stored `Age` is not the revalidated response's age (kept, it would
+ * leave a response that came stale by its Age stale after each 304).
+ */
+function notModified(response: HttpResponse): PolicyMessage {
+  const message = messageOf(response);
+  message.headers.age ??= "0";
+  return message;
 }
 
 /** The value of header `name` of `request`, compared without regard to case. */
