@@ -175,7 +175,8 @@ export class HttpCache {
     if (directives["no-store"] !== undefined || headerOf(request, "range") !== undefined) {
       return withStatus(await next(request), "fwd=bypass");
     }
-    const keyed = await cacheRequest(request, facts?.credentialHeaders);
+    const keying = cacheRequest(request, facts?.credentialHeaders);
+    const keyed = keying instanceof Promise ? await keying : keying;
     const { key } = keyed;
     if (key === undefined) return withStatus(await next(request), "fwd=bypass");
     const read = this.#read(key, keyed.message, facts);
@@ -439,7 +440,10 @@ function served(
   const url = appendParams(request.url, request.params);
   const init = {
     statusCode: stored.policy.status(),
-    headers: { ...headers, "cache-status": appendStatus(headers["cache-status"], detail) },
+    // The policy's headers are a new object each time: written in place.
+    headers: Object.assign(headers, {
+      "cache-status": appendStatus(headers["cache-status"], detail),
+    }),
     elapsedMs: performance.now() - since,
     url,
     request,
@@ -521,10 +525,15 @@ function conditionalHeaders(
 
 /** True when the stored headers of `a` and `b` are the same but for Date and Age. */
 function sameHeaders(a: CachePolicy, b: CachePolicy): boolean {
-  const [left, right] = [a.toObject().resh, b.toObject().resh] as Record<string, string>[];
-  const names = Object.keys(left!).filter((name) => name !== "date" && name !== "age");
-  return names.length === Object.keys(right!).filter((name) => name !== "date" && name !== "age")
-        .length && names.every((name) => left![name] === right![name]);
+  const [left, right] = [a._resHeaders, b._resHeaders];
+  let names = 0;
+  for (const name in left) {
+    if (name === "date" || name === "age") continue;
+    if (left[name] !== right[name]) return false;
+    names++;
+  }
+  for (const name in right) if (name !== "date" && name !== "age") names--;
+  return names === 0;
 }
 
 /**
@@ -534,7 +543,7 @@ function sameHeaders(a: CachePolicy, b: CachePolicy): boolean {
  * arrival with no validator, `Vary: *`): it is not stored.
  */
 function keepFor(policy: CachePolicy): number {
-  const headers = policy.responseHeaders();
+  const headers = policy._resHeaders;
   const validated = headers.etag !== undefined || headers["last-modified"] !== undefined;
   return policy.timeToLive() + (validated ? KEEP_VALIDATED_MS : 0);
 }

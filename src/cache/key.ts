@@ -33,10 +33,10 @@ export interface CacheRequest {
  * values of credential-like query parameters, they make the identity,
  * hashed (SHA-256) into the key.
  */
-export async function cacheRequest(
+export function cacheRequest(
   request: HttpRequest,
   declared: ReadonlySet<string> | undefined,
-): Promise<CacheRequest> {
+): CacheRequest | Promise<CacheRequest> {
   const url = new URL(appendParams(request.url, request.params));
   const secrets: string[] = [];
   if (url.username !== "" || url.password !== "") {
@@ -65,6 +65,24 @@ export async function cacheRequest(
   }
   headers.host = url.host;
   const where = url.href;
+  // The policy reads every request as a GET: it stores no response to a
+  // QUERY, whose body the key holds.
+  const message = { url: where, method: "GET", headers };
+  // A GET with nothing to hash is keyed at once (most are): no await.
+  const plain = `GET ${where}`;
+  if (secrets.length === 0 && request.method === "GET" && plain.length <= MAX_KEY) {
+    return { key: plain, getKey: plain, message };
+  }
+  return hashed(request, where, secrets, message);
+}
+
+/** The keys of `request` at `where` whose credentials, body or length need a hash. */
+async function hashed(
+  request: HttpRequest,
+  where: string,
+  secrets: string[],
+  message: PolicyMessage,
+): Promise<CacheRequest> {
   const identity = secrets.length === 0 ? "" : ` as ${await sha256(secrets.sort().join("\n"))}`;
   const getKey = await bounded(`GET ${where}${identity}`);
   let key: string | undefined = getKey;
@@ -74,9 +92,7 @@ export async function cacheRequest(
       ? undefined
       : await bounded(`${request.method} ${where}${identity} body ${await sha256(body)}`);
   }
-  // The policy reads every request as a GET: it stores no response to a
-  // QUERY, whose body the key holds.
-  return { key, getKey, message: { url: where, method: "GET", headers } };
+  return { key, getKey, message };
 }
 
 /** The key of a GET of `location` (resolved against `base`) by the caller of `identityOf`. */

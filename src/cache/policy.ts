@@ -44,6 +44,8 @@ export interface CachePolicy {
   toObject(): Record<string, unknown>;
   /** True when `request` may receive this response: its URL, method and Vary (private, as `_rescc`). */
   _requestMatches(request: PolicyMessage, allowHead: boolean): boolean;
+  /** The stored response's headers (private, as `_rescc`). */
+  readonly _resHeaders: Readonly<Record<string, string>>;
   /** The response's parsed Cache-Control (a private field of the library, pinned to 4.3). */
   readonly _rescc: Record<string, string | boolean>;
 }
