@@ -65,24 +65,28 @@ async function get(store: CacheStore, url: string, token: string) {
   return `${response.header("cache-status")} | ${response.text}`;
 }
 
+/**
+ * The second process (its `args` before the URL and token) stores alice's
+ * response; this one, through `store`, is served it, and bob is not.
+ */
+async function shared(args: string[], store: CacheStore, server: ReturnType<typeof origin>) {
+  assert.equal(
+    await child([...args, server.url, "alice"]),
+    "fetchline; fwd=miss; stored | profile 1",
+  );
+  assert.equal(await get(store, server.url, "alice"), "fetchline; hit | profile 1");
+  assert.equal(server.count, 1);
+  assert.equal(await get(store, server.url, "bob"), "fetchline; fwd=miss; stored | profile 2");
+  assert.equal(server.count, 2);
+}
+
 Deno.test("two processes share one cache through a Deno KV file", async () => {
   const dir = await Deno.makeTempDir({ prefix: "fetchline-cache-kv-" });
   try {
     await using server = origin();
     const path = `${dir}/cache.sqlite`;
-    assert.equal(
-      await child(["kv", path, server.url, "alice"]),
-      "fetchline; fwd=miss; stored | profile 1",
-    );
     using kv = await Deno.openKv(path);
-    const store = new DenoKvCacheStore(kv);
-    assert.equal(await get(store, server.url, "alice"), "fetchline; hit | profile 1");
-    assert.equal(server.count, 1);
-    assert.equal(
-      await get(store, server.url, "bob"),
-      "fetchline; fwd=miss; stored | profile 2",
-    );
-    assert.equal(server.count, 2);
+    await shared(["kv", path], new DenoKvCacheStore(kv), server);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -93,18 +97,7 @@ Deno.test("two processes share one cache through Redis", async () => {
   await using server = origin();
   const redis = await createClient({ url: redisServer.url }).connect();
   try {
-    assert.equal(
-      await child(["redis", redisServer.url, server.url, "alice"]),
-      "fetchline; fwd=miss; stored | profile 1",
-    );
-    const store = new RedisCacheStore(redis);
-    assert.equal(await get(store, server.url, "alice"), "fetchline; hit | profile 1");
-    assert.equal(server.count, 1);
-    assert.equal(
-      await get(store, server.url, "bob"),
-      "fetchline; fwd=miss; stored | profile 2",
-    );
-    assert.equal(server.count, 2);
+    await shared(["redis", redisServer.url], new RedisCacheStore(redis), server);
     // No credential in what Redis holds, keys or values.
     const keys = await redis.keys("*");
     assert.equal(keys.length, 2);

@@ -15,7 +15,7 @@ import {
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
 import { redactText } from "../masking/views.ts";
 import { appendParams } from "../http/url.ts";
-import type { CacheEntry, CacheStore } from "./store.ts";
+import { type CacheEntry, type CacheStore, positive } from "./store.ts";
 import { type CacheRequest, cacheRequest, keyOfLocation } from "./key.ts";
 import {
   type CachePolicy,
@@ -139,8 +139,8 @@ export class HttpCache {
       );
     }
     this.store = store;
-    this.maxEntryBytes = positive("maxEntryBytes", options.maxEntryBytes ?? 8 * 2 ** 20);
-    this.storeTimeout = positive("storeTimeout", options.storeTimeout ?? 1);
+    this.maxEntryBytes = positive("maxEntryBytes", options.maxEntryBytes ?? 8 * 2 ** 20, false);
+    this.storeTimeout = positive("storeTimeout", options.storeTimeout ?? 1, false);
     const { onError } = options;
     if (onError !== undefined && typeof onError !== "function") {
       throw new TypeError(`Invalid onError: expected a function, got ${describeType(onError)}`);
@@ -575,14 +575,4 @@ function headerOf(request: HttpRequest, name: string): string | undefined {
     if (key.toLowerCase() === name) return value;
   }
   return undefined;
-}
-
-/** `value` when it is a positive finite number, else a TypeError naming `field`. */
-function positive(field: string, value: unknown): number {
-  if (typeof value === "number" && Number.isFinite(value) && value > 0) return value;
-  throw new TypeError(
-    `Invalid ${field}: expected a positive number, got ${
-      typeof value === "number" ? value : describeType(value)
-    }`,
-  );
 }

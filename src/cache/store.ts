@@ -243,11 +243,16 @@ export class MemoryCacheStore implements CacheStore {
   }
 }
 
-/** `value` when it is a positive integer, else a TypeError naming `field`. */
-function positive(field: string, value: unknown): number {
-  if (typeof value === "number" && Number.isSafeInteger(value) && value > 0) return value;
+/**
+ * `value` when it is a positive number (an integer when `integer`), else a
+ * TypeError naming `field`.
+ */
+export function positive(field: string, value: unknown, integer = true): number {
+  const valid = typeof value === "number" && value > 0 &&
+    (integer ? Number.isSafeInteger(value) : Number.isFinite(value));
+  if (valid) return value;
   throw new TypeError(
-    `Invalid ${field}: expected a positive integer, got ${
+    `Invalid ${field}: expected a positive ${integer ? "integer" : "number"}, got ${
       typeof value === "number" ? value : describeType(value)
     }`,
   );
