@@ -26,6 +26,18 @@ export function freePort(): number {
  * asking for `auth` (user, password) when given, and waits until it
  * accepts connections (at most 5 s).
  */
+/** Starts `path` with `args`, its output discarded; gives what stops it (SIGTERM) and waits. */
+export function startDaemon(path: string, args: string[]): () => Promise<void> {
+  const child = new Deno.Command(path, { args, stdin: "null", stdout: "null", stderr: "null" })
+    .spawn();
+  return async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+    await child.status;
+  };
+}
+
 export async function startTinyproxy(
   options: { auth?: readonly [string, string]; connectPorts?: readonly number[] } = {},
 ): Promise<Tinyproxy> {
@@ -43,17 +55,9 @@ export async function startTinyproxy(
     ...(options.connectPorts ?? []).map((p) => `ConnectPort ${p}`),
   ];
   await Deno.writeTextFile(`${dir}/tinyproxy.conf`, lines.join("\n") + "\n");
-  const child = new Deno.Command(TINYPROXY, {
-    args: ["-d", "-c", `${dir}/tinyproxy.conf`],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  const daemon = startDaemon(TINYPROXY, ["-d", "-c", `${dir}/tinyproxy.conf`]);
   const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* already gone */ }
-    await child.status;
+    await daemon();
     await Deno.remove(dir, { recursive: true });
   };
   try {

@@ -2,7 +2,7 @@
 // loopback port, with no persistence, stopped at the end (.ci/run installs
 // the package when it is missing).
 
-import { freePort } from "./proxy_server.ts";
+import { freePort, startDaemon } from "./proxy_server.ts";
 
 export const REDIS_SERVER = "/usr/bin/redis-server";
 
@@ -16,18 +16,10 @@ export interface RedisServer extends AsyncDisposable {
 /** Starts redis-server and waits until it accepts connections (at most 5 s). */
 export async function startRedis(): Promise<RedisServer> {
   const port = freePort();
-  const child = new Deno.Command(REDIS_SERVER, {
-    args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* already gone */ }
-    await child.status;
-  };
+  const stop = startDaemon(
+    REDIS_SERVER,
+    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+  );
   try {
     await waitForRedis(port);
   } catch (error) {
