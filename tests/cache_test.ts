@@ -640,3 +640,157 @@ Deno.test("a streamed miss whose Content-Length passes maxEntryBytes does not sa
   assert.equal((await response.read()).text.length, 2_000);
   assert.equal(status(await client.get("/")), "fetchline; fwd=miss");
 });
+
+Deno.test("a successful unsafe method has invalidated before its call returns, with a store that takes its time", async () => {
+  let version = 0;
+  await using origin = server((request) => {
+    if (request.method === "POST") return (version++, new Response("done"));
+    return new Response(`v${version}`, { headers: { "Cache-Control": "max-age=60" } });
+  });
+  const memory = new MemoryCacheStore();
+  const store: CacheStore = {
+    get: (key) => Promise.resolve(memory.get(key)),
+    set: (key, entry, ttl) => Promise.resolve(memory.set(key, entry, ttl)),
+    delete: (key) => new Promise((resolve) => setTimeout(() => resolve(memory.delete(key)), 20)),
+  };
+  await using client = cachedClient(origin.url, new HttpCache({ store }));
+  await client.get("/r");
+  await client.cache.whenIdle();
+  await client.post("/r", { body: "x" });
+  const after = await client.get("/r");
+  assert.equal(after.text, "v1");
+  assert.equal(status(after), "fetchline; fwd=miss; stored");
+  await client.cache.whenIdle();
+});
+
+Deno.test("a caller writing into its body's bytes changes no other caller's", async () => {
+  for (const text of ["hello", "x".repeat(4096)]) {
+    await using origin = server(() =>
+      new Response(text, { headers: { "Cache-Control": "max-age=60" } })
+    );
+    await using client = cachedClient(origin.url);
+    (await client.get("/")).content[0] = 0x4a;
+    (await client.get("/")).content[0] = 0x4a;
+    const streamed = await client.get("/", { stream: true });
+    (await streamed.read()).content[0] = 0x4a;
+    const hit = await client.get("/");
+    assert.equal(hit.text, text);
+    assert.equal(status(hit), "fetchline; hit");
+    assert.equal(origin.seen.length, 1);
+  }
+});
+
+Deno.test("a store answering metadata of the wrong types is a miss, told, never a failed call", async () => {
+  await using origin = server(() =>
+    new Response("ok", { headers: { "Cache-Control": "max-age=60" } })
+  );
+  const metas = [
+    { resh: { vary: 1 }, rescc: {} },
+    { resh: { "x-a": { o: 1 } }, rescc: {} },
+    { resh: {}, rescc: { "max-age": 60 } },
+    { resh: { vary: "accept" }, rescc: {}, reqh: { accept: [] } },
+    { resh: {}, rescc: {}, st: 0 },
+  ];
+  for (const meta of metas) {
+    const entry = { meta: { v: 2, t: Date.now(), st: 200, ...meta }, body: new Uint8Array(1) };
+    const errors: unknown[] = [];
+    const store: CacheStore = { get: () => entry as never, set() {}, delete() {} };
+    await using client = cachedClient(
+      origin.url,
+      new HttpCache({ store, onError: (error) => errors.push(error) }),
+    );
+    const response = await client.get("/");
+    assert.equal(response.text, "ok", JSON.stringify(meta));
+    assert.equal(status(response), "fetchline; fwd=miss; stored");
+    assert.equal(errors.length, 1);
+  }
+});
+
+Deno.test("an onError that throws leaves no unhandled rejection: the default warning tells the failure", async () => {
+  await using origin = server(() =>
+    new Response("ok", { headers: { "Cache-Control": "max-age=60" } })
+  );
+  const store: CacheStore = {
+    get: () => undefined,
+    set: () => Promise.reject(new Error("store down")),
+    delete() {},
+  };
+  const { logger, lines } = recordingLogger();
+  const cache = new HttpCache({
+    store,
+    onError() {
+      throw new Error("onError failed");
+    },
+  });
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(origin.url).withLogging({ logger }).withCache(cache)
+      .build(),
+  );
+  assert.equal((await client.get("/")).text, "ok");
+  await cache.whenIdle();
+  const warnings = lines.filter(([level]) => level === "warn").map(([, line]) => line);
+  assert.deepEqual(warnings, ["fetchline cache: Error: store down"]);
+});
+
+Deno.test("Vary: of the request's headers, only those the Vary names reach the store", async () => {
+  await using origin = server(() =>
+    new Response("ok", { headers: { "Cache-Control": "max-age=60", Vary: "Accept" } })
+  );
+  const written: CacheEntry[] = [];
+  const memory = new MemoryCacheStore();
+  const store: CacheStore = {
+    get: (key) => memory.get(key),
+    set: (key, entry, ttl) => (written.push(entry), memory.set(key, entry, ttl)),
+    delete: (key) => memory.delete(key),
+  };
+  await using client = cachedClient(origin.url, new HttpCache({ store }));
+  const headers = { Accept: "text/plain", Signature: "sig1=:c2VjcmV0LXNpZ25hdHVyZQ==:" };
+  await client.get("/", { headers });
+  assert.equal(status(await client.get("/", { headers })), "fetchline; hit");
+  assert.equal(written.length, 1);
+  assert.deepEqual(written[0]!.meta.reqh, { accept: "text/plain" });
+});
+
+Deno.test("QUERY: the same body of another Content-Type is another entry", async () => {
+  await using origin = server((request) =>
+    new Response(request.headers.get("content-type"), {
+      headers: { "Cache-Control": "max-age=60" },
+    })
+  );
+  await using client = cachedClient(origin.url);
+  const sql = await client.query("/s", {
+    body: "select 1",
+    headers: { "Content-Type": "application/sql" },
+  });
+  const text = await client.query("/s", {
+    body: "select 1",
+    headers: { "Content-Type": "text/plain" },
+  });
+  assert.equal(sql.text, "application/sql");
+  assert.equal(text.text, "text/plain");
+  assert.equal(origin.seen.length, 2);
+});
+
+Deno.test("stale-if-error: past its window, a response kept for its validator lets the 5xx pass", async () => {
+  const clock = fakeDate();
+  try {
+    let mode = "ok";
+    await using origin = server(() => {
+      if (mode === "5xx") return new Response("down", { status: 502 });
+      return new Response("kept", {
+        headers: { "Cache-Control": "max-age=1, stale-if-error=60", ETag: '"v1"' },
+      });
+    });
+    await using client = cachedClient(origin.url);
+    await client.get("/");
+    mode = "5xx";
+    clock.tick(30_000); // within the window
+    assert.equal((await client.get("/")).text, "kept");
+    clock.tick(120_000); // past it, the entry still kept (its ETag): the 502 passes
+    const passed = await client.get("/");
+    assert.equal(passed.statusCode, 502);
+    assert.equal(status(passed), "fetchline; fwd=stale; fwd-status=502");
+  } finally {
+    clock.uninstall();
+  }
+});

@@ -44,7 +44,7 @@ export interface HttpCacheOptions {
    * Told each failure of the store (and of a background revalidation):
    * they never fail a call. Default: a warning to the client's logger (its
    * logging hooks', `withLogging()`), else the console, with credentials
-   * in URLs masked.
+   * in URLs masked; the default's warning too when `onError` throws.
    */
   onError?: ((error: unknown) => void) | undefined;
 }
@@ -167,8 +167,9 @@ export class HttpCache {
     const directives = parseCacheControl(headerOf(request, "cache-control"));
     if (!STORED_METHODS.has(method)) {
       const response = await next(request);
+      // Waited for: a GET sent once this call returns must not be served what it replaced.
       if (!SAFE_METHODS.has(method) && response.statusCode < 400) {
-        this.#invalidate(request, response, facts);
+        await this.#invalidate(request, response, facts);
       }
       return withStatus(response, "fwd=bypass");
     }
@@ -266,7 +267,8 @@ export class HttpCache {
     if (body !== undefined && length > this.maxEntryBytes) return withStatus(response, status);
     if (body === undefined) {
       if (response.content.byteLength > this.maxEntryBytes) return withStatus(response, status);
-      this.#write(key, policy, response.content, facts);
+      // A copy: the caller may write into the bytes it was given.
+      this.#write(key, policy, response.content.slice(), facts);
       return withStatus(response, `${status}; stored`);
     }
     const limit = this.maxEntryBytes;
@@ -275,7 +277,7 @@ export class HttpCache {
       take: () => body.take().pipeThrough(keeper(limit, store)),
       read: async () => {
         const read = await body.read();
-        if (read.content.byteLength <= limit) store(read.content);
+        if (read.content.byteLength <= limit) store(read.content.slice());
         return read;
       },
       cancel: () => body.cancel(),
@@ -332,10 +334,18 @@ export class HttpCache {
     }
   }
 
-  /** Removes what a successful unsafe `request` made stale: its URL's, its Location's, its Content-Location's. */
-  #invalidate(request: HttpRequest, response: HttpResponse, facts: ExchangeFacts | undefined) {
+  /**
+   * Removes what a successful unsafe `request` made stale: its URL's, its
+   * Location's, its Content-Location's; settles once the store has (or its
+   * wait is over), a failure told.
+   */
+  async #invalidate(
+    request: HttpRequest,
+    response: HttpResponse,
+    facts: ExchangeFacts | undefined,
+  ): Promise<void> {
     const declared = facts?.credentialHeaders;
-    const removed = (async () => {
+    try {
       const keys = [(await cacheRequest(request, declared)).getKey];
       for (const name of ["location", "content-location"]) {
         const location = response.header(name);
@@ -343,9 +353,17 @@ export class HttpCache {
         const key = await keyOfLocation(location, response.url, request, declared);
         if (key !== undefined) keys.push(key);
       }
-      for (const key of keys) this.#settle(() => this.store.delete(key), facts);
-    })();
-    this.#track(removed, facts);
+      await Promise.all(keys.map(async (key) => {
+        try {
+          const done = this.store.delete(key);
+          if (done instanceof Promise) await this.#bounded(done, facts);
+        } catch (error) {
+          this.#report(error, facts);
+        }
+      }));
+    } catch (error) {
+      this.#report(error, facts);
+    }
   }
 
   /** Revalidates `stored` in the background, once per key at a time (stale-while-revalidate). */
@@ -378,7 +396,11 @@ export class HttpCache {
 
   /** Tells `error` to `onError`, else warns the client's logger (or the console), masked. */
   #report(error: unknown, facts: ExchangeFacts | undefined): void {
-    if (this.#onError !== undefined) return this.#onError(error);
+    try {
+      if (this.#onError !== undefined) return this.#onError(error);
+    } catch {
+      // onError failed too: the warning below tells the store's failure.
+    }
     const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     (facts?.logger ?? console).warn(`fetchline cache: ${redactText(text)}`);
   }
@@ -448,8 +470,9 @@ function served(
     url,
     request,
   };
+  // Each caller gets its own copy: the stored bytes are every later hit's.
   const body = stored.body;
-  if (facts?.stream !== true) return receivedResponse({ ...init, content: body });
+  if (facts?.stream !== true) return receivedResponse({ ...init, content: body.slice() });
   let read: Promise<HttpResponse> | undefined;
   return streamedResponse(init, {
     take: () =>
@@ -459,7 +482,7 @@ function served(
           controller.close();
         },
       }),
-    read: () => read ??= Promise.resolve(receivedResponse({ ...init, content: body })),
+    read: () => read ??= Promise.resolve(receivedResponse({ ...init, content: body.slice() })),
     cancel: () => Promise.resolve(),
     maxResponseBytes: facts.maxResponseBytes,
   });

@@ -88,9 +88,14 @@ async function hashed(
   let key: string | undefined = getKey;
   if (request.method !== "GET") {
     const body = bodyBytes(request);
-    key = body === undefined
-      ? undefined
-      : await bounded(`${request.method} ${where}${identity} body ${await sha256(body)}`);
+    // The body's type and coding say what its bytes mean (RFC 10008: the
+    // key holds the content and its metadata).
+    const { "content-type": type = "", "content-encoding": coding = "" } = message.headers;
+    key = body === undefined ? undefined : await bounded(
+      `${request.method} ${where}${identity} body ${await sha256(body)} ${
+        JSON.stringify([type, coding])
+      }`,
+    );
   }
   return { key, getKey, message };
 }

@@ -74,8 +74,22 @@ export function policyOf(request: PolicyMessage, response: PolicyMessage): Cache
  * holds: about half the bytes.
  */
 export function policyMeta(policy: CachePolicy): Record<string, unknown> {
-  const { t, st, resh, rescc, reqh } = policy.toObject();
-  return reqh === null ? { t, st, resh, rescc } : { t, st, resh, rescc, reqh };
+  const { t, st, resh, rescc, reqh } = policy.toObject() as {
+    t: number;
+    st: number;
+    resh: Record<string, string>;
+    rescc: Record<string, string | true>;
+    reqh: Record<string, string> | null;
+  };
+  if (reqh === null) return { t, st, resh, rescc };
+  // The library keeps every request header when the response has a Vary;
+  // it reads only those the Vary names.
+  const varied: Record<string, string> = {};
+  for (const name of (resh.vary ?? "").toLowerCase().split(",")) {
+    const field = name.trim();
+    if (Object.hasOwn(reqh, field)) varied[field] = reqh[field]!;
+  }
+  return { t, st, resh, rescc, reqh: varied };
 }
 
 /** The policy of `meta` ({@linkcode policyMeta}) for a stored response to `request`; throws when it is not one. */
@@ -85,8 +99,9 @@ export function policyFrom(
 ): CachePolicy {
   const { t, st, resh, rescc, reqh = null } = meta;
   if (
-    typeof t !== "number" || typeof st !== "number" || !isRecord(resh) || !isRecord(rescc) ||
-    (reqh !== null && !isRecord(reqh))
+    !Number.isFinite(t) || !Number.isInteger(st) || (st as number) < 200 ||
+    (st as number) > 599 || !isRecord(resh, "string") || !isRecord(rescc, "string", "boolean") ||
+    (reqh !== null && !isRecord(reqh, "string"))
   ) {
     throw new TypeError("the store answered an entry whose metadata is not a cache policy's");
   }
@@ -109,8 +124,10 @@ export function policyFrom(
   });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+/** True when `value` is a plain record whose values are all of the `types`. */
+function isRecord(value: unknown, ...types: string[]): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) &&
+    Object.values(value).every((field) => types.includes(typeof field));
 }
 
 /**
