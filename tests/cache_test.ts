@@ -13,6 +13,7 @@ import {
   MemoryCacheStore,
 } from "../cache.ts";
 import { recordingLogger } from "./helpers.ts";
+import { makeTlsMaterial } from "./tls_material.ts";
 
 /** A server answering with `answer`; every request it received is in `seen`. */
 function server(answer: (request: Request, count: number) => Response | Promise<Response>) {
@@ -793,4 +794,62 @@ Deno.test("stale-if-error: past its window, a response kept for its validator le
   } finally {
     clock.uninstall();
   }
+});
+
+Deno.test("identity: a client certificate is a credential: a client without it is not served what one with it fetched", async () => {
+  const tls = await makeTlsMaterial();
+  let count = 0;
+  await using origin = Deno.serve(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      cert: tls.serverCert,
+      key: tls.serverKey,
+      onListen() {},
+    },
+    () =>
+      new Response(`answer ${++count}`, { headers: { "Cache-Control": "private, max-age=60" } }),
+  );
+  const url = `https://127.0.0.1:${origin.addr.port}/me`;
+  const cache = new HttpCache({ store: new MemoryCacheStore() });
+  const client = (tlsOptions: Parameters<HttpClientConfigBuilder["withTls"]>[0]) =>
+    new HttpClient(new HttpClientConfigBuilder().withTls(tlsOptions).withCache(cache).build());
+  await using withCertificate = client({
+    caCerts: [tls.caCert],
+    cert: tls.clientCert,
+    key: tls.clientKey,
+  });
+  await using without = client({ caCerts: [tls.caCert] });
+  assert.equal((await withCertificate.get(url)).text, "answer 1");
+  assert.equal((await withCertificate.get(url)).header("cache-status"), "fetchline; hit");
+  assert.equal((await without.get(url)).text, "answer 2");
+});
+
+Deno.test("a stored body past the caller's maxResponseBytes is not served: the exchange refuses it", async () => {
+  await using origin = server(() =>
+    new Response("x".repeat(5_000), { headers: { "Cache-Control": "max-age=60" } })
+  );
+  const cache = new HttpCache({ store: new MemoryCacheStore() });
+  await using large = cachedClient(origin.url, cache);
+  await large.get("/");
+  await using small = new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(origin.url).withMaxResponseBytes(1_000)
+      .withRetry({ maxRetries: 0 }).withCache(cache).build(),
+  );
+  await assert.rejects(small.get("/"), /exceeds maxResponseBytes/);
+  assert.equal(origin.seen.length, 2);
+});
+
+Deno.test("without stale-if-error, a failed revalidation of a fresh response (request no-cache) is not answered from the cache", async () => {
+  let fail = false;
+  await using origin = server(() =>
+    fail
+      ? new Response("down", { status: 503 })
+      : new Response("fresh", { headers: { "Cache-Control": "max-age=60", ETag: '"f"' } })
+  );
+  await using client = cachedClient(origin.url);
+  await client.get("/");
+  fail = true;
+  const response = await client.get("/", { headers: { "Cache-Control": "no-cache" } });
+  assert.equal(response.statusCode, 503);
 });

@@ -176,12 +176,17 @@ export class HttpCache {
     if (directives["no-store"] !== undefined || headerOf(request, "range") !== undefined) {
       return withStatus(await next(request), "fwd=bypass");
     }
-    const keying = cacheRequest(request, facts?.credentialHeaders);
+    const keying = cacheRequest(request, facts);
     const keyed = keying instanceof Promise ? await keying : keying;
     const { key } = keyed;
     if (key === undefined) return withStatus(await next(request), "fwd=bypass");
     const read = this.#read(key, keyed.message, facts);
-    const stored = read instanceof Promise ? await read : read;
+    let stored = read instanceof Promise ? await read : read;
+    // A body past this client's limit is not served from the cache: the exchange refuses it.
+    if (
+      stored !== undefined && facts !== undefined && !facts.stream &&
+      stored.body.byteLength > facts.maxResponseBytes
+    ) stored = undefined;
     const onlyIfCached = directives["only-if-cached"] !== undefined;
     if (stored === undefined) {
       if (onlyIfCached) return gatewayTimeout(request, since);
@@ -344,13 +349,12 @@ export class HttpCache {
     response: HttpResponse,
     facts: ExchangeFacts | undefined,
   ): Promise<void> {
-    const declared = facts?.credentialHeaders;
     try {
-      const keys = [(await cacheRequest(request, declared)).getKey];
+      const keys = [(await cacheRequest(request, facts, true)).getKey];
       for (const name of ["location", "content-location"]) {
         const location = response.header(name);
         if (location === undefined) continue;
-        const key = await keyOfLocation(location, response.url, request, declared);
+        const key = await keyOfLocation(location, response.url, request, facts);
         if (key !== undefined) keys.push(key);
       }
       await Promise.all(keys.map(async (key) => {
@@ -378,13 +382,15 @@ export class HttpCache {
     const conditional = conditionalHeaders(headers);
     if (facts === undefined || this.#running.has(key)) return;
     const sent = request.withHeaders(conditional ?? {});
+    // Its store waits are bounded by storeTimeout, not by what the call that started it had left.
+    const detached: ExchangeFacts = Object.create(facts, { remainingMs: { value: Infinity } });
     const revalidated = facts.background(sent).then((response) => {
       if (response.statusCode === 304) {
         const updated = stored.policy.revalidatedPolicy(keyed.message, notModified(response));
-        this.#write(key, updated.policy, stored.body, facts);
-      } else this.#store(response, keyed, facts, "");
+        this.#write(key, updated.policy, stored.body, detached);
+      } else this.#store(response, keyed, detached, "");
     });
-    this.#track(revalidated, facts, key);
+    this.#track(revalidated, detached, key);
   }
 
   /** Keeps `work` among the running until it settles; its failure is told. */

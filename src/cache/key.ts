@@ -24,19 +24,30 @@ export interface CacheRequest {
   readonly message: PolicyMessage;
 }
 
+/** What the cache knows of the client that sends a request (a middleware link's exchange facts). */
+export interface Caller {
+  /** Lower-case names of the credential headers the client's hooks declare. */
+  readonly credentialHeaders: ReadonlySet<string> | undefined;
+  /** The client certificate (PEM) the client shows a server that asks. */
+  readonly clientCertificate: string | undefined;
+}
+
 /**
  * The key and policy view of `request` (sent to its URL with its params):
  * the credential headers are the fixed ones (`Authorization`, `Cookie`,
- * `Proxy-Authorization`, `X-API-Key`), those the client's hooks declare
- * (`declared`), and any whose name looks like a credential's (`X-Token`,
- * `X-Session-Id`); with the user-info of the URL, Basic `auth` and the
- * values of credential-like query parameters, they make the identity,
- * hashed (SHA-256) into the key.
+ * `Proxy-Authorization`, `X-API-Key`), those the client's hooks declare,
+ * and any whose name looks like a credential's (`X-Token`,
+ * `X-Session-Id`); with the user-info of the URL, Basic `auth`, the values
+ * of credential-like query parameters and the client's certificate, they
+ * make the identity, hashed (SHA-256) into the key. With `getOnly`, only
+ * the key of a GET of the URL is made (what an unsafe method invalidates).
  */
 export function cacheRequest(
   request: HttpRequest,
-  declared: ReadonlySet<string> | undefined,
+  caller: Caller | undefined,
+  getOnly = false,
 ): CacheRequest | Promise<CacheRequest> {
+  const declared = caller?.credentialHeaders;
   const url = new URL(appendParams(request.url, request.params));
   const secrets: string[] = [];
   if (url.username !== "" || url.password !== "") {
@@ -44,6 +55,8 @@ export function cacheRequest(
     url.username = url.password = "";
   }
   if (request.auth !== undefined) secrets.push(`auth:${request.auth[0]}:${request.auth[1]}`);
+  const certificate = caller?.clientCertificate;
+  if (certificate !== undefined) secrets.push(`certificate:${certificate}`);
   if (url.search !== "") {
     const params = [...url.searchParams];
     if (params.some(([name]) => isSensitiveQueryName(name))) {
@@ -70,10 +83,10 @@ export function cacheRequest(
   const message = { url: where, method: "GET", headers };
   // A GET with nothing to hash is keyed at once (most are): no await.
   const plain = `GET ${where}`;
-  if (secrets.length === 0 && request.method === "GET" && plain.length <= MAX_KEY) {
+  if (secrets.length === 0 && (request.method === "GET" || getOnly) && plain.length <= MAX_KEY) {
     return { key: plain, getKey: plain, message };
   }
-  return hashed(request, where, secrets, message);
+  return hashed(request, where, secrets, message, getOnly);
 }
 
 /** The keys of `request` at `where` whose credentials, body or length need a hash. */
@@ -82,11 +95,12 @@ async function hashed(
   where: string,
   secrets: string[],
   message: PolicyMessage,
+  getOnly: boolean,
 ): Promise<CacheRequest> {
   const identity = secrets.length === 0 ? "" : ` as ${await sha256(secrets.sort().join("\n"))}`;
   const getKey = await bounded(`GET ${where}${identity}`);
   let key: string | undefined = getKey;
-  if (request.method !== "GET") {
+  if (request.method !== "GET" && !getOnly) {
     const body = bodyBytes(request);
     // The body's type and coding say what its bytes mean (RFC 10008: the
     // key holds the content and its metadata).
@@ -100,12 +114,12 @@ async function hashed(
   return { key, getKey, message };
 }
 
-/** The key of a GET of `location` (resolved against `base`) by the caller of `identityOf`. */
+/** The key of a GET of `location` (resolved against `base`) by the caller of `like`. */
 export async function keyOfLocation(
   location: string,
   base: string,
   like: HttpRequest,
-  declared: ReadonlySet<string> | undefined,
+  caller: Caller | undefined,
 ): Promise<string | undefined> {
   let url: URL;
   try {
@@ -114,7 +128,7 @@ export async function keyOfLocation(
     return undefined;
   }
   if (url.origin !== new URL(base).origin) return undefined;
-  return (await cacheRequest(like.with({ url: url.href, params: undefined }), declared)).getKey;
+  return (await cacheRequest(like.with({ url: url.href, params: undefined }), caller, true)).getKey;
 }
 
 /** `key`, or its hash when it is longer than a store takes. */

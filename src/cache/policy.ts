@@ -167,7 +167,7 @@ export function staleIfError(
     seconds(directives["stale-if-error"]),
     seconds(requestDirectives["stale-if-error"]),
   );
-  return policy.age() - policy.maxAge() < window;
+  return window > 0 && policy.age() - policy.maxAge() < window;
 }
 
 /** A directive's value in seconds (0 when absent or not a number). */

@@ -337,6 +337,7 @@ export class HttpClient {
       retry: config.retry,
       authHook: config.authHook,
       middleware: chainLinks(config.middleware, cookies),
+      clientCertificate: config.tls?.cert,
       logger: [...config.errorHooks, ...config.responseHooks, ...config.requestHooks]
         .map((hook) => tokenLoggers.get(hook)).find((logger) => logger !== undefined),
       cookies,

@@ -35,6 +35,8 @@ export interface ExchangeFacts {
   readonly maxResponseBytes: number;
   /** Lower-case names of the credential headers the client's hooks declare, if any. */
   readonly credentialHeaders: ReadonlySet<string> | undefined;
+  /** The client certificate (PEM) the client shows a server that asks (`withTls()`), if any. */
+  readonly clientCertificate: string | undefined;
   /** The client's logger (that of its logging hooks, `withLogging()`), if it has one. */
   readonly logger: { warn(message: string): void } | undefined;
   /** How long the exchange may still take when the link starts, in ms (`Infinity`: no timeout). */

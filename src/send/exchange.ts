@@ -70,6 +70,8 @@ export interface SendOptions extends AbortSources, CallTimeouts {
    * cookie jar's, when the client keeps cookies, then `withMiddleware`'s).
    */
   readonly middleware: readonly MiddlewareFunction[];
+  /** The client certificate (PEM) of the client's TLS settings, told to the middleware. */
+  readonly clientCertificate?: string | undefined;
   /** The client's logger (its logging hooks'), told to the middleware. */
   readonly logger?: { warn(message: string): void } | undefined;
   /**
@@ -561,6 +563,10 @@ class LinkFacts implements ExchangeFacts {
 
   get credentialHeaders(): ReadonlySet<string> | undefined {
     return this.chain.options.credentialHeaders;
+  }
+
+  get clientCertificate(): string | undefined {
+    return this.chain.options.clientCertificate;
   }
 
   get logger(): { warn(message: string): void } | undefined {
