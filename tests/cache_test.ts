@@ -65,6 +65,8 @@ Deno.test("a fresh response (max-age) is served from the cache without reaching 
   assert.equal(second.text, "fresh");
   assert.equal(status(second), "fetchline; hit");
   assert.equal(second.header("age"), "0");
+  // The Date of a hit is now's (to the second), as RFC 9110 6.6.1 says an origin's is.
+  assert.ok(Math.abs(Date.parse(second.header("date")!) - Date.now()) < 2_000);
   assert.equal(origin.seen.length, 1);
   // Another URL is another entry.
   await client.get("/b");

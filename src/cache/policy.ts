@@ -59,7 +59,43 @@ interface CachePolicyClass {
   fromObject(object: unknown): CachePolicy;
 }
 
-const Policy = CachePolicyModule as unknown as CachePolicyClass;
+/** What the subclass below reads of the library's policy (private, pinned to 4.3 as `_rescc`). */
+interface PolicyInternals {
+  _resHeaders: Record<string, string>;
+  _copyWithoutHopByHopHeaders(headers: Record<string, string>): Record<string, string>;
+  age(): number;
+  now(): number;
+}
+
+/**
+ * The library's policy with its `responseHeaders()` made cheaper: the same
+ * headers (the stored ones but hop-by-hop, `Age` now, `Date` now), with
+ * the Date's text made once a second. Formatting a date took 1.8 of the
+ * 2.5 µs of a call, the bulk of a hit's evaluation (Deno 2.9.6, a loop of
+ * 200,000). Without the obsolete 113 Warning the library adds to a
+ * heuristically fresh response over a day old (RFC 9111 removed Warning).
+ */
+const Policy = class extends (CachePolicyModule as unknown as new (...args: never[]) => object) {
+  responseHeaders(): Record<string, string> {
+    const self = this as unknown as PolicyInternals;
+    const headers = self._copyWithoutHopByHopHeaders(self._resHeaders);
+    headers.age = `${Math.round(self.age())}`;
+    headers.date = httpDate(self.now());
+    return headers;
+  }
+} as unknown as CachePolicyClass;
+
+let dateSecond = NaN;
+let dateText = "";
+
+/** The HTTP date of `ms` (to the second), formatted once a second. */
+function httpDate(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== dateSecond) {
+    [dateSecond, dateText] = [second, new Date(second * 1000).toUTCString()];
+  }
+  return dateText;
+}
 
 /** The policy of a response to `request`, as a private cache judges it. */
 export function policyOf(request: PolicyMessage, response: PolicyMessage): CachePolicy {
