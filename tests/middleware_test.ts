@@ -18,6 +18,7 @@ import {
 } from "../mod.ts";
 import type { Middleware, MiddlewareFunction } from "../interfaces.ts";
 import { startFixtureServer } from "./fixture_server.ts";
+import { contextExchange } from "../src/models/context.ts";
 import { rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -314,4 +315,30 @@ Deno.test("withMiddleware() refuses what is not a middleware, naming the argumen
     /^Invalid request passed to next\(\): expected an HttpRequest/,
   );
   assert.equal(server.requests.length, 0, "neither sent a request");
+});
+
+Deno.test("a link that waits names its wait in the timeout that ends it there, and is told the end", async () => {
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response("never reached"),
+  );
+  let ended = 0;
+  const waits: MiddlewareFunction = (_request, _next, context) => {
+    const facts = contextExchange(context)!;
+    facts.waiting("the test queue");
+    return new Promise((_, reject) => {
+      facts.onEnd(() => (ended++, reject(new Error("ended"))));
+    });
+  };
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(`http://127.0.0.1:${server.addr.port}`)
+      .withTimeout(0.2).withRetry({ maxRetries: 0 }).withMiddleware(waits).build(),
+  );
+  await assert.rejects(
+    client.get("/"),
+    (error: unknown) =>
+      error instanceof TimeoutException &&
+      /timed out after 0.2 s waiting in the test queue: GET/.test(error.message),
+  );
+  assert.equal(ended, 1);
 });

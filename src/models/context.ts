@@ -47,6 +47,17 @@ export interface ExchangeFacts {
    * end it, the call's signal does not (it outlives the call).
    */
   background(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * Calls `listener` once when the exchange ends early (its timeout, the
+   * caller's signal, the client's close): a link that waits (a queue, a rate
+   * limit) gives its place back there. Gives what undoes it.
+   */
+  onEnd(listener: () => void): () => void;
+  /**
+   * Names the wait the link is in (`"the concurrency queue"`), so a timeout
+   * that ends the exchange there says so; `undefined` once it is over.
+   */
+  waiting(name: string | undefined): void;
 }
 
 /** What the send path bound to `context` for the link running now, if any. */

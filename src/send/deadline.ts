@@ -110,6 +110,8 @@ export class Step extends Abort implements Deadline {
   seconds = 0;
   /** Set with the timeout: true when it is what remains of the call's `totalTimeout`. */
   total = false;
+  /** What a middleware link waits in now (a queue, a rate limit), for the timeout's message. */
+  waitingOn: string | undefined = undefined;
   /** The in-flight list's links. */
   prevInFlight: InFlight | undefined = undefined;
   /** The in-flight list's links. */

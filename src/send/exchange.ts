@@ -388,8 +388,9 @@ export function stepEndedError(
   if (step.timedOut) {
     // The attempt's timeout keeps the message it always had; the others are named.
     const which = step.total ? " (totalTimeout)" : "";
+    const where = step.waitingOn === undefined ? "" : ` waiting in ${step.waitingOn}`;
     const error = new TimeoutException(
-      `Request timed out after ${step.seconds} s${which}: ${describeCall(request)}`,
+      `Request timed out after ${step.seconds} s${which}${where}: ${describeCall(request)}`,
       { request, cause },
     );
     if (step.total) callTimeouts.add(error);
@@ -582,6 +583,16 @@ class LinkFacts implements ExchangeFacts {
 
   background(request: HttpRequest): Promise<HttpResponse> {
     return this.chain.background(this.index + 1, request);
+  }
+
+  onEnd(listener: () => void): () => void {
+    const { step } = this.chain;
+    step.onAbort(listener);
+    return () => step.offAbort(listener);
+  }
+
+  waiting(name: string | undefined): void {
+    this.chain.step.waitingOn = name;
   }
 }
 
