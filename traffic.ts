@@ -1,0 +1,26 @@
+/**
+ * Traffic control: middleware that makes a client a good citizen of the
+ * APIs it calls, each opt-in, plugged in with `withMiddleware()` in the
+ * order they should act: {@linkcode QueueFullException},
+ * {@linkcode RateLimitedException} and {@linkcode CircuitOpenException} are
+ * what they fail a call with. `mod.ts` never loads this module: a client
+ * without traffic control never loads its code.
+ *
+ * @example Tell traffic control's failures apart
+ * ```ts
+ * import { CircuitOpenException, QueueFullException } from "@fetchline/fetchline/traffic";
+ * import assert from "node:assert/strict";
+ *
+ * const error: unknown = new QueueFullException("The queue is full: GET http://127.0.0.1/");
+ * assert.ok(error instanceof QueueFullException && !(error instanceof CircuitOpenException));
+ * ```
+ *
+ * @module
+ */
+
+export {
+  CircuitOpenException,
+  QueueFullException,
+  RateLimitedException,
+} from "./src/traffic/errors.ts";
+export type { RateLimitedExceptionOptions } from "./src/traffic/errors.ts";
