@@ -82,9 +82,9 @@ export interface ConcurrencyLimit {
  *   resend after a 401 each queue again, and no place is held during a
  *   retry's wait (it happens outside the exchange).
  *
- * Put it first in `withMiddleware()` to limit what reaches the network
- * after every other control (`dedupe()` before it: a shared exchange takes
- * one place).
+ * The controls act in the order of `withMiddleware()`: put this one after
+ * those that answer or share calls without the network (a cache,
+ * `dedupe()`), so that a hit takes no place and a shared exchange one.
  *
  * @param options `max`, `perOrigin` (at least one of them), `maxQueue`:
  *   each a positive integer or `Infinity` (`maxQueue` may be 0).
@@ -280,9 +280,9 @@ class Queue {
   }
 }
 
-/** The origin of `url` (no user-info, the default port left out); `url` itself when it does not parse. */
+/** The origin of `url` (no user-info, the default port left out); `"null"` when it does not parse. */
 function originOf(url: string): string {
-  return URL.parse(url)?.origin ?? url;
+  return URL.parse(url)?.origin ?? "null";
 }
 
 /**

@@ -35,7 +35,8 @@ const SHARED_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "QUERY"]);
 
 /** One exchange in flight and the calls waiting on it. */
 interface Shared {
-  readonly origin: string;
+  /** The URL it was sent to, whose origin `state()` names. */
+  readonly url: string;
   callers: number;
   readonly response: Promise<HttpResponse>;
 }
@@ -102,7 +103,7 @@ export function dedupe(): Dedupe {
     if (shared === undefined) {
       const response = facts.background(request);
       const entry: Shared = {
-        origin: URL.parse(request.url)?.origin ?? request.url,
+        url: request.url,
         callers: 0,
         response,
       };
@@ -118,7 +119,8 @@ export function dedupe(): Dedupe {
       const origins: Record<string, { inFlight: number; callers: number }> = {};
       let callers = 0;
       for (const shared of inFlight.values()) {
-        const counts = origins[shared.origin] ??= { inFlight: 0, callers: 0 };
+        const origin = URL.parse(shared.url)?.origin ?? "null";
+        const counts = origins[origin] ??= { inFlight: 0, callers: 0 };
         counts.inFlight++;
         counts.callers += shared.callers;
         callers += shared.callers;
