@@ -24,3 +24,12 @@ export {
   RateLimitedException,
 } from "./src/traffic/errors.ts";
 export type { RateLimitedExceptionOptions } from "./src/traffic/errors.ts";
+export { concurrency } from "./src/traffic/concurrency.ts";
+export type {
+  ConcurrencyCounts,
+  ConcurrencyLimit,
+  ConcurrencyOptions,
+  ConcurrencyState,
+} from "./src/traffic/concurrency.ts";
+export { dedupe } from "./src/traffic/dedupe.ts";
+export type { Dedupe, DedupeCounts, DedupeState } from "./src/traffic/dedupe.ts";
