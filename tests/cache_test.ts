@@ -855,3 +855,18 @@ Deno.test("without stale-if-error, a failed revalidation of a fresh response (re
   const response = await client.get("/", { headers: { "Cache-Control": "no-cache" } });
   assert.equal(response.statusCode, 503);
 });
+
+Deno.test("await using waits for a streamed body the cache wrapped, as for any streamed call", async () => {
+  await using origin = server(() =>
+    new Response("streamed", { headers: { "Cache-Control": "max-age=60" } })
+  );
+  const client = cachedClient(origin.url);
+  const response = await client.stream("GET", "/");
+  let disposed = false;
+  const disposing = client[Symbol.asyncDispose]().then(() => disposed = true);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(disposed, false);
+  assert.equal((await response.read()).text, "streamed");
+  await disposing;
+  assert.equal(disposed, true);
+});

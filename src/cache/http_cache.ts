@@ -13,6 +13,7 @@ import {
   streamedResponse,
 } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
+import { carryBody } from "../send/body.ts";
 import { redactText } from "../masking/views.ts";
 import { appendParams } from "../http/url.ts";
 import { type CacheEntry, type CacheStore, positive } from "./store.ts";
@@ -510,15 +511,18 @@ function withStatus(response: HttpResponse, detail: string, body?: StreamedBody)
   };
   const streamed = body ?? streamedBodyOf(response);
   if (streamed === undefined) return receivedResponse({ ...init, content: response.content });
-  return streamedResponse(init, {
-    take: () => streamed.take(),
-    read: async () => {
-      const read = await streamed.read();
-      return receivedResponse({ ...init, content: read.content });
-    },
-    cancel: () => streamed.cancel(),
-    maxResponseBytes: streamed.maxResponseBytes,
-  });
+  return carryBody(
+    response,
+    streamedResponse(init, {
+      take: () => streamed.take(),
+      read: async () => {
+        const read = await streamed.read();
+        return receivedResponse({ ...init, content: read.content });
+      },
+      cancel: () => streamed.cancel(),
+      maxResponseBytes: streamed.maxResponseBytes,
+    }),
+  );
 }
 
 /** A Cache-Status value with this cache's member appended (RFC 9211: the closest to the client last). */

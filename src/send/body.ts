@@ -132,8 +132,20 @@ export function streamedCall(
 export function whenBodySettled(response: HttpResponse, listener: () => void): boolean {
   const body = bodies.get(response);
   if (body === undefined || body.settled) return false;
-  body.listener = listener;
+  const previous = body.listener;
+  body.listener = previous === undefined ? listener : () => (previous(), listener());
   return true;
+}
+
+/**
+ * Makes `to` (a middleware's response that wraps the streamed body of
+ * `from`) tell the same body's end: the client's count of calls in flight
+ * then waits for it as for `from`'s.
+ */
+export function carryBody(from: HttpResponse, to: HttpResponse): HttpResponse {
+  const body = bodies.get(from);
+  if (body !== undefined) bodies.set(to, body);
+  return to;
 }
 
 const bodies = new WeakMap<HttpResponse, WireBody>();

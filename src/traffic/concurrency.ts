@@ -15,7 +15,7 @@ import {
 } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
 import { describeCall } from "../errors.ts";
-import { whenBodySettled } from "../send/body.ts";
+import { carryBody, whenBodySettled } from "../send/body.ts";
 import { hasNoBody } from "../transport/fetch.ts";
 import { QueueFullException } from "./errors.ts";
 
@@ -298,12 +298,15 @@ function withRelease(response: HttpResponse, body: StreamedBody, release: () => 
     request: response.request,
     ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
   };
-  return streamedResponse(init, {
-    take: () => releasing(body.take(), release),
-    read: () => body.read().finally(release),
-    cancel: () => body.cancel().finally(release),
-    maxResponseBytes: body.maxResponseBytes,
-  });
+  return carryBody(
+    response,
+    streamedResponse(init, {
+      take: () => releasing(body.take(), release),
+      read: () => body.read().finally(release),
+      cancel: () => body.cancel().finally(release),
+      maxResponseBytes: body.maxResponseBytes,
+    }),
+  );
 }
 
 /** `stream` as it is, calling `release` at its end, its failure or its cancel. */
