@@ -41,6 +41,7 @@ const page = `<!doctype html>
     "@fetchline/fetchline": "/pkg/browser/mod.js",
     "@fetchline/fetchline/utils": "/pkg/browser/utils.js",
     "@fetchline/fetchline/cache": "/pkg/browser/cache.js",
+    "@fetchline/fetchline/traffic": "/pkg/browser/traffic.js",
     "http-cache-semantics": "/http-cache-semantics.js"
   }
 }

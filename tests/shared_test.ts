@@ -7,6 +7,7 @@
 
 import * as mod from "../mod.ts";
 import * as cache from "../cache.ts";
+import * as traffic from "../traffic.ts";
 import { toCurl } from "../utils.ts";
 import { bounded, collect, summary } from "./shared/suite.mjs";
 import * as areas from "./shared/areas.mjs";
@@ -41,7 +42,7 @@ async function startFixture(): Promise<{ url: string; otherUrl: string; refusedU
 }
 
 const fixture = await startFixture();
-const env = { lib: { ...mod, ...cache, toCurl }, fixture, runtime: "deno" };
+const env = { lib: { ...mod, ...cache, ...traffic, toCurl }, fixture, runtime: "deno" };
 
 Deno.test("shared suite: every area file is listed in areas.mjs", async () => {
   const listed = new Set(Object.keys(areas));

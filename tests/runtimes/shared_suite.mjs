@@ -9,6 +9,7 @@
 import process from "node:process";
 import * as mod from "@fetchline/fetchline";
 import * as cache from "@fetchline/fetchline/cache";
+import * as traffic from "@fetchline/fetchline/traffic";
 import { toCurl } from "@fetchline/fetchline/utils";
 import * as areas from "./shared/areas.mjs";
 import { runSuite } from "./shared/suite.mjs";
@@ -20,7 +21,11 @@ const runtime = globalThis.Bun !== undefined
   : "node";
 const fixture = JSON.parse(process.argv[2]);
 const only = process.env.FETCHLINE_SHARED_AREAS?.split(",").filter(Boolean);
-const result = await runSuite(areas, { lib: { ...mod, ...cache, toCurl }, fixture, runtime }, {
+const result = await runSuite(areas, {
+  lib: { ...mod, ...cache, ...traffic, toCurl },
+  fixture,
+  runtime,
+}, {
   only,
   onLine: (line) => console.log(line),
 });

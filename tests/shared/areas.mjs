@@ -13,3 +13,4 @@ export { default as retries } from "./retries.mjs";
 export { default as secrets } from "./secrets.mjs";
 export { default as streams } from "./streams.mjs";
 export { default as timeouts } from "./timeouts.mjs";
+export { default as traffic } from "./traffic.mjs";

@@ -12,3 +12,4 @@ export { routes as retries } from "./retries.mjs";
 export { routes as secrets } from "./secrets.mjs";
 export { routes as streams } from "./streams.mjs";
 export { routes as timeouts } from "./timeouts.mjs";
+export { routes as traffic } from "./traffic.mjs";

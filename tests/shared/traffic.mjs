@@ -1,0 +1,58 @@
+// Traffic control (API.md "Traffic control", `@fetchline/fetchline/traffic`)
+// on each runtime's transport, with its stores in memory: what reached the
+// server is read from the fixture's record (routes/traffic.mjs). The rules
+// that need a clock, a second process or Redis are in the Deno and Node
+// suites (tests/traffic_*_test.ts, tests/node/traffic_*.test.mjs).
+
+export default function ({ lib, fixture, assert }) {
+  const run = () => crypto.randomUUID();
+
+  /** What the server recorded under `id`, asked with the platform's fetch. */
+  async function stats(id) {
+    return await (await fetch(`${fixture.url}/traffic/stats?run=${id}`)).json();
+  }
+
+  /** Runs `body` with a client of the fixture through `middleware`, no retries. */
+  async function through(middleware, body) {
+    const http = new lib.HttpClient(
+      new lib.HttpClientConfigBuilder().withBaseUrl(fixture.url).withTimeout(10)
+        .withRetry({ maxRetries: 0 }).withMiddleware(...middleware).build(),
+    );
+    try {
+      return await body(http);
+    } finally {
+      await http.close();
+    }
+  }
+
+  return {
+    "concurrency: never more than max in flight at the server, every call answered": () =>
+      through([lib.concurrency({ max: 2 })], async (http) => {
+        const id = run();
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, () => http.get(`/traffic/slow?run=${id}&ms=30`)),
+        );
+        assert.equal(answers.length, 10);
+        const { count, mostAtOnce } = await stats(id);
+        assert.equal(count, 10);
+        assert.ok(mostAtOnce <= 2, `${mostAtOnce} at once`);
+      }),
+    "concurrency: past maxQueue a call fails at once with QueueFullException, never sent": () =>
+      through([lib.concurrency({ max: 1, maxQueue: 0 })], async (http) => {
+        const id = run();
+        const first = http.get(`/traffic/slow?run=${id}&ms=100`);
+        await assert.rejects(http.get(`/traffic/slow?run=${id}`), lib.QueueFullException);
+        await first;
+        assert.equal((await stats(id)).count, 1);
+      }),
+    "dedupe: identical calls in flight share one exchange": () =>
+      through([lib.dedupe()], async (http) => {
+        const id = run();
+        const answers = await Promise.all(
+          Array.from({ length: 10 }, () => http.get(`/traffic/slow?run=${id}&ms=50`)),
+        );
+        assert.equal(new Set(answers.map((answer) => answer.text)).size, 1);
+        assert.equal((await stats(id)).count, 1);
+      }),
+  };
+}
