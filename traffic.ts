@@ -24,3 +24,9 @@ export {
   RateLimitedException,
 } from "./src/traffic/errors.ts";
 export type { RateLimitedExceptionOptions } from "./src/traffic/errors.ts";
+export { serverPacing } from "./src/traffic/server_pacing.ts";
+export type {
+  ServerPacing,
+  ServerPacingOptions,
+  ServerPacingState,
+} from "./src/traffic/server_pacing.ts";
