@@ -30,3 +30,10 @@ export type {
   ServerPacingOptions,
   ServerPacingState,
 } from "./src/traffic/server_pacing.ts";
+export { circuitBreaker } from "./src/traffic/circuit_breaker.ts";
+export type {
+  CircuitBreaker,
+  CircuitBreakerOptions,
+  CircuitBreakerState,
+  CircuitState,
+} from "./src/traffic/circuit_breaker.ts";
