@@ -14,7 +14,7 @@ import {
 import type { Middleware } from "../interfaces.ts";
 import { RateLimitedException, serverPacing, type ServerPacingOptions } from "../traffic.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
-import { rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
+import { exitWithin, rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
 
 /** A client on `url` with `middleware` and no retries, unless `configure` says otherwise. */
 function clientWith(
@@ -320,7 +320,30 @@ Deno.test("a waiting call ended by its signal, the client's close or its timeout
   }
   assert.equal(pacing.state()[server.url]?.waiting, 0);
   assert.equal(arrivals.length, 1, "none of them reached the server");
-  // The sanitizers check that no timer is left.
+});
+
+Deno.test("a program whose waiting calls ended early ends at once: no timer of theirs holds it for the pause", async () => {
+  let served = 0;
+  await using server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => (served++, new Response(null, { status: 429, headers: { "Retry-After": "50" } })),
+  );
+  const child = new Deno.Command("sh", {
+    args: [
+      "-c",
+      'exec "$0" run --quiet --allow-net=127.0.0.1 "$1" "$2"',
+      Deno.execPath(),
+      new URL("./traffic_pacing_child.ts", import.meta.url).pathname,
+      `http://127.0.0.1:${server.addr.port}`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // The pause is 50 s; a child still running after 15 s is held by a wait's timer.
+  const { ended, text } = await exitWithin(child, 15_000);
+  assert.ok(ended, `the program was still running 15 s after its calls ended: ${text}`);
+  assert.equal(text.trim(), "429\nrejected rejected fulfilled rejected\nwaiting 0");
+  assert.equal(served, 1);
 });
 
 Deno.test("with the client's retries: a retried 429 waits the client's retry wait, and a second caller waits for the pause", async () => {
