@@ -33,3 +33,16 @@ export type {
 } from "./src/traffic/concurrency.ts";
 export { dedupe } from "./src/traffic/dedupe.ts";
 export type { Dedupe, DedupeCounts, DedupeState } from "./src/traffic/dedupe.ts";
+export { serverPacing } from "./src/traffic/server_pacing.ts";
+export type {
+  ServerPacing,
+  ServerPacingOptions,
+  ServerPacingState,
+} from "./src/traffic/server_pacing.ts";
+export { circuitBreaker } from "./src/traffic/circuit_breaker.ts";
+export type {
+  CircuitBreaker,
+  CircuitBreakerOptions,
+  CircuitBreakerState,
+  CircuitState,
+} from "./src/traffic/circuit_breaker.ts";
