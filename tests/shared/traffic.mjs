@@ -54,5 +54,36 @@ export default function ({ lib, fixture, assert }) {
         assert.equal(new Set(answers.map((answer) => answer.text)).size, 1);
         assert.equal((await stats(id)).count, 1);
       }),
+    "serverPacing: after a 429 with Retry-After, the next call to the origin waits it out": () =>
+      through([lib.serverPacing({ maxWaitSeconds: 10 })], async (http) => {
+        const id = run();
+        const first = await http.get(`/traffic/paced?run=${id}`);
+        assert.equal(first.statusCode, 429);
+        const second = await http.get(`/traffic/paced?run=${id}`);
+        assert.equal(second.statusCode, 200);
+        assert.ok(second.json().sinceFirst >= 900, `sent ${second.json().sinceFirst} ms after`);
+      }),
+    "serverPacing: a wait past maxWaitSeconds fails at once with RateLimitedException": () =>
+      through([lib.serverPacing({ maxWaitSeconds: 0 })], async (http) => {
+        const id = run();
+        await http.get(`/traffic/paced?run=${id}`);
+        await assert.rejects(http.get(`/traffic/paced?run=${id}`), lib.RateLimitedException);
+        assert.equal((await stats(id)).count, 1);
+      }),
+    "circuitBreaker: 5xx answers open it, then calls fail at once, never sent": () =>
+      through(
+        [lib.circuitBreaker({ failureRatio: 0.5, minimumCalls: 2, openSeconds: 30 })],
+        async (http) => {
+          const id = run();
+          for (let i = 0; i < 2; i++) {
+            assert.equal(
+              (await http.get(`/traffic/slow?run=${id}&ms=1&status=503`)).statusCode,
+              503,
+            );
+          }
+          await assert.rejects(http.get(`/traffic/slow?run=${id}&ms=1`), lib.CircuitOpenException);
+          assert.equal((await stats(id)).count, 2);
+        },
+      ),
   };
 }
