@@ -24,3 +24,13 @@ export {
   RateLimitedException,
 } from "./src/traffic/errors.ts";
 export type { RateLimitedExceptionOptions } from "./src/traffic/errors.ts";
+export { rateLimit } from "./src/traffic/rate_limit.ts";
+export type { RateLimit, RateLimitOptions, RateLimitState } from "./src/traffic/rate_limit.ts";
+export { MemoryRateLimitStore } from "./src/traffic/rate_store.ts";
+export type { RateLimitStore, RateLimitTake } from "./src/traffic/rate_store.ts";
+export { RedisRateLimitStore } from "./src/traffic/redis_rate_store.ts";
+export type {
+  IoRedisScriptLike,
+  NodeRedisScriptLike,
+  RedisRateLimitStoreOptions,
+} from "./src/traffic/redis_rate_store.ts";
