@@ -46,3 +46,13 @@ export type {
   CircuitBreakerState,
   CircuitState,
 } from "./src/traffic/circuit_breaker.ts";
+export { rateLimit } from "./src/traffic/rate_limit.ts";
+export type { RateLimit, RateLimitOptions, RateLimitState } from "./src/traffic/rate_limit.ts";
+export { MemoryRateLimitStore } from "./src/traffic/rate_store.ts";
+export type { RateLimitStore, RateLimitTake } from "./src/traffic/rate_store.ts";
+export { RedisRateLimitStore } from "./src/traffic/redis_rate_store.ts";
+export type {
+  IoRedisScriptLike,
+  NodeRedisScriptLike,
+  RedisRateLimitStoreOptions,
+} from "./src/traffic/redis_rate_store.ts";

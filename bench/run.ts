@@ -1,7 +1,7 @@
 /**
  * `deno task bench`: every benchmark in turn, each writing its own section
- * of bench/RESULTS.md: `size`, `bench:ab`, `bench:cache`, `bench:one-shot`, `bench:node`
- * and `bench:streams`. `--quick` is passed on to those that take it (all
+ * of bench/RESULTS.md: `size`, `bench:ab`, `bench:cache`, `bench:traffic`, `bench:one-shot`,
+ * `bench:node` and `bench:streams`. `--quick` is passed on to those that take it (all
  * but `size`): a check that everything runs.
  *
  * ```sh
@@ -12,7 +12,15 @@
  * @module
  */
 
-const TASKS = ["size", "bench:ab", "bench:cache", "bench:one-shot", "bench:node", "bench:streams"];
+const TASKS = [
+  "size",
+  "bench:ab",
+  "bench:cache",
+  "bench:traffic",
+  "bench:one-shot",
+  "bench:node",
+  "bench:streams",
+];
 const quick = Deno.args.includes("--quick");
 const unknown = Deno.args.filter((arg) => arg !== "--quick");
 if (unknown.length > 0) throw new TypeError(`Unknown arguments: ${unknown.join(" ")} (--quick)`);

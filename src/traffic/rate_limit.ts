@@ -1,0 +1,357 @@
+// The rate limit (API.md "Traffic control"): a middleware that takes a
+// token from a bucket (rate_store.ts) before each exchange, per origin or
+// one for the client; a call that finds none waits its turn, first come
+// first served, for as long as its exchange may last.
+
+import { HttpClientException } from "../errors.ts";
+import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
+import { contextExchange, type ExchangeFacts } from "../models/context.ts";
+import type { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import { checkKnownKeys, describeType, keysOf, validateTimeout } from "../models/_validate.ts";
+import { redactText } from "../masking/views.ts";
+import { originOf } from "../http/url.ts";
+import { MemoryRateLimitStore, type RateLimitStore, type RateLimitTake } from "./rate_store.ts";
+
+/** Options of {@linkcode rateLimit}. */
+export interface RateLimitOptions {
+  /** How many calls `perSeconds` allows: a positive integer. */
+  requests: number;
+  /** The window of `requests`, in seconds: a positive number. */
+  perSeconds: number;
+  /** The most calls sent at once after a quiet spell: a positive integer. Default `requests`. */
+  burst?: number | undefined;
+  /**
+   * `"origin"` (default): a bucket per origin (scheme, host and port);
+   * `"client"`: one bucket for every call through this limit.
+   */
+  scope?: "origin" | "client" | undefined;
+  /**
+   * The name of the one bucket of scope `"client"` in the store (default
+   * `"client"`): the processes that share a store and name the same key
+   * share the bucket. Never put a credential in it: a store may show it.
+   */
+  key?: string | undefined;
+  /** Where the buckets are kept. Default: a {@linkcode MemoryRateLimitStore} of this limit's own. */
+  store?: RateLimitStore | undefined;
+  /**
+   * The longest wait for the store's answer, in seconds (default 1): a
+   * store that answers later, or fails, lets the call through.
+   */
+  storeTimeout?: number | undefined;
+}
+
+const OPTION_KEYS = keysOf<RateLimitOptions>({
+  requests: true,
+  perSeconds: true,
+  burst: true,
+  scope: true,
+  key: true,
+  store: true,
+  storeTimeout: true,
+});
+
+/** A bucket as {@linkcode RateLimit.state} shows it. */
+export interface RateLimitState {
+  /** Whole tokens left, as this limit last heard from its store, refilled since. */
+  readonly tokens: number;
+  /** With no token left, the ms until the next one; else 0. */
+  readonly nextTokenMs: number;
+  /** How many calls wait for a token here. */
+  readonly queued: number;
+}
+
+/** The middleware {@linkcode rateLimit} makes, with the state of its buckets. */
+export interface RateLimit {
+  /** The middleware: `withMiddleware(limit)` calls it for each exchange. */
+  readonly handle: MiddlewareFunction;
+  /**
+   * Each bucket this limit used that is not full or has calls waiting, by
+   * key (an origin, or the key of scope `"client"`). A bucket that other
+   * processes share through the store may hold fewer tokens than it says.
+   */
+  state(): Record<string, RateLimitState>;
+}
+
+/** What the wait is named in a timeout's message. */
+const WAIT = "the rate limit";
+
+/** A call waiting for a token. */
+interface Waiter {
+  readonly facts: ExchangeFacts | undefined;
+  /** Lets the call go on: its token was taken (or the store failed). */
+  readonly go: () => void;
+}
+
+/** One key's bucket as this limit sees it: the calls waiting, in order. */
+class Bucket {
+  readonly queue: Waiter[] = [];
+  /** Armed while the head waits for the next token. */
+  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** True while the store's answer to a take is awaited. */
+  busy = false;
+  /** When the bucket is full again, as the store last said (`performance.now()` ms). */
+  fullAt = 0;
+
+  get idle(): boolean {
+    return this.queue.length === 0 && !this.busy && this.timer === undefined;
+  }
+}
+
+/**
+ * A rate limit as middleware: at most `requests` calls every `perSeconds`
+ * seconds, `burst` of them at once after a quiet spell (a token bucket, as
+ * GCRA keeps it: one number a key), per origin (`scope: "origin"`, the
+ * default) or for every call through it (`scope: "client"`). A call that
+ * finds no token waits for one, first come first served; its wait ends with
+ * the call's signal, the client's `close()` and its timeout (a
+ * `TimeoutException` that says "waiting in the rate limit"), and leaves no
+ * place or timer behind.
+ *
+ * Each exchange takes a token: a retry, a redirect hop and a resend after a
+ * 401 are exchanges of their own, each with a token of its own (a retry's
+ * own wait comes first, then its wait here). A `store` shared by several
+ * processes, such as {@linkcode RedisRateLimitStore}, gives all of them one
+ * bucket per key. A store that fails, answers garbage or answers later
+ * than `storeTimeout` lets the call through (fail open: the limit is a
+ * courtesy to the server, whose own limit still holds) and tells the
+ * client's logger (its logging hooks', else the console), masked.
+ *
+ * Bad options are a `TypeError` naming the field.
+ *
+ * @example Five calls a second to each origin
+ * ```ts
+ * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import { rateLimit } from "@fetchline/fetchline/traffic";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () =>
+ *   new Response("ok"));
+ * const origin = `http://127.0.0.1:${server.addr.port}`;
+ * const limit = rateLimit({ requests: 5, perSeconds: 1 });
+ * await using client = new HttpClient(
+ *   new HttpClientConfigBuilder().withBaseUrl(origin).withMiddleware(limit).build(),
+ * );
+ * const started = performance.now();
+ * await Promise.all(Array.from({ length: 6 }, () => client.get("/")));
+ * assert.ok(performance.now() - started >= 190, "the sixth waited for a token");
+ * assert.equal(limit.state()[origin]?.queued, 0);
+ * ```
+ */
+export function rateLimit(options: RateLimitOptions): RateLimit {
+  return new Limiter(options);
+}
+
+class Limiter implements RateLimit {
+  readonly #store: RateLimitStore;
+  /** One token every `#intervalMs`. */
+  readonly #intervalMs: number;
+  readonly #burst: number;
+  /** The one key of scope "client"; `undefined` for scope "origin". */
+  readonly #key: string | undefined;
+  readonly #storeTimeoutMs: number;
+  readonly #buckets = new Map<string, Bucket>();
+  /** The number of buckets past which idle full ones are swept out. */
+  #sweepAt = 1024;
+
+  constructor(options: RateLimitOptions) {
+    checkKnownKeys("rateLimit options", options, OPTION_KEYS);
+    const requests = positiveInteger("requests", options.requests);
+    const perSeconds = validateTimeout("perSeconds", options.perSeconds);
+    this.#burst = positiveInteger("burst", options.burst ?? requests);
+    this.#intervalMs = (perSeconds * 1000) / requests;
+    const { scope = "origin", key, store = new MemoryRateLimitStore() } = options;
+    if (scope !== "origin" && scope !== "client") {
+      throw new TypeError(
+        `Invalid scope: expected "origin" or "client", got ${
+          typeof scope === "string" ? JSON.stringify(scope) : describeType(scope)
+        }`,
+      );
+    }
+    if (key !== undefined && (typeof key !== "string" || key === "" || scope !== "client")) {
+      throw new TypeError(
+        `Invalid key: expected a non-empty string with scope "client", got ${
+          typeof key === "string" ? `a string with scope "${scope}"` : describeType(key)
+        }`,
+      );
+    }
+    this.#key = scope === "client" ? key ?? "client" : undefined;
+    if (typeof store !== "object" || store === null || typeof store.take !== "function") {
+      throw new TypeError(
+        `Invalid store: expected a RateLimitStore (a take method), got ${describeType(store)}`,
+      );
+    }
+    this.#store = store;
+    this.#storeTimeoutMs = validateTimeout("storeTimeout", options.storeTimeout ?? 1) * 1000;
+  }
+
+  readonly handle: MiddlewareFunction = (request, next, context) =>
+    this.#handle(request, next, contextExchange(context));
+
+  state(): Record<string, RateLimitState> {
+    const now = performance.now();
+    const interval = this.#intervalMs;
+    const states: Record<string, RateLimitState> = {};
+    for (const [key, bucket] of this.#buckets) {
+      const debt = bucket.fullAt - now;
+      if (debt <= 0 && bucket.idle) {
+        this.#buckets.delete(key);
+        continue;
+      }
+      // A whole token is free when the debt is at most burst - 1 intervals (a hair of slack for rounding).
+      const tokens = Math.max(0, Math.floor(this.#burst - Math.max(debt, 0) / interval + 1e-9));
+      const nextTokenMs = tokens > 0 ? 0 : Math.ceil(debt - (this.#burst - 1) * interval);
+      states[key] = { tokens, nextTokenMs, queued: bucket.queue.length };
+    }
+    return states;
+  }
+
+  #handle(
+    request: HttpRequest,
+    next: Next,
+    facts: ExchangeFacts | undefined,
+  ): Promise<HttpResponse> {
+    const key = this.#key ?? originOf(request.url);
+    let bucket = this.#buckets.get(key);
+    if (bucket === undefined) {
+      if (this.#buckets.size >= this.#sweepAt) this.#sweep();
+      bucket = new Bucket();
+      this.#buckets.set(key, bucket);
+    }
+    if (!bucket.idle) return this.#wait(bucket, facts).then(() => next(request));
+    const answer = this.#ask(key, facts);
+    if (!(answer instanceof Promise)) {
+      if (answer !== undefined) bucket.fullAt = performance.now() + answer.fullInMs;
+      if (answer === undefined || !(answer.waitMs > 0)) return next(request);
+    }
+    const waited = this.#wait(bucket, facts);
+    this.#settle(key, bucket, answer);
+    return waited.then(() => next(request));
+  }
+
+  /** Puts the call in `bucket`'s queue: resolves when it may go on, rejects when its exchange ends first. */
+  #wait(bucket: Bucket, facts: ExchangeFacts | undefined): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        facts,
+        go() {
+          undo?.();
+          facts?.waiting(undefined);
+          resolve();
+        },
+      };
+      bucket.queue.push(waiter);
+      facts?.waiting(WAIT);
+      // Bound after the waiter: go() runs later, from a timer or the store's answer.
+      const undo = facts?.onEnd(() => {
+        const { queue } = bucket;
+        const at = queue.indexOf(waiter);
+        if (at !== -1) queue.splice(at, 1);
+        if (queue.length === 0) {
+          clearTimeout(bucket.timer);
+          bucket.timer = undefined;
+        }
+        reject(new HttpClientException(`The exchange ended while waiting in ${WAIT}`));
+      });
+    });
+  }
+
+  /** Asks the store for `bucket`'s head while a call waits and nothing else is under way. */
+  #pump(key: string, bucket: Bucket): void {
+    while (bucket.queue.length > 0 && !bucket.busy && bucket.timer === undefined) {
+      this.#settle(key, bucket, this.#ask(key, bucket.queue[0]!.facts));
+    }
+  }
+
+  /**
+   * Acts on the store's answer: the head goes with a token (or with none
+   * when the store failed: `undefined`); else the head's wait is timed.
+   */
+  #settle(
+    key: string,
+    bucket: Bucket,
+    answer: RateLimitTake | undefined | Promise<RateLimitTake | undefined>,
+  ): void {
+    if (answer instanceof Promise) {
+      bucket.busy = true;
+      void answer.then((answered) => {
+        bucket.busy = false;
+        this.#settle(key, bucket, answered);
+        this.#pump(key, bucket);
+      });
+      return;
+    }
+    if (answer !== undefined) bucket.fullAt = performance.now() + answer.fullInMs;
+    // A token taken for a head that has gone meanwhile is spent: a store cannot give it back.
+    if (answer === undefined || !(answer.waitMs > 0)) return bucket.queue.shift()?.go();
+    if (bucket.queue.length === 0) return;
+    bucket.timer = setTimeout(() => {
+      bucket.timer = undefined;
+      this.#pump(key, bucket);
+    }, Math.ceil(answer.waitMs));
+  }
+
+  /** The store's answer to a take from `key`; `undefined` when it failed (told to the logger). */
+  #ask(
+    key: string,
+    facts: ExchangeFacts | undefined,
+  ): RateLimitTake | undefined | Promise<RateLimitTake | undefined> {
+    const failed = (error: unknown) => void report(error, facts);
+    try {
+      const answer = this.#store.take(key, this.#intervalMs, this.#burst);
+      if (!(answer instanceof Promise)) return checked(answer);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const ms = this.#storeTimeoutMs;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`The rate limit's store did not answer within ${ms} ms`)),
+          ms,
+        );
+      });
+      return Promise.race([answer, late]).finally(() => clearTimeout(timer)).then(checked)
+        .catch(failed);
+    } catch (error) {
+      return failed(error);
+    }
+  }
+
+  /** Drops the buckets full again with nothing waiting: a sweep each time the buckets double. */
+  #sweep(): void {
+    const now = performance.now();
+    for (const [key, bucket] of this.#buckets) {
+      if (bucket.fullAt <= now && bucket.idle) this.#buckets.delete(key);
+    }
+    this.#sweepAt = Math.max(1024, 2 * this.#buckets.size);
+  }
+}
+
+/** `answer` when it is a take's answer; else an error that says what the store gave. */
+function checked(answer: RateLimitTake): RateLimitTake {
+  const { waitMs, fullInMs } = (answer ?? {}) as Partial<RateLimitTake>;
+  if (
+    typeof waitMs === "number" && waitMs >= 0 && waitMs < Infinity &&
+    typeof fullInMs === "number" && fullInMs >= 0 && fullInMs < Infinity
+  ) return answer;
+  throw new HttpClientException(
+    `The rate limit's store answered ${describeType(answer)}, not { waitMs, fullInMs }`,
+  );
+}
+
+/** Tells the client's logger (else the console) that the store failed, masked. */
+function report(error: unknown, facts: ExchangeFacts | undefined): undefined {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  (facts?.logger ?? console).warn(
+    `fetchline rate limit: the store failed, the call goes without a token: ${redactText(text)}`,
+  );
+  return undefined;
+}
+
+/** `value` when it is a positive integer; else a TypeError naming `field`. */
+function positiveInteger(field: string, value: unknown): number {
+  if (Number.isSafeInteger(value) && (value as number) > 0) return value as number;
+  throw new TypeError(
+    `Invalid ${field}: expected a positive integer, got ${
+      typeof value === "number" ? value : describeType(value)
+    }`,
+  );
+}
