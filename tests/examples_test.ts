@@ -7,6 +7,7 @@ import { main as cacheEtag } from "../examples/cache_etag.ts";
 import { main as cacheRedis } from "../examples/cache_redis.ts";
 import { startRedis } from "./redis_server.ts";
 import { main as demo } from "../examples/demo.ts";
+import { main as politeSync } from "../examples/polite_sync.ts";
 import { main as download } from "../examples/download.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
 import { main as network } from "../examples/network.ts";
@@ -163,4 +164,14 @@ Deno.test("examples/cache_redis.ts: a second process stores, this one is served 
   assert.equal(served, 1);
   assert.match(lines[0]!, /^second process: fetchline; fwd=miss; stored: \{"report":"weekly"/);
   assert.match(lines[1]!, /^this process: {3}fetchline; hit: \{"report":"weekly"/);
+});
+
+Deno.test("examples/polite_sync.ts fetches every page, never more than 4 at once, never refused", async () => {
+  const lines: string[] = [];
+  const { seen, items } = await politeSync(30, (line) => lines.push(line));
+  assert.equal(items, 300);
+  assert.equal(seen.pages, 30);
+  assert.equal(seen.throttled, 0);
+  assert.ok(seen.mostAtOnce <= 4, `${seen.mostAtOnce} at once`);
+  assert.match(lines[0]!, /^300 items from 30 pages in \d+\.\d s$/);
 });

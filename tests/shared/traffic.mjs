@@ -54,6 +54,17 @@ export default function ({ lib, fixture, assert }) {
         assert.equal(new Set(answers.map((answer) => answer.text)).size, 1);
         assert.equal((await stats(id)).count, 1);
       }),
+    "rateLimit: past the burst, calls go one per interval, none refused": () =>
+      through([lib.rateLimit({ requests: 20, perSeconds: 1, burst: 2 })], async (http) => {
+        const id = run();
+        const started = Date.now();
+        await Promise.all(
+          Array.from({ length: 5 }, () => http.get(`/traffic/slow?run=${id}&ms=1`)),
+        );
+        // Two at once, then one every 50 ms: the fifth at 150 ms.
+        assert.ok(Date.now() - started >= 140, `${Date.now() - started} ms`);
+        assert.equal((await stats(id)).count, 5);
+      }),
     "serverPacing: after a 429 with Retry-After, the next call to the origin waits it out": () =>
       through([lib.serverPacing({ maxWaitSeconds: 10 })], async (http) => {
         const id = run();
