@@ -5,9 +5,9 @@
  * at once through rateLimit({ requests: 1000, perSeconds: 1 }) on the real
  * clock: the burst of 1,000 at once, then a token each ms, so 9 s; the
  * rate after the burst, and the most calls in any second after it.
- * Then the CPU a call spends in a limit that never makes it wait: blocks
- * of calls through it and through a middleware that passes each call on,
- * interleaved (bench/_loop.mjs). `--write`
+ * Then the CPU each control adds to a call it does not make wait, against
+ * a middleware that passes each call on and a loopback round trip, in
+ * interleaved blocks (bench/_loop.mjs). `--write`
  * puts the figures in the "traffic" section of bench/RESULTS.md.
  *
  * ```sh
@@ -20,9 +20,10 @@
 
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
 import type { Middleware } from "../interfaces.ts";
-import { rateLimit } from "../traffic.ts";
+import { circuitBreaker, concurrency, dedupe, rateLimit, serverPacing } from "../traffic.ts";
+import { spawnServer } from "./server.ts";
 import { loadAverage, opening, table, writeSection } from "./_results.ts";
-import { compare, rounds } from "./_loop.mjs";
+import { compare, median, rounds } from "./_loop.mjs";
 
 const quick = Deno.args.includes("--quick");
 const write = Deno.args.includes("--write");
@@ -61,24 +62,51 @@ for (let i = RATE, j = RATE; i < sent.length; i++) {
   gap = Math.max(gap, sent[i]! - sent[i - 1]!);
 }
 
-// The CPU of a limit that never waits (a bucket of a billion tokens), against a middleware that
-// passes each call on: what the limit adds to a chain of one link.
-const passing = clientOf((request, next) => next(request));
-const limited = clientOf(rateLimit({ requests: 1e9, perSeconds: 1 }));
+// The CPU each control adds to a call it does not make wait (a bucket of a billion tokens, a
+// queue of a million places, no pause, a closed circuit, no identical call in flight), against a
+// middleware that passes each call on; and a loopback round trip (bench/server.ts, no middleware)
+// to weigh it against.
+await using server = await spawnServer();
+const roundTrip = new HttpClient(new HttpClientConfigBuilder().withBaseUrl(server.url).build());
+const controls: Record<string, Middleware> = {
+  "passed on": (request, next) => next(request),
+  "concurrency": concurrency({ max: 1e6 }),
+  "rateLimit": rateLimit({ requests: 1e9, perSeconds: 1 }),
+  "serverPacing": serverPacing(),
+  "circuitBreaker": circuitBreaker(),
+  "dedupe": dedupe(),
+};
+const clients = Object.fromEntries(
+  Object.entries(controls).map(([name, link]) => [name, clientOf(link)]),
+);
 const blocks = quick ? 6 : 20;
 const requests = quick ? 1_000 : 5_000;
 const result = await rounds(
   {
-    "passed on": () => passing.get("http://127.0.0.1/"),
-    "rateLimit": () => limited.get("http://127.0.0.1/"),
+    "round trip": () => roundTrip.get("/items/1"),
+    ...Object.fromEntries(
+      Object.entries(clients).map((
+        [name, client],
+      ) => [name, () => client.get("http://127.0.0.1/")]),
+    ),
   },
   () => {},
   { blocks, requests, concurrency: 1, warmup: requests },
 );
-passing.close();
-limited.close();
-const ab = compare(result, "rateLimit", "passed on");
-const own = ab.beforeCpuUs - ab.afterCpuUs;
+roundTrip.close();
+for (const client of Object.values(clients)) client.close();
+const cpu = (name: string) => median(result.cpuUs[name]!);
+const overheads = Object.keys(controls).filter((name) => name !== "passed on").map((name) => {
+  // Paired round by round: the median of each round's ratio to the middleware passing calls on.
+  const own = (compare(result, name, "passed on").cpuRatio - 1) * cpu("passed on");
+  const share = own / cpu("round trip");
+  return [
+    name,
+    `${own.toFixed(2)} µs`,
+    `${(share * 100).toFixed(1)}%`,
+    `≤ 3%: ${share <= 0.03 ? "met" : "**missed**"}`,
+  ];
+});
 
 const section = `${
   opening({
@@ -115,17 +143,15 @@ when its event loop stalls (here: the client's own work for the ${
   (CALLS - RATE).toLocaleString("en-US")
 } calls queued at once), the tokens the stall missed go at once after it, up to the burst.
 
-The CPU a call spends in a limit that never makes it wait (a bucket of a billion tokens), against
-a middleware that passes each call on, ${blocks} interleaved blocks of ${
-  requests.toLocaleString("en-US")
-} calls (c=1) of each:
+The CPU each control adds to a call it does not make wait (a bucket of a billion tokens, a queue of
+a million places, no pause, a closed circuit, no identical call in flight): a call through it less
+a call through a middleware that passes it on (both answered in this process; the median of the
+rounds' ratios, times the latter's CPU), against the CPU of a
+loopback round trip (bench/server.ts in another process, no middleware: ${
+  cpu("round trip").toFixed(1)
+} µs), ${blocks} interleaved rounds of a block of ${requests.toLocaleString("en-US")} calls (c=1) of
+each, medians:
 
-${
-  table(["", "CPU per call"], [
-    ["a middleware that passes the call on", `${ab.afterCpuUs.toFixed(2)} µs`],
-    ["rateLimit", `${ab.beforeCpuUs.toFixed(2)} µs`],
-    ["the limit's own", `${own.toFixed(2)} µs`],
-  ])
-}`;
+${table(["control", "CPU it adds", "of a round trip", "target"], overheads, 3)}`;
 console.log(section);
 if (write) await writeSection("traffic", section);
