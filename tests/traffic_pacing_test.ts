@@ -183,6 +183,15 @@ Deno.test("X-RateLimit-Remaining: 0 pauses until X-RateLimit-Reset, read as seco
   assert.equal(await pauseAfter(200, spent("tomorrow")), undefined);
 });
 
+Deno.test("X-RateLimit-Reset as an epoch time in milliseconds (from 1e12) pauses until then, not 56,000 years", async () => {
+  const spent = () => ({
+    "X-RateLimit-Remaining": "0",
+    "X-RateLimit-Reset": String(Date.now() + 30_000),
+  });
+  const ms = await pauseAfter(200, spent);
+  assert.ok(ms !== undefined && ms >= 29 && ms <= 31, `${ms}`);
+});
+
 Deno.test("the RateLimit draft's field: an item with r=0 pauses for its t, else its policy's w; a malformed field is ignored", async () => {
   // Draft 11's syntax: a list of items, each a policy's name with parameters.
   assert.equal(await pauseAfter(200, { "RateLimit": '"default";r=0;t=30' }), 30);

@@ -3,6 +3,7 @@
 
 import assert from "node:assert/strict";
 import {
+  ConnectionException,
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
@@ -171,6 +172,16 @@ Deno.test("concurrency: a queued call ended by its signal, by close() or by its 
   assert.deepEqual(limit.state(), { inFlight: 0, queued: 0, origins: {} });
 });
 
+Deno.test("concurrency: an exchange that fails (connection refused) gives its place back", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  const limit = concurrency({ max: 1 });
+  await using client = clientWith(`http://127.0.0.1:${port}`, [limit]);
+  await rejectsWith(client.get("/"), ConnectionException, /^Connection failed/);
+  assert.deepEqual(limit.state(), { inFlight: 0, queued: 0, origins: {} });
+});
+
 Deno.test("concurrency: a streamed call holds its place until its body is read to its end or cancelled, or its client closes", async () => {
   await using target = server(() => new Response("a streamed body"));
   const limit = concurrency({ max: 1 });
@@ -325,5 +336,25 @@ Deno.test("dedupe(): a caller that aborts or times out stops waiting alone; the 
   assert.equal(shared.state().callers, 2);
   target.open();
   for (const response of await Promise.all(others)) assert.equal(response.text, "shared");
+  assert.equal(target.paths.length, 1);
+});
+
+Deno.test("dedupe(): the caller that starts the exchange with a short timeout of its own times out alone; the others get the response", async () => {
+  await using target = server(() => new Response("shared"));
+  const shared = dedupe();
+  await using client = clientWith(target.url, [shared]);
+  target.hold = true;
+  const impatient = client.get("/r", { timeout: 0.2 });
+  const patient = Promise.allSettled([client.get("/r"), client.get("/r", { timeout: 5 })]);
+  await until(() => shared.state().callers === 3, "three callers waiting");
+  await rejectsWith(impatient, TimeoutException, /^Request timed out after 0\.2 s: GET /);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  target.open();
+  for (const result of await patient) {
+    assert.equal(
+      result.status === "fulfilled" ? result.value.text : String(result.reason),
+      "shared",
+    );
+  }
   assert.equal(target.paths.length, 1);
 });

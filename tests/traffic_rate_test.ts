@@ -219,6 +219,33 @@ Deno.test("rateLimit(): a call that leaves the queue lets the ones behind it kee
   assert.deepEqual(server.arrivals.map((arrival) => arrival.path), ["/0", "/1", "/3", "/4"]);
 });
 
+Deno.test("MemoryRateLimitStore: a full bucket gives its token, whatever the rounding of the interval", () => {
+  const store = new MemoryRateLimitStore();
+  for (const intervalMs of [1000 / 3, 30 * 86400 * 1000]) {
+    for (let i = 0; i < 200; i++) {
+      assert.equal(store.take(`fresh-${intervalMs}-${i}`, intervalMs, 1).waitMs, 0);
+    }
+  }
+});
+
+Deno.test("rateLimit(): a token more than 24.8 days away is waited for on a timer that fits, not asked for every millisecond", async () => {
+  await using server = recordingServer();
+  let takes = 0;
+  const memory = new MemoryRateLimitStore();
+  const store: RateLimitStore = {
+    take: (key, intervalMs, burst) => (takes++, memory.take(key, intervalMs, burst)),
+  };
+  // One call a month: the next token is about 2.6e9 ms away, past a timer's 2^31 - 1.
+  const limit = rateLimit({ requests: 1, perSeconds: 30 * 86400, store });
+  await using client = clientWith(
+    limit,
+    (builder) => builder.withTimeout(0.3).withRetry({ maxRetries: 0 }),
+  );
+  await client.get(server.origin);
+  await rejectsWith(client.get(server.origin), TimeoutException, /waiting in the rate limit/);
+  assert.equal(takes, 2, "one take for each call, none while the second waited");
+});
+
 Deno.test("rateLimit(): a bucket per origin by default, one for the client with scope client", async () => {
   await using first = recordingServer();
   await using second = recordingServer();

@@ -43,8 +43,9 @@ export interface ExchangeFacts {
   readonly remainingMs: number;
   /**
    * Sends `request` through the links after this one and the transport,
-   * read whole, in a step of its own: the client's timeout and its close
-   * end it, the call's signal does not (it outlives the call).
+   * read whole, in a step of its own: the client's timeout (or the
+   * request's own `timeout` when longer) and its close end it, the call's
+   * signal does not (it outlives the call).
    */
   background(request: HttpRequest): Promise<HttpResponse>;
   /**

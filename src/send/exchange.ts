@@ -532,7 +532,13 @@ class Chain {
     };
     const step = new Step(own);
     const since = performance.now();
-    startStepTimeout(step, attemptTimeout(request, own), own, since);
+    // It serves others than the call of `request` (dedupe's callers, the
+    // cache's later readers): that call's own timeout, when shorter than the
+    // client's, ends that call's wait, not this exchange.
+    const seconds = attemptTimeout(request, own);
+    const client = own.timeout;
+    const longer = seconds === null || client === null ? null : Math.max(seconds, client);
+    startStepTimeout(step, longer, own, since);
     try {
       const chain = new Chain(this.links, this.context, step, since, own);
       const sent = runMiddleware(

@@ -51,9 +51,10 @@ interface Shared {
  * - Each caller gets its own response, with its own copy of the body's
  *   bytes.
  * - The shared exchange runs in a step of its own, bounded by the client's
- *   timeout and `close()`, not by any caller's signal: a caller whose
- *   signal aborts or whose timeout passes stops waiting alone, and the
- *   others keep waiting. Its failure is each caller's.
+ *   timeout (or the first caller's own `timeout` when longer) and
+ *   `close()`, not by any caller's signal: a caller whose signal aborts or
+ *   whose timeout passes stops waiting alone, and the others keep waiting.
+ *   Its failure is each caller's.
  * - Never shared: a streamed call (`stream()`, `events()`), a body that
  *   can be sent only once or not compared (a stream, a Blob, files), and
  *   any other method.

@@ -13,6 +13,13 @@ import { parseHttpDate, parseRetryAfter } from "../http/headers.ts";
  */
 export const EPOCH_FROM = 1e9;
 
+/**
+ * A reset from this number on is an epoch time in milliseconds (1e12 ms is
+ * the same day as 1e9 s), as some APIs send it: read as seconds, it would
+ * pause the origin for 56,000 years.
+ */
+const EPOCH_MS_FROM = 1e12;
+
 /** A reset value: seconds, with a fraction as Discord's epochs have. */
 const RESET = /^\d+(?:\.\d+)?$/;
 
@@ -27,7 +34,8 @@ const RESET = /^\d+(?:\.\d+)?$/;
  *   its `t` (without `t`, the `w` of the `RateLimit-Policy` item of the
  *   same name); `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset`, and
  *   the earlier drafts' `RateLimit-Remaining: 0` with `RateLimit-Reset`, in
- *   seconds or as an epoch time ({@linkcode EPOCH_FROM}).
+ *   seconds or as an epoch time ({@linkcode EPOCH_FROM}; from 1e12, in
+ *   milliseconds).
  *
  * An epoch time and an HTTP date are read against the response's `Date`
  * (the server's clock), when it has one. A response with a positive `Age`
@@ -75,6 +83,7 @@ function resetWait(
   const text = reset.trim();
   if (!RESET.test(text)) return undefined;
   const seconds = Number(text);
+  if (seconds >= EPOCH_MS_FROM) return Math.max(0, seconds - serverNow());
   return seconds >= EPOCH_FROM ? Math.max(0, seconds * 1000 - serverNow()) : seconds * 1000;
 }
 

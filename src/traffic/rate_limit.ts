@@ -75,6 +75,8 @@ export interface RateLimit {
 
 /** What the wait is named in a timeout's message. */
 const WAIT = "the rate limit";
+/** The longest a timer waits (a longer one fires at once); the head then asks again. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /** A call waiting for a token. */
 interface Waiter {
@@ -288,7 +290,7 @@ class Limiter implements RateLimit {
     bucket.timer = setTimeout(() => {
       bucket.timer = undefined;
       this.#pump(key, bucket);
-    }, Math.ceil(answer.waitMs));
+    }, Math.min(Math.ceil(answer.waitMs), LONGEST_TIMER_MS));
   }
 
   /** The store's answer to a take from `key`; `undefined` when it failed (told to the logger). */

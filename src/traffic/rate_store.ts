@@ -91,7 +91,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
     const tats = this.#tats;
     const tat = Math.max(tats.get(key) ?? now, now);
     const next = tat + intervalMs;
-    const waitMs = next - burst * intervalMs - now;
+    // next - burst * intervalMs - now, in an order that is exact for a full
+    // bucket (tat = now): the other order could leave a rounding's 1e-8 ms.
+    const waitMs = tat - now - (burst - 1) * intervalMs;
     if (waitMs > 0) return { waitMs, fullInMs: tat - now };
     tats.set(key, next);
     if (tats.size > this.#sweepAt) this.#sweep(now);

@@ -70,7 +70,8 @@ interface Pause {
  * - `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` (and the earlier
  *   drafts' `RateLimit-Remaining` / `RateLimit-Reset`), on any status: a
  *   reset below 1e9 is seconds from now, from 1e9 on (2001-09-09) an epoch
- *   time in seconds, read against the response's `Date`.
+ *   time in seconds, and from 1e12 on an epoch time in milliseconds, read
+ *   against the response's `Date`.
  *
  * The response that carried the signal is returned to its caller as it is.
  * One pause per origin: a later signal moves it only later, never sooner.
