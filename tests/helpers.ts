@@ -1,7 +1,7 @@
 // Small helpers shared by the tests.
 
 import assert from "node:assert/strict";
-import type { Logger } from "../interfaces.ts";
+import type { Logger, Middleware } from "../interfaces.ts";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
 import type { FixtureServer } from "./fixture_server.ts";
 
@@ -122,4 +122,15 @@ export async function exitWithin(
   const { stdout, stderr } = await child.output();
   const decoder = new TextDecoder();
   return { ended, text: decoder.decode(stdout) + decoder.decode(stderr) };
+}
+
+/** A client on `url` with `middleware` and no retries, unless `configure` says otherwise. */
+export function clientWith(
+  url: string,
+  middleware: Middleware,
+  configure: (builder: HttpClientConfigBuilder) => HttpClientConfigBuilder = (b) => b,
+): HttpClient {
+  const builder = new HttpClientConfigBuilder().withBaseUrl(url).withRetry({ maxRetries: 0 })
+    .withMiddleware(middleware);
+  return new HttpClient(configure(builder).build());
 }

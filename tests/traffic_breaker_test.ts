@@ -8,26 +8,14 @@ import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import {
   ConnectionException,
-  HttpClient,
-  HttpClientConfigBuilder,
+  type HttpClient,
+  type HttpClientConfigBuilder,
   HttpClientException,
   TimeoutException,
 } from "../mod.ts";
-import type { Middleware } from "../interfaces.ts";
 import { circuitBreaker, CircuitOpenException } from "../traffic.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
-import { rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
-
-/** A client on `url` with `middleware` and no retries, unless `configure` says otherwise. */
-function clientWith(
-  url: string,
-  middleware: Middleware,
-  configure: (builder: HttpClientConfigBuilder) => HttpClientConfigBuilder = (b) => b,
-): HttpClient {
-  const builder = new HttpClientConfigBuilder().withBaseUrl(url).withRetry({ maxRetries: 0 })
-    .withMiddleware(middleware);
-  return new HttpClient(configure(builder).build());
-}
+import { clientWith, rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
 
 /** Routes `/flaky` of `server` to answer `status()` after `delayMs()`; gives how many it answered. */
 function flaky(

@@ -6,26 +6,14 @@
 
 import assert from "node:assert/strict";
 import {
-  HttpClient,
-  HttpClientConfigBuilder,
+  type HttpClient,
+  type HttpClientConfigBuilder,
   HttpClientException,
   TimeoutException,
 } from "../mod.ts";
-import type { Middleware } from "../interfaces.ts";
 import { RateLimitedException, serverPacing, type ServerPacingOptions } from "../traffic.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
-import { exitWithin, rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
-
-/** A client on `url` with `middleware` and no retries, unless `configure` says otherwise. */
-function clientWith(
-  url: string,
-  middleware: Middleware,
-  configure: (builder: HttpClientConfigBuilder) => HttpClientConfigBuilder = (b) => b,
-): HttpClient {
-  const builder = new HttpClientConfigBuilder().withBaseUrl(url).withRetry({ maxRetries: 0 })
-    .withMiddleware(middleware);
-  return new HttpClient(configure(builder).build());
-}
+import { clientWith, exitWithin, rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
 
 /**
  * Routes `/paced` of `server`: the first request is answered `status` with

@@ -5,6 +5,7 @@
 
 import type { HttpRequest } from "../models/request.ts";
 import { appendParams } from "../http/url.ts";
+import { comparableBody } from "../http/raw_body.ts";
 import { isSensitiveQueryName, looksLikeCredential, SENSITIVE_HEADERS } from "../masking/views.ts";
 import type { PolicyMessage } from "./policy.ts";
 
@@ -101,7 +102,7 @@ async function hashed(
   const getKey = await bounded(`GET ${where}${identity}`);
   let key: string | undefined = getKey;
   if (request.method !== "GET" && !getOnly) {
-    const body = bodyBytes(request);
+    const body = comparableBody(request);
     // The body's type and coding say what its bytes mean (RFC 10008: the
     // key holds the content and its metadata).
     const { "content-type": type = "", "content-encoding": coding = "" } = message.headers;
@@ -134,19 +135,6 @@ export async function keyOfLocation(
 /** `key`, or its hash when it is longer than a store takes. */
 async function bounded(key: string): Promise<string> {
   return key.length <= MAX_KEY ? key : `sha256 ${await sha256(key)}`;
-}
-
-/** The body of a QUERY as the bytes keyed, or `undefined` for one that cannot be (a stream, files, a Blob). */
-function bodyBytes(request: HttpRequest): Uint8Array | string | undefined {
-  if (request.files !== undefined) return undefined;
-  if (request.jsonText !== undefined) return `json ${request.jsonText}`;
-  if (request.data !== undefined) return `form ${JSON.stringify(request.data)}`;
-  const { body } = request;
-  if (body === undefined) return "";
-  if (typeof body === "string") return `text ${body}`;
-  if (body instanceof Uint8Array) return body;
-  if (body instanceof ArrayBuffer) return new Uint8Array(body);
-  return undefined;
 }
 
 /** The SHA-256 of `data` (text as UTF-8), in hex. */

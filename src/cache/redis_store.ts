@@ -4,7 +4,7 @@
 // neither package. A key holds one value, the entry as bytes
 // (entry_bytes.ts), set with a PX expiry of the entry's time to live.
 
-import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
+import { checkKnownKeys, describeType, keysOf, validateRedisClient } from "../models/_validate.ts";
 import { corrupt, decodeEntry, encodeEntry, expiryMs } from "./entry_bytes.ts";
 import type { CacheEntry, CacheStore } from "./store.ts";
 
@@ -102,17 +102,7 @@ export class RedisCacheStore implements CacheStore {
 
   /** A store through `redis`, a connected client the caller owns. */
   constructor(redis: IoRedisLike | NodeRedisLike, options: RedisCacheStoreOptions = {}) {
-    const client = redis as Partial<IoRedisLike & NodeRedisLike> | null;
-    if (
-      typeof client !== "object" || client === null ||
-      (typeof client.getBuffer !== "function" && typeof client.sendCommand !== "function")
-    ) {
-      throw new TypeError(
-        `Invalid redis: expected a client of the redis or ioredis package, got ${
-          describeType(redis)
-        }`,
-      );
-    }
+    validateRedisClient("redis", redis, ["getBuffer", "sendCommand"]);
     checkKnownKeys(`${STORE} options`, options, REDIS_KEYS);
     const prefix = options.prefix ?? "fetchline-cache:";
     if (typeof prefix !== "string") {

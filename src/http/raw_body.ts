@@ -81,3 +81,33 @@ export function utf8Length(text: string): number {
   }
   return length;
 }
+
+/** What {@linkcode comparableBody} reads of a request. */
+interface BodyFields {
+  readonly files?: unknown;
+  readonly jsonText?: string | undefined;
+  readonly data?: unknown;
+  readonly body?: RequestBody | undefined;
+}
+
+/**
+ * The body of `request` as text that equal bodies share (its kind, then its
+ * content; bytes a character each), or `undefined` for one that cannot be
+ * compared (a stream, a Blob, files): what the cache keys a QUERY on and
+ * dedupe() compares.
+ */
+export function comparableBody(request: BodyFields): string | undefined {
+  if (request.files !== undefined) return undefined;
+  if (request.jsonText !== undefined) return `json ${request.jsonText}`;
+  if (request.data !== undefined) return `form ${JSON.stringify(request.data)}`;
+  const { body } = request;
+  if (body === undefined) return "";
+  if (typeof body === "string") return `text ${body}`;
+  if (!(body instanceof Uint8Array || body instanceof ArrayBuffer)) return undefined;
+  const bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
+  let text = "bytes ";
+  for (let at = 0; at < bytes.length; at += 8192) {
+    text += String.fromCharCode(...bytes.subarray(at, at + 8192));
+  }
+  return text;
+}

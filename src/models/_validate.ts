@@ -181,3 +181,20 @@ function codeName(code: number): string {
   if (code === 0x00) return "NUL";
   return `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
 }
+
+/**
+ * `value` when it is an object with one of `methods` (what tells a client of
+ * the redis package from one of ioredis), else a TypeError naming `field`.
+ */
+export function validateRedisClient<T>(field: string, value: T, methods: readonly string[]): T {
+  const client = value as Record<string, unknown> | null;
+  if (
+    typeof client === "object" && client !== null &&
+    methods.some((method) => typeof client[method] === "function")
+  ) return value;
+  throw new TypeError(
+    `Invalid ${field}: expected a client of the redis or ioredis package, got ${
+      describeType(value)
+    }`,
+  );
+}

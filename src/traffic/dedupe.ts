@@ -7,6 +7,7 @@ import { contextExchange, type ExchangeFacts } from "../models/context.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { type HttpResponse, receivedResponse } from "../models/response.ts";
 import { appendParams } from "../http/url.ts";
+import { comparableBody } from "../http/raw_body.ts";
 
 /** How many exchanges are shared and how many calls wait on them, of one origin or of all. */
 export interface DedupeCounts {
@@ -174,7 +175,7 @@ function waitOn(
  * `undefined` when its body cannot be compared. Held in memory only.
  */
 function keyOf(request: HttpRequest, facts: ExchangeFacts): string | undefined {
-  const body = bodyOf(request);
+  const body = comparableBody(request);
   if (body === undefined) return undefined;
   const headers = Object.entries(request.headers ?? {})
     .map(([name, value]) => [name.toLowerCase(), value] as const)
@@ -188,26 +189,4 @@ function keyOf(request: HttpRequest, facts: ExchangeFacts): string | undefined {
     facts.clientCertificate ?? null,
     facts.maxResponseBytes,
   ]);
-}
-
-/** The body of `request` as compared (its kind and content), or `undefined` for one that cannot be. */
-function bodyOf(request: HttpRequest): string | undefined {
-  if (request.files !== undefined) return undefined;
-  if (request.jsonText !== undefined) return `json ${request.jsonText}`;
-  if (request.data !== undefined) return `form ${JSON.stringify(request.data)}`;
-  const { body } = request;
-  if (body === undefined) return "";
-  if (typeof body === "string") return `text ${body}`;
-  if (body instanceof Uint8Array || body instanceof ArrayBuffer) return `bytes ${chars(body)}`;
-  return undefined;
-}
-
-/** Each byte of `body` as the character of its code: equal strings, equal bytes. */
-function chars(body: Uint8Array | ArrayBuffer): string {
-  const bytes = body instanceof Uint8Array ? body : new Uint8Array(body);
-  let text = "";
-  for (let at = 0; at < bytes.length; at += 8192) {
-    text += String.fromCharCode(...bytes.subarray(at, at + 8192));
-  }
-  return text;
 }

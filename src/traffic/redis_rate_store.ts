@@ -5,7 +5,7 @@
 // server, by the server's clock.
 
 import { HttpClientException } from "../errors.ts";
-import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
+import { checkKnownKeys, describeType, keysOf, validateRedisClient } from "../models/_validate.ts";
 import type { RateLimitStore, RateLimitTake } from "./rate_store.ts";
 
 /**
@@ -110,17 +110,7 @@ export class RedisRateLimitStore implements RateLimitStore {
     redis: IoRedisScriptLike | NodeRedisScriptLike,
     options: RedisRateLimitStoreOptions = {},
   ) {
-    const client = redis as Partial<IoRedisScriptLike & NodeRedisScriptLike> | null;
-    if (
-      typeof client !== "object" || client === null ||
-      (typeof client.evalsha !== "function" && typeof client.sendCommand !== "function")
-    ) {
-      throw new TypeError(
-        `Invalid redis: expected a client of the redis or ioredis package, got ${
-          describeType(redis)
-        }`,
-      );
-    }
+    validateRedisClient("redis", redis, ["evalsha", "sendCommand"]);
     checkKnownKeys("RedisRateLimitStore options", options, REDIS_KEYS);
     const prefix = options.prefix ?? "fetchline-rate:";
     if (typeof prefix !== "string") {
