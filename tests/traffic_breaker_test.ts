@@ -6,13 +6,7 @@
 
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import {
-  ConnectionException,
-  type HttpClient,
-  type HttpClientConfigBuilder,
-  HttpClientException,
-  TimeoutException,
-} from "../mod.ts";
+import { ConnectionException, HttpClientException, TimeoutException } from "../mod.ts";
 import { circuitBreaker, CircuitOpenException } from "../traffic.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
 import { clientWith, rejectsWith, settles, throwsAtOnce } from "./helpers.ts";

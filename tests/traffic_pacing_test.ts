@@ -5,12 +5,7 @@
 // `maxWaitSeconds`, which fails a call at once with the wait it would have had.
 
 import assert from "node:assert/strict";
-import {
-  type HttpClient,
-  type HttpClientConfigBuilder,
-  HttpClientException,
-  TimeoutException,
-} from "../mod.ts";
+import { HttpClientException, TimeoutException } from "../mod.ts";
 import { RateLimitedException, serverPacing, type ServerPacingOptions } from "../traffic.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
 import { clientWith, exitWithin, rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
