@@ -12,11 +12,13 @@ import {
   streamedBodyOf,
   streamedResponse,
 } from "../models/response.ts";
-import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
+import { checkKnownKeys, describeType, keysOf, validatePositive } from "../models/_validate.ts";
 import { carryBody } from "../send/body.ts";
-import { redactText } from "../masking/views.ts";
+import { answerWithin } from "../send/deadline.ts";
+import { describeError } from "../masking/views.ts";
 import { appendParams } from "../http/url.ts";
-import { type CacheEntry, type CacheStore, positive } from "./store.ts";
+import { headerValue } from "../http/headers.ts";
+import type { CacheEntry, CacheStore } from "./store.ts";
 import { type CacheRequest, cacheRequest, keyOfLocation } from "./key.ts";
 import {
   type CachePolicy,
@@ -140,8 +142,12 @@ export class HttpCache {
       );
     }
     this.store = store;
-    this.maxEntryBytes = positive("maxEntryBytes", options.maxEntryBytes ?? 8 * 2 ** 20, false);
-    this.storeTimeout = positive("storeTimeout", options.storeTimeout ?? 1, false);
+    this.maxEntryBytes = validatePositive(
+      "maxEntryBytes",
+      options.maxEntryBytes ?? 8 * 2 ** 20,
+      false,
+    );
+    this.storeTimeout = validatePositive("storeTimeout", options.storeTimeout ?? 1, false);
     const { onError } = options;
     if (onError !== undefined && typeof onError !== "function") {
       throw new TypeError(`Invalid onError: expected a function, got ${describeType(onError)}`);
@@ -165,7 +171,7 @@ export class HttpCache {
   ): Promise<HttpResponse> {
     const since = performance.now();
     const method = request.method;
-    const directives = parseCacheControl(headerOf(request, "cache-control"));
+    const directives = parseCacheControl(headerValue(request.headers, "cache-control"));
     if (!STORED_METHODS.has(method)) {
       const response = await next(request);
       // Waited for: a GET sent once this call returns must not be served what it replaced.
@@ -174,7 +180,9 @@ export class HttpCache {
       }
       return withStatus(response, "fwd=bypass");
     }
-    if (directives["no-store"] !== undefined || headerOf(request, "range") !== undefined) {
+    if (
+      directives["no-store"] !== undefined || headerValue(request.headers, "range") !== undefined
+    ) {
       return withStatus(await next(request), "fwd=bypass");
     }
     const keying = cacheRequest(request, facts);
@@ -408,8 +416,7 @@ export class HttpCache {
     } catch {
       // onError failed too: the warning below tells the store's failure.
     }
-    const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    (facts?.logger ?? console).warn(`fetchline cache: ${redactText(text)}`);
+    (facts?.logger ?? console).warn(`fetchline cache: ${describeError(error)}`);
   }
 
   /**
@@ -418,14 +425,7 @@ export class HttpCache {
    */
   #bounded<T>(answer: Promise<T>, facts: ExchangeFacts | undefined): Promise<T> {
     const ms = Math.min(this.storeTimeout * 1000, (facts?.remainingMs ?? Infinity) / 2);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`The cache store did not answer within ${Math.round(ms)} ms`)),
-        ms,
-      );
-    });
-    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+    return answerWithin(answer, ms, "The cache store");
   }
 }
 
@@ -600,12 +600,4 @@ function notModified(response: HttpResponse): PolicyMessage {
   const message = messageOf(response);
   message.headers.age ??= "0";
   return message;
-}
-
-/** The value of header `name` of `request`, compared without regard to case. */
-function headerOf(request: HttpRequest, name: string): string | undefined {
-  for (const [key, value] of Object.entries(request.headers ?? {})) {
-    if (key.toLowerCase() === name) return value;
-  }
-  return undefined;
 }

@@ -2,7 +2,7 @@
 // the store in memory. The stores that outlive a process live beside it:
 // deno_kv_store.ts and redis_store.ts.
 
-import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
+import { checkKnownKeys, keysOf, validatePositive } from "../models/_validate.ts";
 
 /**
  * A stored response as a {@linkcode CacheStore} keeps it: what the cache
@@ -162,8 +162,8 @@ export class MemoryCacheStore implements CacheStore {
   /** Creates an empty store with the bounds of `options`. */
   constructor(options: MemoryCacheStoreOptions = {}) {
     checkKnownKeys("MemoryCacheStore options", options, MEMORY_KEYS);
-    this.maxBytes = positive("maxBytes", options.maxBytes ?? 64 * 2 ** 20);
-    this.maxEntries = positive("maxEntries", options.maxEntries ?? 10_000);
+    this.maxBytes = validatePositive("maxBytes", options.maxBytes ?? 64 * 2 ** 20);
+    this.maxEntries = validatePositive("maxEntries", options.maxEntries ?? 10_000);
   }
 
   /** How many entries the store holds. */
@@ -241,19 +241,4 @@ export class MemoryCacheStore implements CacheStore {
     this.#unpacked.clear();
     this.#bytes = 0;
   }
-}
-
-/**
- * `value` when it is a positive number (an integer when `integer`), else a
- * TypeError naming `field`.
- */
-export function positive(field: string, value: unknown, integer = true): number {
-  const valid = typeof value === "number" && value > 0 &&
-    (integer ? Number.isSafeInteger(value) : Number.isFinite(value));
-  if (valid) return value;
-  throw new TypeError(
-    `Invalid ${field}: expected a positive ${integer ? "integer" : "number"}, got ${
-      typeof value === "number" ? value : describeType(value)
-    }`,
-  );
 }

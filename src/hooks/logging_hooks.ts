@@ -12,7 +12,7 @@ import type {
 import { encodeForm } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
-import { maskFormForLog, maskHeaders, redactQuery, redactText } from "../masking/views.ts";
+import { describeError, maskFormForLog, maskHeaders, redactQuery } from "../masking/views.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { RequestContext } from "../models/context.ts";
 import type { HttpResponse } from "../models/response.ts";
@@ -290,17 +290,6 @@ function newRequestId(): string {
 function requestIdOf(context: RequestContext): string {
   const id = context.metadata.requestId;
   return typeof id === "string" ? id : "unknown";
-}
-
-/**
- * `<Type>: <message>` of what was thrown, the URLs in it masked (user-info,
- * credential-like query values, and the `sensitive` ones).
- */
-function describeError(error: unknown, sensitive: ReadonlySet<string>): string {
-  const described = error instanceof Error
-    ? `${error.name}: ${error.message}`
-    : `Error: ${String(error)}`;
-  return redactText(described, sensitive);
 }
 
 /**

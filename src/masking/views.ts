@@ -256,6 +256,17 @@ function maskPairs(text: string, extra: ReadonlySet<string>): string {
   return copied === 0 ? text : shown + text.slice(copied);
 }
 
+/**
+ * `<Type>: <message>` of what was thrown, the URLs in it masked (user-info,
+ * credential-like query values, and the `sensitive` ones): for a log line.
+ */
+export function describeError(error: unknown, sensitive: ReadonlySet<string> = NO_NAMES): string {
+  const described = error instanceof Error
+    ? `${error.name}: ${error.message}`
+    : `Error: ${String(error)}`;
+  return redactText(described, sensitive);
+}
+
 // The masked views of headers, fields, params, forms and objects.
 
 /** Header names whose values are always masked, lower-case. */

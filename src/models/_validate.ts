@@ -198,3 +198,18 @@ export function validateRedisClient<T>(field: string, value: T, methods: readonl
     }`,
   );
 }
+
+/**
+ * `value` when it is a positive number (an integer when `integer`), else a
+ * TypeError naming `field`.
+ */
+export function validatePositive(field: string, value: unknown, integer = true): number {
+  const valid = typeof value === "number" && value > 0 &&
+    (integer ? Number.isSafeInteger(value) : Number.isFinite(value));
+  if (valid) return value;
+  throw new TypeError(
+    `Invalid ${field}: expected a positive ${integer ? "integer" : "number"}, got ${
+      typeof value === "number" ? value : describeType(value)
+    }`,
+  );
+}

@@ -402,3 +402,18 @@ export function forEachInFlight(visit: (entry: InFlight) => void): void {
     entry = next;
   }
 }
+
+/**
+ * What `answer` settles to, or a rejection with an Error saying that `what`
+ * did not answer within `ms` (a store's wait: the cache's, the rate limit's).
+ */
+export function answerWithin<T>(answer: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${Math.round(ms)} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([answer, late]).finally(() => clearTimeout(timer));
+}

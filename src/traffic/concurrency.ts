@@ -18,6 +18,7 @@ import { describeCall } from "../errors.ts";
 import { carryBody, whenBodySettled } from "../send/body.ts";
 import { hasNoBody } from "../transport/fetch.ts";
 import { QueueFullException } from "./errors.ts";
+import { originOf } from "../http/url.ts";
 
 /** Options of {@linkcode concurrency}: at least one of `max` and `perOrigin`. */
 export interface ConcurrencyOptions {
@@ -278,11 +279,6 @@ class Queue {
     }
     return { inFlight: this.#inFlight, queued: this.#queued, origins };
   }
-}
-
-/** The origin of `url` (no user-info, the default port left out); `"null"` when it does not parse. */
-function originOf(url: string): string {
-  return URL.parse(url)?.origin ?? "null";
 }
 
 /**

@@ -8,6 +8,7 @@ import type { HttpRequest } from "../models/request.ts";
 import { type HttpResponse, receivedResponse } from "../models/response.ts";
 import { appendParams } from "../http/url.ts";
 import { comparableBody } from "../http/raw_body.ts";
+import { originOf } from "../http/url.ts";
 
 /** How many exchanges are shared and how many calls wait on them, of one origin or of all. */
 export interface DedupeCounts {
@@ -121,7 +122,7 @@ export function dedupe(): Dedupe {
       const origins: Record<string, { inFlight: number; callers: number }> = {};
       let callers = 0;
       for (const shared of inFlight.values()) {
-        const origin = URL.parse(shared.url)?.origin ?? "null";
+        const origin = originOf(shared.url);
         const counts = origins[origin] ??= { inFlight: 0, callers: 0 };
         counts.inFlight++;
         counts.callers += shared.callers;

@@ -8,10 +8,17 @@ import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import { contextExchange, type ExchangeFacts } from "../models/context.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
-import { checkKnownKeys, describeType, keysOf, validateTimeout } from "../models/_validate.ts";
-import { redactText } from "../masking/views.ts";
+import {
+  checkKnownKeys,
+  describeType,
+  keysOf,
+  validatePositive,
+  validateTimeout,
+} from "../models/_validate.ts";
+import { describeError } from "../masking/views.ts";
 import { originOf } from "../http/url.ts";
 import { MemoryRateLimitStore, type RateLimitStore, type RateLimitTake } from "./rate_store.ts";
+import { answerWithin } from "../send/deadline.ts";
 
 /** Options of {@linkcode rateLimit}. */
 export interface RateLimitOptions {
@@ -158,9 +165,9 @@ class Limiter implements RateLimit {
 
   constructor(options: RateLimitOptions) {
     checkKnownKeys("rateLimit options", options, OPTION_KEYS);
-    const requests = positiveInteger("requests", options.requests);
+    const requests = validatePositive("requests", options.requests);
     const perSeconds = validateTimeout("perSeconds", options.perSeconds);
-    this.#burst = positiveInteger("burst", options.burst ?? requests);
+    this.#burst = validatePositive("burst", options.burst ?? requests);
     this.#intervalMs = (perSeconds * 1000) / requests;
     const { scope = "origin", key, store = new MemoryRateLimitStore() } = options;
     if (scope !== "origin" && scope !== "client") {
@@ -302,15 +309,7 @@ class Limiter implements RateLimit {
     try {
       const answer = this.#store.take(key, this.#intervalMs, this.#burst);
       if (!(answer instanceof Promise)) return checked(answer);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const ms = this.#storeTimeoutMs;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`The rate limit's store did not answer within ${ms} ms`)),
-          ms,
-        );
-      });
-      return Promise.race([answer, late]).finally(() => clearTimeout(timer)).then(checked)
+      return answerWithin(answer, this.#storeTimeoutMs, "The rate limit's store").then(checked)
         .catch(failed);
     } catch (error) {
       return failed(error);
@@ -341,19 +340,10 @@ function checked(answer: RateLimitTake): RateLimitTake {
 
 /** Tells the client's logger (else the console) that the store failed, masked. */
 function report(error: unknown, facts: ExchangeFacts | undefined): undefined {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   (facts?.logger ?? console).warn(
-    `fetchline rate limit: the store failed, the call goes without a token: ${redactText(text)}`,
-  );
-  return undefined;
-}
-
-/** `value` when it is a positive integer; else a TypeError naming `field`. */
-function positiveInteger(field: string, value: unknown): number {
-  if (Number.isSafeInteger(value) && (value as number) > 0) return value as number;
-  throw new TypeError(
-    `Invalid ${field}: expected a positive integer, got ${
-      typeof value === "number" ? value : describeType(value)
+    `fetchline rate limit: the store failed, the call goes without a token: ${
+      describeError(error)
     }`,
   );
+  return undefined;
 }
