@@ -33,6 +33,8 @@ const TARGET = 18_000;
  * build, with tough-cookie, proxy routing and Deno's pool in it.
  */
 const BEFORE = { commit: "e800ea2", min: 267_115, gzip: 92_346 };
+/** The basic bundle before the middleware seam carried its exchange facts (for the cache and traffic control). */
+const BEFORE_FACTS = { commit: "b36e966", min: 88_224, gzip: 30_347 };
 
 /**
  * What a bundle that only creates a client and sends a call must not carry:
@@ -321,7 +323,12 @@ Target (API.md, "Weight"): the basic bundle at most ${TARGET.toLocaleString("en-
     basic.gzip.toLocaleString("en-US")
   } B). Before the browser build (commit ${BEFORE.commit}, the
 Web build in one file, with tough-cookie and its public-suffix list, proxy routing and Deno's pool):
-${cell(BEFORE)}.
+${
+    cell(BEFORE)
+  }. Before the middleware seam told its links their exchange (commit ${BEFORE_FACTS.commit}:
+the facts, the background step and \`carryBody\` the cache and traffic control read): ${
+    cell(BEFORE_FACTS)
+  }.
 
 The basic bundle's top contributors: the modules of the sources by bytes in the minified output
 (each byte counted to a module through esbuild's source map of the bundle; before gzip). The run fails if it keeps any of ${SHAKEN.length} pieces a
