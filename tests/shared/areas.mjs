@@ -8,6 +8,7 @@ export { default as client } from "./client.mjs";
 export { default as faults } from "./faults.mjs";
 export { default as limits } from "./limits.mjs";
 export { default as middleware } from "./middleware.mjs";
+export { default as paginate } from "./paginate.mjs";
 export { default as redirects } from "./redirects.mjs";
 export { default as retries } from "./retries.mjs";
 export { default as secrets } from "./secrets.mjs";

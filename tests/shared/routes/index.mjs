@@ -7,6 +7,7 @@ export { routes as client } from "./client.mjs";
 export { routes as faults } from "./faults.mjs";
 export { routes as limits } from "./limits.mjs";
 export { routes as middleware } from "./middleware.mjs";
+export { routes as paginate } from "./paginate.mjs";
 export { routes as redirects } from "./redirects.mjs";
 export { routes as retries } from "./retries.mjs";
 export { routes as secrets } from "./secrets.mjs";
