@@ -13,8 +13,8 @@ import {
   retryPolicy,
 } from "../config/config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
-import { HttpRequest } from "../models/request.ts";
-import type { HttpResponse } from "../models/response.ts";
+import { type HttpMethod, HttpRequest } from "../models/request.ts";
+import type { HttpResponse, StreamedHttpResponse } from "../models/response.ts";
 import type { TokenSender } from "../models/context.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { tokenLoggers } from "../hooks/logging_hooks.ts";
@@ -122,6 +122,18 @@ export class HttpClient {
   }
 
   /**
+   * Sends a request as {@linkcode HttpClient.stream} does: resolves at the
+   * response head, the body unread.
+   *
+   * @param request The request.
+   * @param callOptions `stream: true`, and the other call options.
+   * @returns The response, its body unread.
+   */
+  request(
+    request: HttpRequest,
+    callOptions: CallOptions & { stream: true },
+  ): Promise<StreamedHttpResponse>;
+  /**
    * Sends a request: resolves its URL against the base URL, merges the
    * default headers, follows redirects, reads the whole body.
    *
@@ -133,6 +145,7 @@ export class HttpClient {
    * be resolved, or the exchange fails ({@linkcode TimeoutException},
    * {@linkcode ConnectionException}).
    */
+  request(request: HttpRequest, callOptions?: CallOptions): Promise<HttpResponse>;
   request(request: HttpRequest, callOptions: CallOptions = {}): Promise<HttpResponse> {
     if (!(request instanceof HttpRequest)) {
       return Promise.reject(new TypeError("Invalid request: expected an HttpRequest"));
@@ -161,7 +174,9 @@ export class HttpClient {
    * @param method The HTTP method.
    * @param url A relative or absolute URL.
    * @param options As for {@linkcode HttpClient.get}, and a body.
-   * @returns The response, its body unread (`isStreamed`).
+   * @returns The response, its body unread (`isStreamed`), typed without
+   * the members that need it whole: `content`, `text`, `json()` compile
+   * only on what `read()` gives.
    *
    * @example Read a response's lines as they arrive
    * ```ts
@@ -177,7 +192,11 @@ export class HttpClient {
    * assert.deepEqual(await Array.fromAsync(response.lines()), ["one", "two"]);
    * ```
    */
-  stream(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
+  stream(
+    method: HttpMethod | Lowercase<HttpMethod>,
+    url: string | URL,
+    options: RequestOptions = {},
+  ): Promise<StreamedHttpResponse> {
     return this.#call(method, url, { ...options, stream: true });
   }
 

@@ -118,7 +118,7 @@ export interface RetryOptions {
    * The methods retried. Default GET, HEAD, OPTIONS, QUERY, PUT, DELETE. Naming POST
    * or PATCH opts in, and their calls then carry an `Idempotency-Key`.
    */
-  methods?: Iterable<HttpMethod | string> | undefined;
+  methods?: Iterable<HttpMethod | Lowercase<HttpMethod>> | undefined;
   /** The statuses retried. Default 408, 429, 500, 502, 503, 504. */
   statusCodes?: Iterable<number> | undefined;
   /** The base of the exponential backoff, in seconds. Default 0.5. */

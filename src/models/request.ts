@@ -309,9 +309,14 @@ export class HttpRequest implements HttpRequestFields {
    * @param url A relative or absolute URL.
    * @param init Headers, params, a body, a timeout, credentials.
    */
-  constructor(method: HttpMethod | string, url: string | URL, init?: HttpRequestInit);
+  // Any name (checked at run time), the union's offered as completions all the same.
   constructor(
-    method: HttpMethod | string,
+    method: HttpMethod | (string & Record<never, never>),
+    url: string | URL,
+    init?: HttpRequestInit,
+  );
+  constructor(
+    method: HttpMethod | (string & Record<never, never>),
     url: string | URL,
     init: HttpRequestInit = {},
     copy?: typeof COPY,
