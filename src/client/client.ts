@@ -560,7 +560,7 @@ function tokenSender(options: LifecycleOptions, config: HttpClientConfig): Token
     retry,
     calls: undefined,
   };
-  const prepare = { headers: {}, retry };
+  const prepare = { headers: {}, retry, jsonStyle: config.jsonStyle };
   const send = (request: HttpRequest) => {
     try {
       return executeCall(prepareRequest(request, prepare), tokenOptions);

@@ -97,3 +97,10 @@ export async function methods(client: HttpClient, request: HttpRequest): Promise
   void new HttpRequest(name, "/x");
   void new HttpRequest("delete", "/x");
 }
+
+/** The JSON style is one of two names. */
+export function jsonStyles(): void {
+  new HttpClientConfigBuilder().withJsonStyle("compact").withJsonStyle("python");
+  // @ts-expect-error: no other style
+  new HttpClientConfigBuilder().withJsonStyle("pretty");
+}
