@@ -31,6 +31,7 @@ export type {
   StandardSchemaIssue,
   StandardSchemaResult,
   StandardSchemaV1,
+  StreamedHttpResponse,
 } from "./src/models/response.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";

@@ -119,6 +119,7 @@ Deno.test("HttpRequest refuses a method that is not a string with a TypeError na
     );
   }
   throwsAtOnce(
+    // @ts-expect-error: a method that is not an HttpMethod does not compile either
     () => new HttpClientConfigBuilder().withRetry({ methods: ["GET", "FETCH"] }),
     TypeError,
     /^Invalid method: .*got "FETCH"$/,

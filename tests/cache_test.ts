@@ -45,7 +45,7 @@ function cachedClient(base: string, cache = new HttpCache({ store: new MemoryCac
   return Object.assign(client, { cache });
 }
 
-function status(response: HttpResponse): string | undefined {
+function status(response: Pick<HttpResponse, "header">): string | undefined {
   return response.header("cache-status");
 }
 

@@ -207,6 +207,7 @@ Deno.test("HttpClientConfigBuilder.withRetry() refuses bad settings at build tim
   assert.throws(() => builder.withRetry({ backoff: NaN }), RangeError);
   assert.throws(() => builder.withRetry({ maxBackoff: -1 }), RangeError);
   assert.throws(() => builder.withRetry({ statusCodes: [700] }), RangeError);
+  // @ts-expect-error: a method that is not an HttpMethod does not compile either
   assert.throws(() => builder.withRetry({ methods: ["FETCH"] }), TypeError);
   assert.equal(builder.withRetry({ maxRetries: 0 }).build().retry.maxRetries, 0);
 });

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import {
+  EventStreamException,
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
   HttpRequest,
-  type HttpResponse,
+  HttpResponse,
   ResponseNotReadException,
   TimeoutException,
   TokenAuthHook,
@@ -133,8 +134,12 @@ Deno.test("content, text and json() of a streamed response throw ResponseNotRead
   server.route("/json", () => Response.json({ ok: true }));
   await using client = streamClient(server);
   await using response = await client.stream("GET", "/json");
+  // Each also fails to compile (tests/types/stream_types_test.ts): the runtime check is for JavaScript.
+  // @ts-expect-error: a streamed response's type has no content
   throwsAtOnce(() => response.content, ResponseNotReadException, /read\(\)/);
+  // @ts-expect-error: nor text
   throwsAtOnce(() => response.text, ResponseNotReadException, /read\(\)/);
+  // @ts-expect-error: nor json()
   throwsAtOnce(() => response.json(), ResponseNotReadException, /read\(\)/);
   const buffered = await response.read();
   assert.equal(await response.read(), buffered);
@@ -330,6 +335,7 @@ Deno.test("response hooks see a streamed response unread, and one may return it 
   await using response = await client.stream("GET", "/hooked");
   assert.deepEqual(seen, [true]);
   assert.equal(response.isStreamed, false);
+  assert.ok(response instanceof HttpResponse);
   assert.equal(response.text, "hooked body");
 });
 
@@ -344,4 +350,62 @@ Deno.test("the caller's signal aborts a streamed body after its head", async () 
   controller.abort();
   await rejectsWith(within(reading, 5000, "the read to fail"), HttpClientException, /aborted/);
   await within(body.cancelled, 5000, "the server to see the body cancelled");
+});
+
+Deno.test("response.events() and lines() refuse at the call as client.events() does: masked, the body left unread", async () => {
+  await using server = startFixtureServer();
+  server.route("/down", () => new Response("the reason", { status: 503 }));
+  server.route("/text", () => new Response("data: a\n\n"));
+  server.route("/none", () => new Response(null, { status: 204 }));
+  await using client = streamClient(server);
+  for (const read of ["events", "lines"] as const) {
+    await using response = await client.stream("GET", "/down", { params: { token: "s3cret" } });
+    const error = throwsAtOnce(
+      () => response[read](),
+      EventStreamException,
+      new RegExp(
+        `^${read === "events" ? "Event" : "Line"} stream refused with status 503: ` +
+          "GET http://127\\.0\\.0\\.1:\\d+/down\\?token=\\*\\*\\*$",
+      ),
+    ) as EventStreamException;
+    assert.equal(error.response, response);
+    // The body was not taken: it is read once, as the caller likes.
+    assert.equal(
+      new TextDecoder().decode(await new Response(response.body).arrayBuffer()),
+      "the reason",
+    );
+    assert.throws(() => response.body, HttpClientException);
+  }
+  await using text = await client.stream("GET", "/text");
+  throwsAtOnce(
+    () => text.events(),
+    EventStreamException,
+    /^Event stream refused with Content-Type "text\/plain;charset=UTF-8" \(expected text\/event-stream\): GET /,
+  );
+  assert.equal((await text.read()).text, "data: a\n\n");
+  // A 204 has no body: no events, no error (client.events() ends there too).
+  await using none = await client.stream("GET", "/none");
+  assert.deepEqual(await Array.fromAsync(none.events()), []);
+});
+
+Deno.test("a buffered response's events() and lines() follow the same rule", () => {
+  const request = new HttpRequest("GET", "http://127.0.0.1/feed");
+  const content = new TextEncoder().encode("data: a\n\n");
+  const response = (statusCode: number, type?: string) =>
+    new HttpResponse({
+      statusCode,
+      headers: type === undefined ? {} : { "Content-Type": type },
+      content,
+      elapsedMs: 1,
+      url: request.url,
+      request,
+    });
+  throwsAtOnce(
+    () => response(404, "text/event-stream").events(),
+    EventStreamException,
+    /status 404/,
+  );
+  throwsAtOnce(() => response(302).lines(), EventStreamException, /status 302/);
+  throwsAtOnce(() => response(200).events(), EventStreamException, /Content-Type none/);
+  assert.equal(response(404).text, "data: a\n\n");
 });

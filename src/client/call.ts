@@ -6,7 +6,7 @@ import { describeCall, HttpClientException } from "../errors.ts";
 import { headerValue, mergeHeaders } from "../http/headers.ts";
 import { resolveUrl } from "../http/url.ts";
 import type { HttpMethod, HttpRequest, HttpRequestInit } from "../models/request.ts";
-import { REQUEST_INIT_KEYS } from "../models/request.ts";
+import { inJsonStyle, REQUEST_INIT_KEYS } from "../models/request.ts";
 import { checkKnownKeys, keysOf, validateNullableTimeout } from "../models/_validate.ts";
 import type { Progress } from "../transport/body.ts";
 import type { LifecycleOptions } from "../send/attempts.ts";
@@ -138,10 +138,10 @@ function checkCallback(name: string, value: unknown): void {
 /**
  * `request` for a client with `config`: its URL resolved against the base
  * URL (absolute, http(s)), the URL's user-info moved to `auth` (unless it
- * has one), the default headers merged under its own, and an
+ * has one), the default headers merged under its own, an
  * `Idempotency-Key` for every attempt of a POST or PATCH the retry policy
- * retries, unless it has one. A request that needs none of this is returned
- * as it is.
+ * retries, unless it has one, and its JSON body in the client's style. A
+ * request that needs none of this is returned as it is.
  *
  * @throws {HttpClientException} When the URL is relative without a base
  * URL, invalid, or not http(s).
@@ -166,7 +166,7 @@ function checkCallback(name: string, value: unknown): void {
  */
 export function prepareRequest(
   request: HttpRequest,
-  config: Pick<HttpClientConfig, "baseUrl" | "headers" | "retry">,
+  config: Pick<HttpClientConfig, "baseUrl" | "headers" | "retry" | "jsonStyle">,
 ): HttpRequest {
   const absolute = resolveUrl(config.baseUrl, request.url);
   if (absolute === undefined) {
@@ -201,10 +201,11 @@ export function prepareRequest(
   ) {
     headers = { ...headers, "Idempotency-Key": crypto.randomUUID() };
   }
-  if (target === request.url && headers === request.headers && auth === request.auth) {
-    return request;
-  }
-  return request.with({ url: target, headers, auth });
+  const prepared = target === request.url && headers === request.headers && auth === request.auth
+    ? request
+    : request.with({ url: target, headers, auth });
+  // A configuration made by hand in JavaScript may have no style: the default's.
+  return inJsonStyle(prepared, config.jsonStyle ?? "python");
 }
 
 function failure(request: HttpRequest, reason: string): HttpClientException {

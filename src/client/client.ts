@@ -13,8 +13,8 @@ import {
   retryPolicy,
 } from "../config/config.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
-import { HttpRequest } from "../models/request.ts";
-import type { HttpResponse } from "../models/response.ts";
+import { type HttpMethod, HttpRequest } from "../models/request.ts";
+import type { HttpResponse, StreamedHttpResponse } from "../models/response.ts";
 import type { TokenSender } from "../models/context.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { tokenLoggers } from "../hooks/logging_hooks.ts";
@@ -124,6 +124,18 @@ export class HttpClient {
   }
 
   /**
+   * Sends a request as {@linkcode HttpClient.stream} does: resolves at the
+   * response head, the body unread.
+   *
+   * @param request The request.
+   * @param callOptions `stream: true`, and the other call options.
+   * @returns The response, its body unread.
+   */
+  request(
+    request: HttpRequest,
+    callOptions: CallOptions & { stream: true },
+  ): Promise<StreamedHttpResponse>;
+  /**
    * Sends a request: resolves its URL against the base URL, merges the
    * default headers, follows redirects, reads the whole body.
    *
@@ -135,6 +147,7 @@ export class HttpClient {
    * be resolved, or the exchange fails ({@linkcode TimeoutException},
    * {@linkcode ConnectionException}).
    */
+  request(request: HttpRequest, callOptions?: CallOptions): Promise<HttpResponse>;
   request(request: HttpRequest, callOptions: CallOptions = {}): Promise<HttpResponse> {
     if (!(request instanceof HttpRequest)) {
       return Promise.reject(new TypeError("Invalid request: expected an HttpRequest"));
@@ -163,7 +176,9 @@ export class HttpClient {
    * @param method The HTTP method.
    * @param url A relative or absolute URL.
    * @param options As for {@linkcode HttpClient.get}, and a body.
-   * @returns The response, its body unread (`isStreamed`).
+   * @returns The response, its body unread (`isStreamed`), typed without
+   * the members that need it whole: `content`, `text`, `json()` compile
+   * only on what `read()` gives.
    *
    * @example Read a response's lines as they arrive
    * ```ts
@@ -179,7 +194,11 @@ export class HttpClient {
    * assert.deepEqual(await Array.fromAsync(response.lines()), ["one", "two"]);
    * ```
    */
-  stream(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
+  stream(
+    method: HttpMethod | Lowercase<HttpMethod>,
+    url: string | URL,
+    options: RequestOptions = {},
+  ): Promise<StreamedHttpResponse> {
     return this.#call(method, url, { ...options, stream: true });
   }
 
@@ -620,7 +639,7 @@ function tokenSender(options: LifecycleOptions, config: HttpClientConfig): Token
     retry,
     calls: undefined,
   };
-  const prepare = { headers: {}, retry };
+  const prepare = { headers: {}, retry, jsonStyle: config.jsonStyle };
   const send = (request: HttpRequest) => {
     try {
       return executeCall(prepareRequest(request, prepare), tokenOptions);

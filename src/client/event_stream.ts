@@ -12,7 +12,7 @@ import {
 } from "../errors.ts";
 import { decodeText, EventStreamParser, type ServerSentEvent } from "../http/text_stream.ts";
 import { HttpRequest, type HttpRequestInit } from "../models/request.ts";
-import { EventStreamException, type HttpResponse, lineLimit } from "../models/response.ts";
+import { checkTextStream, type HttpResponse, lineLimit } from "../models/response.ts";
 import {
   checkKnownKeys,
   keysOf,
@@ -196,7 +196,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
     }
     try {
       if (this.#stopped() || response.statusCode === 204) return undefined;
-      checkHead(response);
+      checkTextStream(response, "Event stream");
       const parser = new EventStreamParser(this.#lastEventId, lineLimit(response));
       for await (const text of decodeText(response.body, "utf-8")) {
         for (const event of parser.push(text)) {
@@ -372,28 +372,6 @@ function eventStreamSettings(options: EventStreamOptions) {
     retryDelayMs: validateSeconds("retryDelay", retryDelay) * 1000,
     maxReconnects,
   };
-}
-
-/**
- * Refuses the head of a connection as EventSource fails one: a status
- * other than 2xx, or a Content-Type other than `text/event-stream`.
- */
-function checkHead(response: HttpResponse): void {
-  const { statusCode, request } = response;
-  const target = describeCall(request, response.url);
-  if (statusCode < 200 || statusCode > 299) {
-    throw new EventStreamException(`Event stream refused with status ${statusCode}: ${target}`, {
-      response,
-    });
-  }
-  const type = response.header("content-type");
-  if (type?.split(";")[0]?.trim().toLowerCase() !== "text/event-stream") {
-    const shown = type === undefined ? "none" : JSON.stringify(type.slice(0, 100));
-    throw new EventStreamException(
-      `Event stream refused with Content-Type ${shown} (expected text/event-stream): ${target}`,
-      { response },
-    );
-  }
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 } from "../models/_validate.ts";
 import { type HttpMethod, parseMethod } from "../models/request.ts";
 import { mergeHeaders } from "../http/headers.ts";
+import { checkJsonStyle } from "../json/serialize_json.ts";
 import { parseHttpUrl } from "../http/url.ts";
 import { maskDeepForView, maskHeadersForView, redactUrl, withView } from "../masking/views.ts";
 import type {
@@ -74,6 +75,11 @@ export interface HttpClientConfig {
   readonly maxRedirects: number;
   /** The most decoded bytes a buffered read holds (default 256 MiB); `Infinity` for no limit. */
   readonly maxResponseBytes: number;
+  /**
+   * How a `jsonData` body is written (`withJsonStyle`): `"python"` (the
+   * default, Python's `json.dumps` spacing) or `"compact"` (`JSON.stringify`'s bytes).
+   */
+  readonly jsonStyle: "python" | "compact";
   /** Options of the connection pool. */
   readonly pool?: Readonly<PoolOptions>;
   /**
@@ -118,7 +124,7 @@ export interface RetryOptions {
    * The methods retried. Default GET, HEAD, OPTIONS, QUERY, PUT, DELETE. Naming POST
    * or PATCH opts in, and their calls then carry an `Idempotency-Key`.
    */
-  methods?: Iterable<HttpMethod | string> | undefined;
+  methods?: Iterable<HttpMethod | Lowercase<HttpMethod>> | undefined;
   /** The statuses retried. Default 408, 429, 500, 502, 503, 504. */
   statusCodes?: Iterable<number> | undefined;
   /** The base of the exponential backoff, in seconds. Default 0.5. */
@@ -235,6 +241,7 @@ export const DEFAULT_CONFIG: HttpClientConfig = Object.freeze({
   headers: Object.freeze({}),
   maxRedirects: 20,
   maxResponseBytes: 256 * 1024 * 1024,
+  jsonStyle: "python",
   requestHooks: Object.freeze([]),
   responseHooks: Object.freeze([]),
   errorHooks: Object.freeze([]),
@@ -395,6 +402,40 @@ export class HttpClientConfigBuilder {
     this.#config.maxResponseBytes = bytes === Infinity
       ? Infinity
       : validateCount("maxResponseBytes", bytes);
+    return this;
+  }
+
+  /**
+   * Sets how a `jsonData` body is written: `"python"` (the default, the
+   * spec's: Python's `json.dumps` style, a space after `,` and `:`) or
+   * `"compact"`, exactly the bytes of `JSON.stringify(jsonData)`, for a
+   * server that signs or hashes the body as JavaScript writes it. The
+   * requests the client sends (`response.request`, what hooks see) carry
+   * the style, so their `toCurl()` renders the same bytes. Values JSON
+   * cannot say (`NaN`, `BigInt`, cycles) are refused in both styles.
+   *
+   * @example Send the bytes of `JSON.stringify`
+   * ```ts
+   * import { createClient } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = Deno.serve(
+   *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+   *   async (request) => new Response(await request.text()),
+   * );
+   * await using client = createClient(`http://127.0.0.1:${server.addr.port}`)
+   *   .extend((builder) => builder.withJsonStyle("compact"));
+   * const response = await client.post("/echo", { jsonData: { a: [1, 2], b: "ü" } });
+   * assert.equal(response.text, JSON.stringify({ a: [1, 2], b: "ü" })); // '{"a":[1,2],"b":"ü"}'
+   * assert.match(response.request.toCurl(), /--data '\{"a":\[1,2\],"b":"ü"\}'/);
+   * ```
+   *
+   * @param style `"python"` or `"compact"`.
+   * @returns This builder.
+   * @throws {TypeError} For any other value, naming `jsonStyle`.
+   */
+  withJsonStyle(style: "python" | "compact"): this {
+    this.#config.jsonStyle = checkJsonStyle(style);
     return this;
   }
 

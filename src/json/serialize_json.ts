@@ -1,5 +1,6 @@
 // The one JSON serializer of the library: the client sends its output and
-// toCurl renders it, so a replayed cURL command sends the same bytes.
+// toCurl renders it, so a replayed cURL command sends the same bytes; in
+// Python's style (the spec's) or, for servers that hash the body, compact.
 
 const hasOwnProperty = Object.prototype.hasOwnProperty;
 
@@ -9,16 +10,34 @@ class JsonPathError {
   constructor(readonly reason: string) {}
 }
 
+/**
+ * How the JSON text is spaced: `"python"`, Python's `json.dumps` default (a
+ * space after `,` and `:`), or `"compact"`, `JSON.stringify`'s (none).
+ */
+export type JsonStyle = "python" | "compact";
+
+/** `style` when it is a {@linkcode JsonStyle}, else a TypeError naming `jsonStyle`. */
+export function checkJsonStyle(style: unknown): JsonStyle {
+  if (style === "python" || style === "compact") return style;
+  const shown = typeof style === "string" ? JSON.stringify(style.slice(0, 40)) : typeof style;
+  throw new TypeError(`Invalid jsonStyle: expected "python" or "compact", got ${shown}`);
+}
+
 /** One serialization: the containers being written (to find cycles), and a boxed BigInt met. */
 interface Walk {
   readonly ancestors: object[];
+  /** What follows a member: `", "` or `","`. */
+  readonly comma: string;
+  /** What follows a key: `": "` or `":"`. */
+  readonly colon: string;
   /** JSON.stringify throws for a boxed BigInt, but only if nothing else fails. */
   boxedBigInt?: object;
 }
 
 /**
  * Serializes `value` as JSON in Python's default style: a space after `,` and
- * `:`, non-ASCII kept as it is (sent as UTF-8). Follows `JSON.stringify` for
+ * `:`, non-ASCII kept as it is (sent as UTF-8); in the `"compact"` style, the
+ * very text of `JSON.stringify(value)`. Follows `JSON.stringify` for
  * `toJSON()`, boxed primitives and `undefined` members (left out of objects,
  * `null` in arrays), and refuses what JSON cannot say instead of losing it:
  * `NaN` and the infinities, `BigInt`, functions, symbols, Maps, Sets and
@@ -26,6 +45,7 @@ interface Walk {
  *
  * @param value The value to serialize.
  * @param field The name the error messages start the path with.
+ * @param style `"python"` (the default) or `"compact"` (what `withJsonStyle` sets).
  * @returns The JSON text.
  *
  * @example Serialize a body as the client sends it
@@ -34,11 +54,17 @@ interface Walk {
  * import assert from "node:assert/strict";
  *
  * assert.equal(serializeJson({ a: [1, 2], b: "ü" }), '{"a": [1, 2], "b": "ü"}');
+ * assert.equal(serializeJson({ a: [1, 2] }, "jsonData", "compact"), '{"a":[1,2]}');
  * assert.throws(() => serializeJson({ a: [NaN] }), /jsonData\.a\[0\]: NaN/);
  * ```
  */
-export function serializeJson(value: unknown, field = "jsonData"): string {
-  const walk: Walk = { ancestors: [] };
+export function serializeJson(
+  value: unknown,
+  field = "jsonData",
+  style: "python" | "compact" = "python",
+): string {
+  const compact = checkJsonStyle(style) === "compact";
+  const walk: Walk = { ancestors: [], comma: compact ? "," : ", ", colon: compact ? ":" : ": " };
   const json = toJsonValue(value, "");
   if (json === undefined) {
     throw new TypeError(`Invalid ${field}: undefined is not JSON-serializable`);
@@ -94,7 +120,7 @@ function writeObject(walk: Walk, value: object, key: string | number): string {
     text = "[";
     for (let i = 0; i < value.length; i++) {
       const item = toJsonValue(value[i], i);
-      if (i > 0) text += ", ";
+      if (i > 0) text += walk.comma;
       text += item === undefined ? "null" : writeMember(walk, item, i);
     }
     text += "]";
@@ -117,8 +143,8 @@ function writeObject(walk: Walk, value: object, key: string | number): string {
       if (!hasOwnProperty.call(value, name)) continue;
       const member = toJsonValue((value as Record<string, unknown>)[name], name);
       if (member === undefined) continue;
-      if (text.length > 1) text += ", ";
-      text += `${JSON.stringify(name)}: ${writeMember(walk, member, name)}`;
+      if (text.length > 1) text += walk.comma;
+      text += `${JSON.stringify(name)}${walk.colon}${writeMember(walk, member, name)}`;
     }
     text += "}";
   }

@@ -24,7 +24,7 @@ import {
 } from "./_validate.ts";
 import type { FileValue, FormValue, QueryScalar, QueryValue } from "../http/url.ts";
 import { describeRawBody, type RequestBody } from "../http/raw_body.ts";
-import { serializeJson } from "../json/serialize_json.ts";
+import { type JsonStyle, serializeJson } from "../json/serialize_json.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { curlCommand } from "../curl/curl.ts";
 
@@ -253,6 +253,9 @@ function checkAuth(auth: unknown): readonly [string, string] {
   return [validateUsername("auth", username), password];
 }
 
+/** The style of a request's JSON text (the private field's reader, set by the class). */
+let jsonStyleOf: (request: HttpRequest) => JsonStyle;
+
 /**
  * An immutable HTTP request. The instance and its `headers`, `params`,
  * `data`, `files` and `auth` are frozen; changed copies come from
@@ -301,6 +304,12 @@ export class HttpRequest implements HttpRequestFields {
   /** Basic credentials. */
   readonly auth?: readonly [username: string, password: string];
   readonly #jsonText: string | undefined;
+  /** How `jsonText` is spaced: the client's `withJsonStyle`, kept by every copy. */
+  readonly #jsonStyle: JsonStyle;
+
+  static {
+    jsonStyleOf = (request) => request.#jsonStyle;
+  }
 
   /**
    * Creates a request.
@@ -309,14 +318,20 @@ export class HttpRequest implements HttpRequestFields {
    * @param url A relative or absolute URL.
    * @param init Headers, params, a body, a timeout, credentials.
    */
-  constructor(method: HttpMethod | string, url: string | URL, init?: HttpRequestInit);
+  // Any name (checked at run time), the union's offered as completions all the same.
   constructor(
-    method: HttpMethod | string,
+    method: HttpMethod | (string & Record<never, never>),
+    url: string | URL,
+    init?: HttpRequestInit,
+  );
+  constructor(
+    method: HttpMethod | (string & Record<never, never>),
     url: string | URL,
     init: HttpRequestInit = {},
     copy?: typeof COPY,
     source?: HttpRequest,
     checkedHeaders?: Readonly<Record<string, string>>,
+    jsonStyle?: JsonStyle,
   ) {
     // Only copyOf() passes COPY: the fields a copy keeps from its source are
     // checked and frozen already, and are taken as they are.
@@ -358,18 +373,23 @@ export class HttpRequest implements HttpRequestFields {
     }
     if (body !== undefined) this.body = body === from?.body ? body : checkRawBody(body);
     if (jsonData !== undefined) this.jsonData = jsonData;
-    // A copy with the same jsonData sends the same bytes: no second serialization.
+    const style = this.#jsonStyle = jsonStyle ?? (from === undefined ? "python" : from.#jsonStyle);
+    // A copy with the same jsonData and style sends the same bytes: no second serialization.
     this.#jsonText = jsonData === undefined
       ? undefined
-      : from !== undefined && jsonData === from.jsonData
+      : from !== undefined && jsonData === from.jsonData && style === from.#jsonStyle
       ? from.#jsonText
-      : serializeJson(jsonData);
+      : serializeJson(jsonData, "jsonData", style);
     if (timeout !== undefined) this.timeout = validateNullableTimeout("timeout", timeout);
     if (auth !== undefined) this.auth = auth === from?.auth ? auth : Object.freeze(checkAuth(auth));
     Object.freeze(this);
   }
 
-  /** The JSON text of `jsonData`, from the serializer `toCurl` shares. */
+  /**
+   * The JSON text of `jsonData`, from the serializer `toCurl` shares: in
+   * Python's style, or `JSON.stringify`'s in a request a client with
+   * `withJsonStyle("compact")` sent (and the copies made of it).
+   */
   get jsonText(): string | undefined {
     return this.#jsonText;
   }
@@ -531,6 +551,7 @@ const HttpRequestCopy = HttpRequest as new (
   copy: typeof COPY,
   from: HttpRequest,
   checkedHeaders: Readonly<Record<string, string>> | undefined,
+  jsonStyle?: JsonStyle,
 ) => HttpRequest;
 
 /**
@@ -542,10 +563,21 @@ function copyOf(
   from: HttpRequest,
   changes: Partial<HttpRequestFields>,
   checkedHeaders?: Readonly<Record<string, string>>,
+  jsonStyle?: JsonStyle,
 ): HttpRequest {
   const init = { ...from.toObject(), ...changes };
   const { method = from.method, url = from.url } = init;
-  return new HttpRequestCopy(method, url, init, COPY, from, checkedHeaders);
+  return new HttpRequestCopy(method, url, init, COPY, from, checkedHeaders, jsonStyle);
+}
+
+/**
+ * `request` whose JSON body is written in `style`, as are those of the
+ * copies made of it (`with()`, `withHeaders()`): the request itself when it
+ * is already. How a client's `withJsonStyle` reaches the bytes it sends and
+ * the `toCurl()` of the request it sent.
+ */
+export function inJsonStyle(request: HttpRequest, style: JsonStyle): HttpRequest {
+  return jsonStyleOf(request) === style ? request : copyOf(request, {}, undefined, style);
 }
 
 /**

@@ -530,13 +530,30 @@ export class HttpResponse {
     return STREAMED.get(this)?.cancel() ?? Promise.resolve();
   }
 
-  /** The body's text lines as they arrive (LF or CRLF, stripped), in its charset; each within `maxResponseBytes` characters. */
+  /**
+   * The body's text lines as they arrive (LF or CRLF, stripped), in its
+   * charset; each within `maxResponseBytes` characters.
+   *
+   * @throws {EventStreamException} At the call, for a status other than
+   * 2xx: the error's `response` is this one, its body not taken (read or
+   * cancel it).
+   */
   lines(): AsyncGenerator<string> {
+    checkTextStream(this, "Line stream");
     return lines(this.body, charsetOf(this), lineLimit(this));
   }
 
-  /** The body's Server-Sent Events as they arrive; a line or an event's data within `maxResponseBytes` characters. */
+  /**
+   * The body's Server-Sent Events as they arrive; a line or an event's data
+   * within `maxResponseBytes` characters.
+   *
+   * @throws {EventStreamException} At the call, as `client.events()` refuses
+   * a connection: for a status other than 2xx, or a Content-Type other than
+   * `text/event-stream` (but on a 204, which yields nothing). The error's
+   * `response` is this one, its body not taken (read or cancel it).
+   */
   events(): AsyncGenerator<ServerSentEvent> {
+    checkTextStream(this, "Event stream");
     return events(this.body, lineLimit(this));
   }
 
@@ -576,6 +593,45 @@ export class HttpResponse {
   toJSON(): Record<string, unknown> {
     return jsonView(this);
   }
+}
+
+/**
+ * The type `client.stream()` resolves to: an {@linkcode HttpResponse} whose
+ * body is unread, without the members that need it whole (`content`,
+ * `text`, `json()`, `jsonOrUndefined()`), so reading one before `read()`
+ * does not compile. Read the body with `read()` (a buffered
+ * `HttpResponse`), `body`, `lines()` or `events()`, or `cancel()` it. At
+ * run time it is an `HttpResponse` (`isStreamed` is true), whose `content`,
+ * `text` and `json()` throw {@linkcode ResponseNotReadException} until
+ * `read()` resolved.
+ *
+ * @example Read a streamed body whole
+ * ```ts
+ * import { createClient, HttpResponse, type StreamedHttpResponse } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   () => Response.json({ ok: true }),
+ * );
+ * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+ * await using streamed: StreamedHttpResponse = await client.stream("GET", "/");
+ * // streamed.json(); // does not compile: the body is unread
+ * const response = await streamed.read();
+ * assert.ok(response instanceof HttpResponse);
+ * assert.deepEqual(response.json(), { ok: true });
+ * ```
+ */
+export interface StreamedHttpResponse extends
+  Omit<
+    HttpResponse,
+    "content" | "text" | "json" | "jsonOrUndefined" | "raiseForStatus"
+  > {
+  /**
+   * Returns this response when its status is 1xx, 2xx or 3xx, and throws
+   * {@linkcode HttpStatusException} (carrying it, body unread) for 4xx and 5xx.
+   */
+  raiseForStatus(): StreamedHttpResponse;
 }
 
 defineRedactedInspect(HttpResponse, (response) => ({
@@ -758,16 +814,50 @@ export function receivedResponse(init: HttpResponseInit): HttpResponse {
   return new HttpResponseWithOrigin(init, RECEIVED);
 }
 
+/**
+ * Refuses `response` as a stream of text lines or (`"Event stream"`)
+ * events, as EventSource fails a connection, with an
+ * {@linkcode EventStreamException} carrying it: a status other than 2xx,
+ * and for events a Content-Type other than `text/event-stream` (its
+ * parameters aside, in any case) but on a 204, which has no body. The body
+ * is left as it is. `response.lines()`, `response.events()` and
+ * `client.events()` share it.
+ */
+export function checkTextStream(
+  response: HttpResponse,
+  what: "Event stream" | "Line stream",
+): void {
+  const { statusCode } = response;
+  const target = describeCall(response.request, response.url);
+  if (statusCode < 200 || statusCode > 299) {
+    throw new EventStreamException(`${what} refused with status ${statusCode}: ${target}`, {
+      response,
+    });
+  }
+  if (what === "Line stream" || statusCode === 204) return;
+  const type = response.header("content-type");
+  if (type?.split(";")[0]?.trim().toLowerCase() !== "text/event-stream") {
+    const shown = type === undefined ? "none" : JSON.stringify(type.slice(0, 100));
+    throw new EventStreamException(
+      `${what} refused with Content-Type ${shown} (expected text/event-stream): ${target}`,
+      { response },
+    );
+  }
+}
+
 /** Options of an {@linkcode EventStreamException}. */
 export interface EventStreamExceptionOptions extends ResponseExceptionOptions {}
 
 /**
- * An event stream of `client.events()` was refused by the server's answer,
- * as EventSource fails the connection, and is not reconnected: a status
- * other than 2xx (204 ends the stream without an error), or a Content-Type
- * other than `text/event-stream`. The message names the status or the type,
- * the method and the URL (masked); `response` is the answer, its body
- * cancelled unread.
+ * An event stream was refused by the server's answer, as EventSource fails
+ * the connection: a status other than 2xx (204 ends the stream without an
+ * error), or a Content-Type other than `text/event-stream`; also the
+ * `lines()` of a response whose status is not 2xx. The message names the
+ * status or the type, the method and the URL (masked); `response` is the
+ * answer. `client.events()` throws it from its loop, without reconnecting,
+ * the body cancelled unread; `response.events()` and `response.lines()`
+ * throw it when called, the body not taken: still readable once (read it
+ * for the server's reason, or cancel it).
  *
  * @example Tell a refused event stream from other failures
  * ```ts

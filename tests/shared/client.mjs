@@ -39,6 +39,41 @@ export default function ({ lib, fixture, assert }) {
         assert.equal(sent.body, '{"name": "Ada", "n": [1, 2]}');
         assert.equal(sent.headers["content-type"], "application/json");
       }),
+    'withJsonStyle("compact") sends the bytes of JSON.stringify, and toCurl() renders them': () => {
+      const value = {
+        name: "Ada ü",
+        quote: 'it\'s "so"',
+        n: [1, 2.5, -0, 1e21, { deep: null }],
+        skipped: undefined,
+        when: new Date(0),
+      };
+      const text = JSON.stringify(value);
+      return withClient(
+        async (http) => {
+          const sha256 = async (bytes) =>
+            Array.from(
+              new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)),
+              (byte) => byte.toString(16).padStart(2, "0"),
+            ).join("");
+          const response = await http.post("/client/sha256", { jsonData: value });
+          assert.equal(response.json().sha256, await sha256(new TextEncoder().encode(text)));
+          assert.equal(response.request.jsonText, text);
+          assert.ok(response.request.toCurl().includes(`--data ${lib.shellQuote(text)}`));
+          // A hook's copy of the request keeps the style; the default stays Python's.
+          const echoed = await http.put("/client/echo", { jsonData: { a: [1, 2] } });
+          assert.equal(echoed.json().body, '{"a":[1,2]}');
+          const python = http.extend((builder) => builder.withJsonStyle("python"));
+          assert.equal(
+            (await python.put("/client/echo", { jsonData: { a: [1, 2] } })).json().body,
+            '{"a": [1, 2]}',
+          );
+        },
+        (builder) =>
+          builder.withJsonStyle("compact").withRequestHook({
+            beforeRequest: (request) => request.withHeaders({ "X-Hooked": "1" }),
+          }),
+      );
+    },
     "put() sends form data": () =>
       withClient(async (http) => {
         const sent = (await http.put("/client/echo", { data: { a: "1 2", b: "é" } })).json();

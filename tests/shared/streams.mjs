@@ -80,6 +80,16 @@ export default function ({ lib, fixture, runtime, assert }) {
     }
   }
 
+  /** What `fn` throws (an AssertionError when it throws nothing). */
+  function thrownBy(fn) {
+    try {
+      fn();
+    } catch (error) {
+      return error;
+    }
+    throw new assert.AssertionError("expected a throw");
+  }
+
   /** Every item of `iterable` (Array.fromAsync is missing on Node 20). */
   async function collect(iterable) {
     const items = [];
@@ -152,6 +162,39 @@ export default function ({ lib, fixture, runtime, assert }) {
         assert.deepEqual(got, expected.subarray(0, 1000));
         assert.throws(() => response.body, lib.HttpClientException, /already read/);
       }),
+    "events() and lines() of a 404 throw EventStreamException when called, the body unread": () =>
+      withClient(undefined, async (http) => {
+        const path = `/streams/answer?status=404&type=text%2Fevent-stream&text=gone`;
+        for (const read of ["events", "lines"]) {
+          const response = await http.stream("GET", path);
+          const error = thrownBy(() => response[read]());
+          assert.ok(error instanceof lib.EventStreamException, String(error));
+          assert.match(error.message, /refused with status 404: GET http:\/\/127\.0\.0\.1:/);
+          assert.equal(error.response, response);
+          assert.equal((await response.read()).text, "gone");
+          // A buffered response follows the same rule.
+          const buffered = await http.get(path);
+          assert.throws(() => buffered[read](), lib.EventStreamException, /status 404/);
+          assert.equal(buffered.text, "gone");
+        }
+      }),
+    "events() of a 200 that is not text/event-stream throws EventStreamException; lines() reads it":
+      () =>
+        withClient(undefined, async (http) => {
+          const path = "/streams/answer?type=text%2Fplain&text=data%3A%20a%0A%0A";
+          const response = await http.stream("GET", path);
+          const error = thrownBy(() => response.events());
+          assert.ok(error instanceof lib.EventStreamException, String(error));
+          assert.match(error.message, /Content-Type "text\/plain" \(expected text\/event-stream\)/);
+          assert.equal(error.response, response);
+          assert.deepEqual(await collect(response.lines()), ["data: a", ""]);
+          // The type is compared without its parameters, in any case.
+          const typed = await http.stream(
+            "GET",
+            "/streams/answer?type=Text%2FEvent-Stream%3B%20charset%3DUTF-8&text=data%3A%20a%0A%0A",
+          );
+          assert.deepEqual((await collect(typed.events())).map((event) => event.data), ["a"]);
+        }),
     "lines() gives NDJSON lines as they are written, a line cut between writes kept whole":
       headFirst(() =>
         withClient(undefined, async (http) => {

@@ -6,7 +6,8 @@
 // the client gave the body up (the connection closed before the end). `/streams/bytes` sends `size` bytes
 // (byte i is i % 251) in pieces, with a Content-Length when `sized=1`,
 // gzip-encoded when `gzip=1`. `/streams/flaky?run=` answers its first call
-// with a 503 whose body is held, and later ones with "fine".
+// with a 503 whose body is held, and later ones with "fine". `/streams/answer`
+// answers `status` with the Content-Type `type` and the body `text`, whole.
 
 import { Buffer } from "node:buffer";
 import zlib from "node:zlib";
@@ -42,6 +43,11 @@ function done(res) {
 }
 
 export const routes = {
+  "/streams/answer": (req, res) => {
+    const params = paramsOf(req);
+    res.writeHead(Number(params.get("status") ?? 200), { "content-type": params.get("type") });
+    res.end(params.get("text") ?? "");
+  },
   "/streams/held": (req, res, state) => {
     hold(req, res, state, 200, { "content-type": paramsOf(req).get("type") ?? "text/plain" });
   },
