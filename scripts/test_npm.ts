@@ -92,7 +92,7 @@ async function installTracing(work: string): Promise<void> {
  */
 async function testDependencies(): Promise<string[]> {
   const { imports } = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
-  return ["zod", "valibot", "redis", "ioredis"].map((name) => {
+  return ["zod", "valibot", "redis", "ioredis", "ajv", "har-schema"].map((name) => {
     const specifier = imports[name];
     if (typeof specifier !== "string" || !specifier.startsWith("npm:")) {
       throw new Error(`deno.json imports no npm: specifier for ${name}`);
