@@ -115,8 +115,9 @@ function sameBody(postData: HarPostData | undefined, content: Uint8Array): boole
     return postData !== undefined || content.byteLength === 0;
   }
   if (postData._truncated === true) return true;
+  // Params alone (a browser's multipart or JSON body): compared only for a URL-encoded form.
   if (text === undefined) {
-    return !/multipart/i.test(postData.mimeType) ? sameForm(postData, content) : true;
+    return !/x-www-form-urlencoded/i.test(postData.mimeType) || sameForm(postData, content);
   }
   if (postData._encoding === "base64") {
     const bytes = fromBase64(text, "postData.text");
