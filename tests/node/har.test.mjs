@@ -12,6 +12,16 @@ import { HarRecorder } from "@fetchline/fetchline/har";
 import { MockTransport } from "@fetchline/fetchline/testing";
 import { harErrors } from "./har_schema.mjs";
 
+/** Runs `body` with a client built by `builder`, closed at its end (Node 22 has no `await using`). */
+async function withClient(builder, body) {
+  const http = new HttpClient(builder.build());
+  try {
+    return await body(http);
+  } finally {
+    await http.close();
+  }
+}
+
 test("a recorded session validates, holds no secret, and replays the same bytes", async () => {
   const server = createServer((req, res) => {
     req.resume();
@@ -23,39 +33,36 @@ test("a recorded session validates, holds no secret, and replays the same bytes"
   const recorder = new HarRecorder();
   const bodies = [];
   try {
-    await using http = new HttpClient(
-      new HttpClientConfigBuilder().withBaseUrl(url).withMiddleware(recorder).build(),
+    await withClient(
+      new HttpClientConfigBuilder().withBaseUrl(url).withMiddleware(recorder),
+      async (http) => {
+        const headers = { Authorization: "Bearer t-SECRET" };
+        bodies.push((await http.get("/a?token=q-SECRET", { headers })).content);
+        bodies.push((await http.post("/b", { jsonData: { password: "p-SECRET" } })).content);
+      },
     );
-    bodies.push(
-      (await http.get("/a?token=q-SECRET", { headers: { Authorization: "Bearer t-SECRET" } }))
-        .content,
-    );
-    bodies.push((await http.post("/b", { jsonData: { password: "p-SECRET" } })).content);
   } finally {
     server.close();
   }
   const har = recorder.toHar();
   assert.deepEqual(harErrors(har), []);
   assert.doesNotMatch(JSON.stringify(har), /SECRET/);
-  await using replay = new HttpClient(
-    new HttpClientConfigBuilder().withBaseUrl(url).withFetch(MockTransport.fromHar(har).fetch)
-      .build(),
-  );
-  assert.deepEqual((await replay.get("/a?token=other")).content, bodies[0]);
-  assert.deepEqual(
-    (await replay.post("/b", { jsonData: { password: "other" } })).content,
-    bodies[1],
-  );
+  const replay = new HttpClientConfigBuilder().withBaseUrl(url)
+    .withFetch(MockTransport.fromHar(har).fetch);
+  await withClient(replay, async (http) => {
+    assert.deepEqual((await http.get("/a?token=other")).content, bodies[0]);
+    assert.deepEqual((await http.post("/b", { jsonData: { password: "x" } })).content, bodies[1]);
+  });
 });
 
 test("a HAR exported from Chromium's DevTools protocol replays through fromHar", async () => {
   const har = JSON.parse(readFileSync(new URL("./fixtures/chromium.har", import.meta.url), "utf8"));
   const origin = new URL(har.log.entries[0].request.url).origin;
-  await using http = new HttpClient(
-    new HttpClientConfigBuilder().withBaseUrl(origin).withFetch(MockTransport.fromHar(har).fetch)
-      .build(),
-  );
-  assert.deepEqual((await http.get("/api/items?page=2")).json(), { items: [1, 2, 3], page: 2 });
-  assert.equal((await http.get("/text")).text, "Gzipped text, ".repeat(40));
-  assert.deepEqual((await http.get("/moved")).json(), { items: [1, 2, 3], page: 2 });
+  const replay = new HttpClientConfigBuilder().withBaseUrl(origin)
+    .withFetch(MockTransport.fromHar(har).fetch);
+  await withClient(replay, async (http) => {
+    assert.deepEqual((await http.get("/api/items?page=2")).json(), { items: [1, 2, 3], page: 2 });
+    assert.equal((await http.get("/text")).text, "Gzipped text, ".repeat(40));
+    assert.deepEqual((await http.get("/moved")).json(), { items: [1, 2, 3], page: 2 });
+  });
 });
