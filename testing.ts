@@ -29,6 +29,8 @@ export {
   UnmatchedRequestException,
 } from "./src/testing/mock_transport.ts";
 export type {
+  HarMatchField,
+  HarReplayOptions,
   MockHandler,
   MockPattern,
   MockReply,

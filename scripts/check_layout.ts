@@ -172,9 +172,9 @@ for (const module of await moduleGraph(entryPoints)) {
     }
   }
 }
-// A client without a cache or traffic control loads none of their code.
+// A client without a cache, traffic control or a recorder loads none of their code.
 for (const module of await moduleGraph([`${rootDir}/mod.ts`])) {
-  if (/^src\/(cache|traffic)\//.test(shortName(module.specifier))) {
+  if (/^src\/(cache|traffic|har)\//.test(shortName(module.specifier))) {
     problems.push(`mod.ts reaches ${shortName(module.specifier)}`);
   }
 }
@@ -360,7 +360,7 @@ if (problems.length > 0) {
 console.log(
   `Layout: no import circle, type imports included, among ${edges.size} files; the Deno build ` +
     `imports no node: or npm: module but tough-cookie, dynamically, and the cache's ` +
-    `http-cache-semantics (mod.ts reaches no cache or traffic module); the npm Node and browser builds ` +
+    `http-cache-semantics (mod.ts reaches no cache, traffic or har module); the npm Node and browser builds ` +
     `name no Deno API; its Web build imports no package but those two, and no bare Deno; its ` +
     `browser build none but the cache's, nor proxies`,
 );

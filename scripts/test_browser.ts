@@ -42,6 +42,8 @@ const page = `<!doctype html>
     "@fetchline/fetchline/utils": "/pkg/browser/utils.js",
     "@fetchline/fetchline/cache": "/pkg/browser/cache.js",
     "@fetchline/fetchline/traffic": "/pkg/browser/traffic.js",
+    "@fetchline/fetchline/har": "/pkg/browser/har.js",
+    "@fetchline/fetchline/testing": "/pkg/browser/testing.js",
     "http-cache-semantics": "/http-cache-semantics.js"
   }
 }

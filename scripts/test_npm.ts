@@ -87,12 +87,13 @@ async function installTracing(work: string): Promise<void> {
 
 /**
  * The packages some Node tests use beside the package, at the versions
- * deno.json's imports name (`zod@^4`): Standard Schema validators, and the
- * Redis clients of the Redis cache store's test.
+ * deno.json's imports name (`zod@^4`): Standard Schema validators, the
+ * Redis clients of the Redis cache store's test, and the HAR 1.2 schema with
+ * its validator (har.test.mjs).
  */
 async function testDependencies(): Promise<string[]> {
   const { imports } = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
-  return ["zod", "valibot", "redis", "ioredis"].map((name) => {
+  return ["zod", "valibot", "redis", "ioredis", "ajv", "har-schema"].map((name) => {
     const specifier = imports[name];
     if (typeof specifier !== "string" || !specifier.startsWith("npm:")) {
       throw new Error(`deno.json imports no npm: specifier for ${name}`);
@@ -123,6 +124,7 @@ async function install(work: string): Promise<void> {
     await Deno.copyFile(`${root}tests/${shared}`, `${work}/${shared}`);
   }
   await copyFolder(`${root}tests/shared`, `${work}/shared`);
+  await copyFolder(`${root}tests/fixtures`, `${work}/fixtures`);
 }
 
 /** Copies the shared suite (tests/shared/ and its routes/) where the Node suite imports it. */

@@ -8,6 +8,7 @@ import { main as cacheRedis } from "../examples/cache_redis.ts";
 import { startRedis } from "./redis_server.ts";
 import { main as demo } from "../examples/demo.ts";
 import { main as politeSync } from "../examples/polite_sync.ts";
+import { record as recordHar, replay as replayHar } from "../examples/har_record.ts";
 import { main as download } from "../examples/download.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
 import { main as network } from "../examples/network.ts";
@@ -174,4 +175,17 @@ Deno.test("examples/polite_sync.ts fetches every page, never more than 4 at once
   assert.equal(seen.throttled, 0);
   assert.ok(seen.mostAtOnce <= 4, `${seen.mostAtOnce} at once`);
   assert.match(lines[0]!, /^300 items from 30 pages in \d+\.\d s$/);
+});
+
+Deno.test("examples/har_record.ts records a session to a .har file, masked, and replays it", async () => {
+  const path = await Deno.makeTempFile({ suffix: ".har" });
+  try {
+    await recordHar(path);
+    const text = await Deno.readTextFile(path);
+    assert.equal(JSON.parse(text).log.entries.length, 2);
+    for (const secret of ["hunter2", "abc123"]) assert.ok(!text.includes(secret), secret);
+    assert.deepEqual(await replayHar(text), ["tea", "milk"]);
+  } finally {
+    await Deno.remove(path);
+  }
 });

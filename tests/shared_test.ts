@@ -8,6 +8,8 @@
 import * as mod from "../mod.ts";
 import * as cache from "../cache.ts";
 import * as traffic from "../traffic.ts";
+import * as har from "../har.ts";
+import * as testing from "../testing.ts";
 import { toCurl } from "../utils.ts";
 import { bounded, collect, summary } from "./shared/suite.mjs";
 import * as areas from "./shared/areas.mjs";
@@ -42,7 +44,11 @@ async function startFixture(): Promise<{ url: string; otherUrl: string; refusedU
 }
 
 const fixture = await startFixture();
-const env = { lib: { ...mod, ...cache, ...traffic, toCurl }, fixture, runtime: "deno" };
+const env = {
+  lib: { ...mod, ...cache, ...traffic, ...har, ...testing, toCurl },
+  fixture,
+  runtime: "deno",
+};
 
 Deno.test("shared suite: every area file is listed in areas.mjs", async () => {
   const listed = new Set(Object.keys(areas));

@@ -403,6 +403,32 @@ export function maskDeepForView(value: unknown, urls: boolean, secret = false, d
   return urls && typeof value === "string" ? redactUrl(value) : value;
 }
 
+/**
+ * The text of a JSON body with the values under credential-like keys
+ * masked, as {@linkcode maskDeepForView} masks them; the text as it is when
+ * nothing is masked (its spelling kept) or when it is not JSON.
+ */
+export function maskJsonText(text: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (value === null || typeof value !== "object") return text;
+  const masked = JSON.stringify(maskDeepForView(value, false));
+  return masked === JSON.stringify(value) ? text : masked;
+}
+
+/**
+ * The text of a URL-encoded form with the values of credential-like fields
+ * masked, as in a URL's query ({@linkcode redactQuery}), and of `extra`
+ * ones (lower-case names).
+ */
+export function maskFormText(text: string, extra: ReadonlySet<string> = NO_NAMES): string {
+  return redactQuery(`?${text}`, extra).slice(1);
+}
+
 type Inspect = (value: unknown, options?: unknown) => string;
 
 /**

@@ -11,6 +11,10 @@ import {
   maskHeadersForView,
   redactUrl,
 } from "../masking/views.ts";
+import { type HarMatchField, harRoutes } from "./har_replay.ts";
+import type { Har, HarRequest } from "../har/types.ts";
+
+export type { HarMatchField };
 
 /**
  * One request a {@linkcode MockTransport} received, recorded in
@@ -251,6 +255,29 @@ function responseOf(reply: MockReplyInit): Response {
   }
 }
 
+/** Options of {@linkcode MockTransport.fromHar}. */
+export interface HarReplayOptions {
+  /**
+   * When a request matches a recorded one: a list of what must be the same
+   * (default `["method", "url", "body"]`; `"url"` is `"origin"`, `"path"`
+   * and `"query"` together), or a function of the call and the recorded
+   * request. Headers are never compared by default. A masked value (`***`)
+   * in a recorded query or JSON or form body matches any value; a body the
+   * recording does not hold (multipart, a stream, one cut at
+   * `maxBodyBytes`) matches any body.
+   */
+  readonly match?: readonly HarMatchField[] | ((call: MockCall, request: HarRequest) => boolean);
+  /**
+   * What a request gets once every recorded entry it matches has answered:
+   * with `false` (the default, as VCR and vcrpy do) an
+   * {@linkcode UnmatchedRequestException}; with `true` the last of them
+   * again.
+   */
+  readonly repeat?: boolean;
+}
+
+const REPLAY_KEYS = keysOf<HarReplayOptions>({ match: true, repeat: true });
+
 /** How many routes the message lists before it says how many more there are. */
 const LISTED = 20;
 
@@ -358,6 +385,57 @@ export class MockTransport {
    * the call, then answers it from the first matching route.
    */
   readonly fetch: FetchLike = (input, init) => this.#send(input, init);
+
+  /**
+   * A transport that replays a HAR 1.2 recording (a `HarRecorder`'s
+   * `toHar()`, a browser's exported `.har`, or its JSON text): each recorded
+   * entry answers the first request that matches its request, in the
+   * order they were recorded, so repeated identical requests get the
+   * recorded responses in turn; a request no unused entry matches is an
+   * {@linkcode UnmatchedRequestException} (see
+   * {@linkcode HarReplayOptions.repeat}). An entry of an exchange that
+   * failed (status 0) fails the request as a network failure does
+   * (`ConnectionException`). The response is the recorded status, headers
+   * (a masked one stays `***`) and body (base64 decoded); a body the
+   * recording does not hold is empty. Entries of a browser's recording
+   * (extra `_` fields, no body text, HTTP/2 pseudo-headers) replay too.
+   * Routes added with {@linkcode route} come after the recording's.
+   *
+   * @param har The recording: an object, or its JSON text.
+   * @param options How requests are matched ({@linkcode HarReplayOptions}).
+   * @returns The transport; give its `fetch` to `withFetch()`.
+   * @throws {TypeError} For a recording that is not a HAR, naming the field.
+   *
+   * @example Replay a recorded answer
+   * ```ts
+   * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+   * import { MockTransport } from "@fetchline/fetchline/testing";
+   * import type { Har } from "@fetchline/fetchline/har";
+   * import assert from "node:assert/strict";
+   *
+   * const har: Har = { log: { version: "1.2", creator: { name: "demo", version: "1" }, entries: [{
+   *   startedDateTime: "2026-01-01T00:00:00.000Z", time: 1, cache: {}, timings: { send: 0, wait: 1, receive: 0 },
+   *   request: { method: "GET", url: "https://api.test/me", httpVersion: "HTTP/1.1", cookies: [],
+   *     headers: [], queryString: [], headersSize: -1, bodySize: 0 },
+   *   response: { status: 200, statusText: "OK", httpVersion: "HTTP/1.1", cookies: [], redirectURL: "",
+   *     headers: [{ name: "content-type", value: "application/json" }], headersSize: -1, bodySize: 11,
+   *     content: { size: 11, mimeType: "application/json", text: '{"id":"me"}' } },
+   * }] } };
+   * const mock = MockTransport.fromHar(har);
+   * await using client = new HttpClient(new HttpClientConfigBuilder().withFetch(mock.fetch).build());
+   * assert.deepEqual((await client.get("https://api.test/me")).json(), { id: "me" });
+   * ```
+   */
+  static fromHar(har: Har | string, options: HarReplayOptions = {}): MockTransport {
+    checkKnownKeys("fromHar options", options, REPLAY_KEYS);
+    const { repeat = false } = options;
+    if (typeof repeat !== "boolean") {
+      throw new TypeError(`Invalid repeat: expected a boolean, got ${typeof repeat}`);
+    }
+    const mock = new MockTransport();
+    mock.#routes.push(...harRoutes<MockCall>(har, options.match, repeat));
+    return mock;
+  }
 
   /**
    * Adds a route; the routes are tried in the order they were added.

@@ -11,6 +11,8 @@ import { after, test } from "node:test";
 import * as mod from "@fetchline/fetchline";
 import * as cache from "@fetchline/fetchline/cache";
 import * as traffic from "@fetchline/fetchline/traffic";
+import * as har from "@fetchline/fetchline/har";
+import * as testing from "@fetchline/fetchline/testing";
 import { toCurl } from "@fetchline/fetchline/utils";
 import * as areas from "./shared/areas.mjs";
 import { bounded, collect, summary } from "./shared/suite.mjs";
@@ -34,7 +36,11 @@ async function startFixture() {
 const { child, fixture } = await startFixture();
 const only = process.env.FETCHLINE_SHARED_AREAS?.split(",").filter(Boolean);
 const counts = { passed: 0, failed: 0, skipped: 0 };
-const env = { lib: { ...mod, ...cache, ...traffic, toCurl }, fixture, runtime: "node" };
+const env = {
+  lib: { ...mod, ...cache, ...traffic, ...har, ...testing, toCurl },
+  fixture,
+  runtime: "node",
+};
 
 for (const shared of collect(areas, env, only)) {
   if (shared.skip !== undefined) {

@@ -6,6 +6,7 @@ export { default as auth } from "./auth.mjs";
 export { default as cache } from "./cache.mjs";
 export { default as client } from "./client.mjs";
 export { default as faults } from "./faults.mjs";
+export { default as har } from "./har.mjs";
 export { default as limits } from "./limits.mjs";
 export { default as middleware } from "./middleware.mjs";
 export { default as paginate } from "./paginate.mjs";

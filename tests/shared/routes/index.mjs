@@ -5,6 +5,7 @@ export { routes as auth } from "./auth.mjs";
 export { routes as cache } from "./cache.mjs";
 export { routes as client } from "./client.mjs";
 export { routes as faults } from "./faults.mjs";
+export { routes as har } from "./har.mjs";
 export { routes as limits } from "./limits.mjs";
 export { routes as middleware } from "./middleware.mjs";
 export { routes as paginate } from "./paginate.mjs";
