@@ -172,7 +172,9 @@ Deno.test("X-RateLimit-Reset as an epoch time in milliseconds (from 1e12) pauses
     "X-RateLimit-Reset": String(Date.now() + 30_000),
   });
   const ms = await pauseAfter(200, spent);
-  assert.ok(ms !== undefined && ms >= 29 && ms <= 31, `${ms}`);
+  // Against the response's Date, which has whole seconds and which the server renders once a
+  // second: up to 2 s more than the 30 s the handler meant, under load.
+  assert.ok(ms !== undefined && ms >= 29 && ms <= 32, `${ms}`);
 });
 
 Deno.test("the RateLimit draft's field: an item with r=0 pauses for its t, else its policy's w; a malformed field is ignored", async () => {
