@@ -3,7 +3,7 @@
 // header and the path; a GET and a streamed body; what build() refuses.
 
 import assert from "node:assert/strict";
-import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
+import { HttpClientConfigBuilder } from "../mod.ts";
 import { throwsAtOnce } from "./helpers.ts";
 import { runDenoChild } from "./proxy_server.ts";
 
