@@ -163,14 +163,14 @@ Deno.test("A public-looking name that resolves to a denied address is refused, n
 });
 
 Deno.test("An allowed range and an allowed host are reached; a redirect from one to a denied address is refused", async () => {
-  const denied = counted("127.0.0.2");
+  const denied = counted("127.0.0.3");
   await using _d = denied.server;
   const allowed = counted(
     "127.0.0.1",
     0,
     (request) =>
       new URL(request.url).pathname === "/jump"
-        ? Response.redirect(`http://127.0.0.2:${denied.port}/inside`, 302)
+        ? Response.redirect(`http://127.0.0.3:${denied.port}/inside`, 302)
         : new Response("ok"),
   );
   await using _a = allowed.server;
@@ -184,9 +184,9 @@ Deno.test("An allowed range and an allowed host are reached; a redirect from one
   const error = await rejectsWith(
     client.get(`http://127.0.0.1:${allowed.port}/jump`),
     BlockedDestinationException,
-    /: 127\.0\.0\.2 \(loopback, 127\.0\.0\.0\/8\): GET http:\/\/127\.0\.0\.1:\d+\/jump$/,
+    /: 127\.0\.0\.3 \(loopback, 127\.0\.0\.0\/8\): GET http:\/\/127\.0\.0\.1:\d+\/jump$/,
   ) as BlockedDestinationException;
-  assert.equal(error.address, "127.0.0.2");
+  assert.equal(error.address, "127.0.0.3");
   assert.deepEqual(allowed.seen, ["/a", "/b", "/c", "/jump"]);
   assert.deepEqual(denied.seen, []);
 });
@@ -194,9 +194,9 @@ Deno.test("An allowed range and an allowed host are reached; a redirect from one
 Deno.test("The address checked is the address connected to: a resolver whose second answer differs never steers the connection", async () => {
   const first = counted("127.0.0.1");
   await using _1 = first.server;
-  const second = counted("127.0.0.2", first.port);
+  const second = counted("127.0.0.3", first.port);
   await using _2 = second.server;
-  const answers = [["127.0.0.1"], ["127.0.0.2"], ["127.0.0.2"]];
+  const answers = [["127.0.0.1"], ["127.0.0.3"], ["127.0.0.3"]];
   let calls = 0;
   await using client = guarded({
     allow: ["127.0.0.1/32"],
@@ -205,7 +205,7 @@ Deno.test("The address checked is the address connected to: a resolver whose sec
   const url = `http://fetchline-test.invalid:${first.port}/`;
   assert.equal((await client.get(`${url}one`)).text, "ok from 127.0.0.1");
   assert.equal(calls, 1);
-  await rejectsWith(client.get(`${url}two`), BlockedDestinationException, /is 127\.0\.0\.2/);
+  await rejectsWith(client.get(`${url}two`), BlockedDestinationException, /is 127\.0\.0\.3/);
   assert.deepEqual(first.seen, ["/one"]);
   assert.deepEqual(second.seen, []);
 });
@@ -277,7 +277,7 @@ Deno.test("A deny range of the policy's own is refused, and an allow range wins 
   await using client = guarded({ deny: ["private", "127.0.0.0/8"], allow: ["127.0.0.1"] });
   assert.equal((await client.get(`http://127.0.0.1:${port}/in`)).statusCode, 200);
   const error = await rejectsWith(
-    client.get(`http://127.0.0.3:${port}/out`),
+    client.get(`http://127.0.0.4:${port}/out`),
     BlockedDestinationException,
     /\(deny, 127\.0\.0\.0\/8\)/,
   ) as BlockedDestinationException;
