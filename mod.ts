@@ -46,10 +46,10 @@ export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
 export { HttpClientConfigBuilder } from "./src/config/config.ts";
 export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
-export type { ProxyOptions, TlsOptions } from "./src/config/network.ts";
+export type { NetworkPolicyOptions, ProxyOptions, TlsOptions } from "./src/config/network.ts";
 export type { RetryOptions, RetryPolicy } from "./src/config/config.ts";
 export type { CookieJarLike } from "./src/cookies/jar.ts";
-export type { PoolOptions, ProxySetting } from "./src/transport/types.ts";
+export type { NetworkPolicy, PoolOptions, ProxySetting } from "./src/transport/types.ts";
 export { TokenData } from "./src/models/token_data.ts";
 export type { TokenDataInit } from "./src/models/token_data.ts";
 export type { FetchLike } from "./src/transport/types.ts";
@@ -119,6 +119,7 @@ export type {
 } from "./src/auth/tokens.ts";
 export {
   AuthenticationException,
+  BlockedDestinationException,
   ConnectionException,
   DecodingException,
   HttpClientException,

@@ -10,6 +10,7 @@
  * ├── DecodingException               errors.ts
  * ├── ResponseNotReadException        errors.ts
  * ├── AuthenticationException         errors.ts
+ * ├── BlockedDestinationException     errors.ts
  * ├── ResponseException (abstract)    models/response.ts, beside the response
  * │   ├── HttpStatusException         they carry and that throws them (it
  * │   ├── ResponseParseException      imports this file: here they would
@@ -184,3 +185,50 @@ export class ResponseNotReadException extends HttpClientException {}
  * ```
  */
 export class AuthenticationException extends HttpClientException {}
+
+/**
+ * The network policy (`withNetworkPolicy`) refused a destination: the URL's
+ * host is, or resolved to, an address a rule refuses (loopback, private,
+ * link-local…), on the first request or on a redirect hop. No byte was
+ * sent to that address. Never retried: the same address would be refused
+ * again.
+ *
+ * @example Tell a refused destination from other failures
+ * ```ts
+ * import { BlockedDestinationException, HttpClientException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new BlockedDestinationException(
+ *   "Destination refused by the network policy: GET http://169.254.169.254/",
+ *   { host: "169.254.169.254", address: "169.254.169.254", rule: "link-local" },
+ * );
+ * assert.ok(error instanceof HttpClientException);
+ * assert.equal(error.rule, "link-local");
+ * ```
+ */
+export class BlockedDestinationException extends HttpClientException {
+  /** The URL's host name (an IPv6 address without brackets). */
+  readonly host: string;
+  /** The address refused: the host itself when it is one, else the address it resolved to. */
+  readonly address: string;
+  /**
+   * The rule that refused it: `loopback`, `private`, `carrier-grade-nat`,
+   * `link-local`, `unique-local`, `multicast`, `unspecified`, `broadcast`,
+   * `this-network`, `documentation`, `benchmarking`, `reserved`… (the
+   * names of IANA's special-purpose ranges), or `deny` for a range the
+   * policy's own `deny` list names.
+   */
+  readonly rule: string;
+
+  /** `destination`: the host, the address and the rule; `options`: the request and the cause. */
+  constructor(
+    message: string,
+    destination: { host: string; address: string; rule: string },
+    options: HttpClientExceptionOptions = {},
+  ) {
+    super(message, options);
+    this.host = destination.host;
+    this.address = destination.address;
+    this.rule = destination.rule;
+  }
+}

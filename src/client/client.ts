@@ -531,8 +531,11 @@ function deriveConfig(parent: HttpClientConfig, configure: ExtendConfig): HttpCl
 // listens for its owner's close.
 
 /** The pool settings a client sends with; a derived client shares the pool only when all are the same objects. */
-type PoolSettings = Pick<HttpClientConfig, "pool" | "proxy" | "tls" | "fetch">;
-const POOL_SETTINGS = ["pool", "proxy", "tls", "fetch"] as const;
+type PoolSettings = Pick<
+  HttpClientConfig,
+  "pool" | "proxy" | "tls" | "fetch" | "networkPolicy" | "unixSocket"
+>;
+const POOL_SETTINGS = ["pool", "proxy", "tls", "fetch", "networkPolicy", "unixSocket"] as const;
 
 /** A pool, made on the first request of a client sending through it. */
 interface SharedPool {
@@ -590,9 +593,17 @@ class ClientScope {
 function newPool(settings: PoolSettings, closed: AbortSignal): SharedPool {
   let transport: Transport | undefined;
   const create = (): Transport => {
-    const { fetch, pool: options, proxy, tls } = settings;
+    const { fetch, pool: options, proxy, tls, networkPolicy: policy, unixSocket } = settings;
     if (fetch !== undefined) return fetchTransport(fetch);
-    const pool: Pool = runtime.createPool(options, proxy === undefined ? { tls } : { proxy, tls });
+    const pool: Pool = runtime.createPool(options, {
+      tls,
+      policy,
+      unixSocket,
+      // A policy's or a socket's connections are direct: no proxy of the environment's.
+      ...(proxy === undefined && policy === undefined && unixSocket === undefined
+        ? {}
+        : { proxy: proxy ?? null }),
+    });
     closed.addEventListener("abort", () => pool.close(), { once: true });
     return pool.transport;
   };

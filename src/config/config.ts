@@ -41,12 +41,15 @@ import {
   type TokenManagerInterface,
 } from "../auth/hooks.ts";
 import { checkCookieJar, type CookieJarLike } from "../cookies/jar.ts";
-import type { FetchLike, PoolOptions, ProxySetting } from "../transport/types.ts";
+import type { FetchLike, NetworkPolicy, PoolOptions, ProxySetting } from "../transport/types.ts";
 import {
   checkNetwork,
+  checkNetworkPolicy,
   checkPool,
   checkProxy,
   checkTls,
+  checkUnixSocket,
+  type NetworkPolicyOptions,
   type ProxyOptions,
   type TlsOptions,
   tlsView,
@@ -89,6 +92,10 @@ export interface HttpClientConfig {
   readonly proxy?: ProxySetting | null;
   /** Extra CA certificates and a client certificate (`withTls`); the key is masked in views. */
   readonly tls?: Readonly<TlsOptions>;
+  /** The network policy (`withNetworkPolicy`): the addresses connections may go to. */
+  readonly networkPolicy?: NetworkPolicy;
+  /** The Unix domain socket every request goes over (`withUnixSocket`). */
+  readonly unixSocket?: string;
   /** A custom transport used instead of the pooled `fetch`. */
   readonly fetch?: FetchLike;
   /** Request hooks, in registration order. */
@@ -468,6 +475,55 @@ export class HttpClientConfigBuilder {
    */
   withTls(options: TlsOptions): this {
     this.#config.tls = checkTls(options);
+    return this;
+  }
+
+  /**
+   * Refuses connections to loopback, private, link-local (the cloud metadata
+   * address 169.254.169.254), unique-local, multicast and the other
+   * addresses IANA's special-purpose registries mark not globally reachable,
+   * however the URL spells them, on every redirect hop and retry: a refused
+   * destination is a `BlockedDestinationException`, never retried, and no
+   * byte is sent to it. The address checked is the address connected to: a
+   * host name is resolved once per new connection (`options.resolve`, else
+   * the system's resolver), and the connection goes to an answer the policy
+   * allowed. On Deno and Node; a runtime whose fetch resolves and connects
+   * itself (a browser, Bun, workerd), a custom `withFetch` transport and a
+   * proxy (`withProxy(url)`) fail `build()`. The policy's connections are
+   * direct: the environment's proxies do not apply. See
+   * {@linkcode NetworkPolicyOptions}.
+   *
+   * @example Send webhooks to public addresses only
+   * ```ts
+   * import {
+   *   BlockedDestinationException,
+   *   HttpClient,
+   *   HttpClientConfigBuilder,
+   * } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const config = new HttpClientConfigBuilder().withNetworkPolicy().build();
+   * await using client = new HttpClient(config);
+   * await assert.rejects(client.get("http://169.254.169.254/latest/meta-data/"), (error) => {
+   *   assert.ok(error instanceof BlockedDestinationException);
+   *   assert.equal(error.rule, "link-local");
+   *   return true;
+   * });
+   * ```
+   */
+  withNetworkPolicy(options: NetworkPolicyOptions = {}): this {
+    this.#config.networkPolicy = checkNetworkPolicy(options);
+    return this;
+  }
+
+  /**
+   * Sends every request of the client over the Unix domain socket at
+   * `path` (Docker's API at `/var/run/docker.sock`, say): the URL gives the
+   * Host header and the path. On Deno and Node; elsewhere, and with a proxy,
+   * a network policy or a custom `withFetch` transport, `build()` fails.
+   */
+  withUnixSocket(path: string): this {
+    this.#config.unixSocket = checkUnixSocket(path);
     return this;
   }
 

@@ -10,7 +10,8 @@ import { parseHttpUrl } from "../http/url.ts";
 import { runtime } from "../transport/runtime.ts";
 import { runtimeName } from "../transport/failures.ts";
 import type { RuntimeGlobals } from "../transport/failures.ts";
-import type { PoolOptions, ProxySetting, TlsSettings } from "../transport/types.ts";
+import type { NetworkPolicy, PoolOptions, ProxySetting, TlsSettings } from "../transport/types.ts";
+import { parseRange } from "../transport/addresses.ts";
 
 /**
  * Options of `HttpClientConfigBuilder.withProxy()`.
@@ -62,6 +63,115 @@ export interface TlsOptions {
   cert?: string | undefined;
   /** The client certificate's private key (PEM); needs `cert`. A secret: masked in every view. */
   key?: string | undefined;
+}
+
+/**
+ * Options of `HttpClientConfigBuilder.withNetworkPolicy()`.
+ *
+ * @example Refuse private addresses, but for one internal range
+ * ```ts
+ * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const config = new HttpClientConfigBuilder()
+ *   .withNetworkPolicy({ allow: ["10.20.0.0/16", "status.internal.invalid"] })
+ *   .build();
+ * assert.deepEqual(config.networkPolicy?.deny, ["private"]);
+ * ```
+ */
+export interface NetworkPolicyOptions {
+  /**
+   * What is refused: `"private"` (the default) for every address IANA's
+   * special-purpose registries mark not globally reachable (loopback,
+   * private, carrier-grade NAT, link-local with 169.254.169.254, unique-local,
+   * unspecified, broadcast, documentation, benchmarking, reserved), multicast,
+   * and the IPv6 forms embedding such an IPv4 address; or a list of
+   * `"private"` and address ranges (`"203.0.113.0/24"`, `"2001:db8::/32"`).
+   */
+  deny?: "private" | readonly string[];
+  /**
+   * What is allowed even so: host names (`status.example.com`; `.example.com`
+   * for it and its subdomains), reached without a check of their addresses,
+   * and address ranges (`10.20.0.0/16`, an address alone), allowed whatever
+   * name resolves to them.
+   */
+  allow?: readonly string[];
+  /**
+   * Resolves a host name to its IP addresses in place of the system's
+   * resolver (tests, DNS over HTTPS). Its answers are checked like the
+   * system's, and the connection goes to one it allowed.
+   */
+  resolve?: (hostname: string) => Promise<readonly string[]>;
+}
+
+const POLICY_KEYS = keysOf<NetworkPolicyOptions>({ deny: true, allow: true, resolve: true });
+
+/**
+ * Checks `options` and returns the policy, frozen. Every failure is a
+ * `TypeError` naming the field and the entry.
+ */
+export function checkNetworkPolicy(options: NetworkPolicyOptions = {}): NetworkPolicy {
+  checkObject("networkPolicy", options);
+  checkKnownKeys("networkPolicy", options, POLICY_KEYS);
+  const { deny = "private", allow = [], resolve } = options;
+  const denyList = typeof deny === "string" ? [deny] : deny;
+  checkList(
+    "networkPolicy.deny",
+    denyList,
+    (entry) => entry === "private" || parseRange(entry) !== undefined,
+    '"private" or an address range',
+  );
+  checkList(
+    "networkPolicy.allow",
+    allow,
+    (entry) => parseRange(entry) !== undefined || HOST.test(entry),
+    "a host name or an address range",
+  );
+  if (resolve !== undefined && typeof resolve !== "function") {
+    throw new TypeError(
+      `Invalid networkPolicy.resolve: expected a function, got ${describeType(resolve)}`,
+    );
+  }
+  return Object.freeze({
+    deny: Object.freeze(denyList.map((entry) => entry.toLowerCase())),
+    allow: Object.freeze(allow.map((entry) => entry.toLowerCase().replace(/\.$/, ""))),
+    ...(resolve === undefined ? {} : { resolve: resolve as NetworkPolicy["resolve"] }),
+  });
+}
+
+// A host name as the URL parser writes one, `.` or `*.` before it for its subdomains.
+const HOST = /^(?:\*?\.)?[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?$/i;
+
+function checkList(
+  field: string,
+  list: unknown,
+  valid: (entry: string) => boolean,
+  expected: string,
+): asserts list is readonly string[] {
+  if (!Array.isArray(list)) {
+    throw new TypeError(`Invalid ${field}: expected a list, got ${describeType(list)}`);
+  }
+  list.forEach((entry: unknown, index) => {
+    if (typeof entry !== "string" || !valid(entry.toLowerCase())) {
+      throw new TypeError(
+        `Invalid ${field}[${index}]: expected ${expected}, got ${
+          typeof entry === "string" ? JSON.stringify(entry) : describeType(entry)
+        }`,
+      );
+    }
+  });
+}
+
+/** A Unix domain socket's path: a non-empty string without a NUL. */
+export function checkUnixSocket(path: unknown): string {
+  if (typeof path !== "string" || path === "" || path.includes("\0")) {
+    throw new TypeError(
+      `Invalid unixSocket: expected the socket's file path, got ${
+        typeof path === "string" ? JSON.stringify(path) : describeType(path)
+      }`,
+    );
+  }
+  return path;
 }
 
 /**
@@ -215,6 +325,8 @@ export function checkNetwork(
     readonly fetch?: unknown;
     readonly proxy?: unknown;
     readonly cookies?: unknown;
+    readonly networkPolicy?: unknown;
+    readonly unixSocket?: unknown;
   },
   scope?: RuntimeGlobals,
 ): void {
@@ -248,5 +360,36 @@ export function checkNetwork(
       "a custom fetch (withFetch) cannot apply withTls(); configure TLS in that fetch",
       "has no connection pool API to apply withTls()",
     );
+  }
+  if (config.networkPolicy !== undefined) {
+    refuse(
+      "networkPolicy",
+      "a custom fetch (withFetch()) connects where it will: the policy cannot check the address",
+      "cannot check the address a connection is made to (its fetch resolves and connects " +
+        "itself); the network policy needs Deno or Node",
+    );
+    // The proxy resolves the target and connects to it: the address connected to is
+    // the proxy's to choose, out of the policy's sight.
+    if (config.proxy) {
+      throw new TypeError(
+        "Invalid networkPolicy: a proxy resolves and connects to the target itself, so the " +
+          "policy cannot check the address; call withProxy(null) (the policy's connections are " +
+          "direct) or enforce the rules at the proxy",
+      );
+    }
+  }
+  if (config.unixSocket !== undefined) {
+    refuse(
+      "unixSocket",
+      "a custom fetch (withFetch()) cannot send over a Unix socket",
+      "cannot send over a Unix socket; it needs Deno or Node",
+    );
+    if (config.proxy || config.networkPolicy !== undefined) {
+      throw new TypeError(
+        `Invalid unixSocket: every request goes over the socket, so ${
+          config.proxy ? "a proxy" : "a network policy"
+        } would never apply`,
+      );
+    }
   }
 }

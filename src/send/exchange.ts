@@ -5,6 +5,7 @@
 // auth, the attempts) let errors pass as they are.
 
 import {
+  BlockedDestinationException,
   ConnectionException,
   DecodingException,
   describeCall,
@@ -30,6 +31,7 @@ import {
   readWhole,
 } from "../transport/body.ts";
 import {
+  blockedIn,
   connectionCause,
   Failure,
   isBrowserDecoderFailure,
@@ -301,6 +303,16 @@ export function toClientError(
       request,
       cause: error,
     });
+  }
+  // The policy's refusal, thrown as it is or wrapped by the runtime (Node's lookup's error).
+  const blocked = blockedIn(error);
+  if (blocked !== undefined) {
+    const { host, address, rule } = blocked;
+    return new BlockedDestinationException(`${blocked.message}: ${target}`, {
+      host,
+      address,
+      rule,
+    }, { request });
   }
   if (error instanceof Failure) {
     const { cause, detail } = error;

@@ -18,6 +18,8 @@
  *   file read), though the transport reports it as its own.
  * - `progress`: a progress callback threw.
  * - `too-large`: the response body passed `maxResponseBytes` (`detail`: the limit).
+ * - `blocked`: the network policy refused the destination ({@linkcode BlockedFailure}):
+ *   never retried, the same address would be refused again.
  *
  * Neither `decode` nor `malformed` is transient: the same bytes would come again.
  */
@@ -28,7 +30,8 @@ export type FailureKind =
   | "route"
   | "source"
   | "progress"
-  | "too-large";
+  | "too-large"
+  | "blocked";
 
 /**
  * The one error a transport, an upload or a body read throws for what it
@@ -47,6 +50,35 @@ export class Failure extends Error {
     super(message, { cause });
     this.name = "Failure";
   }
+}
+
+/**
+ * The network policy refused a destination: the URL's `host` is, or
+ * resolved to, `address`, which `rule` refuses (in `range`). Thrown before
+ * any byte is sent to the address.
+ */
+export class BlockedFailure extends Failure {
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly rule: string,
+    readonly range: string,
+  ) {
+    super(
+      "blocked",
+      `Destination refused by the network policy: ${host}${
+        host === address ? "" : ` is ${address}`
+      } (${rule}, ${range})`,
+    );
+  }
+}
+
+/** The {@linkcode BlockedFailure} `error` is, or has down its cause chain (a few levels), or `undefined`. */
+export function blockedIn(error: unknown): BlockedFailure | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; depth++, e = e.cause) {
+    if (e instanceof BlockedFailure) return e;
+  }
+  return undefined;
 }
 
 /** True when `error` is a {@linkcode Failure} of `kind`. */

@@ -7,10 +7,9 @@
 
 import { HttpClientException } from "../errors.ts";
 import { fetchTransport, globalFetchPool } from "./fetch.ts";
+import { inIpRange, parseIp } from "./addresses.ts";
 import {
-  inIpRange,
   ownProxyAuthorization,
-  parseIp,
   PROXY_ENV_NAMES,
   proxyFailure,
   proxyFor,
@@ -19,10 +18,14 @@ import {
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
 import { uploadReader } from "./body.ts";
-import { Failure, noFileSystem } from "./failures.ts";
+import { BlockedFailure, Failure, noFileSystem } from "./failures.ts";
+import { Relay, targetKey } from "./deno_relay.ts";
+import type { DenoNet } from "./deno_relay.ts";
+import { urlRefusal } from "./network_policy.ts";
 import type {
   FileSource,
   NetworkOptions,
+  NetworkPolicy,
   Pool,
   PoolOptions,
   ProxySetting,
@@ -33,7 +36,7 @@ import type {
 import type { Abort } from "./types.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
-interface DenoApi extends DenoEnv {
+interface DenoApi extends DenoEnv, DenoNet {
   createHttpClient(options: PoolOptions): { close(): void };
   readFile(path: string): Promise<Uint8Array>;
   stat(path: string): Promise<{ isFile: boolean; size: number }>;
@@ -69,6 +72,15 @@ export const runtime: Runtime = {
 function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
   if (deno === undefined) return globalFetchPool(network);
   const pooled = { ...options, ...network.tls };
+  if (network.unixSocket !== undefined) {
+    const [transport, client] = denoClient(deno, {
+      ...pooled,
+      proxy: { transport: "unix", path: network.unixSocket },
+    });
+    return { transport, close: () => client.close() };
+  }
+  if (network.policy !== undefined) return pinnedPool(deno, pooled, network.policy);
+  if (network.proxy === null && !envHasNoProxies(deno)) return pinnedPool(deno, pooled, undefined);
   return network.proxy === undefined
     ? denoEnvProxyTransport(deno, pooled)
     : denoProxyTransport(deno, pooled, network.proxy);
@@ -218,6 +230,88 @@ function denoEnvProxyTransport(deno: DenoClients, options: PoolOptions): Pool {
     },
     close,
   };
+}
+
+/**
+ * A pool whose connections go where the library says, through a relay of
+ * its own (deno_relay.ts): each to an address `policy` checked, or, without
+ * a policy, straight to the target whatever the environment's proxies say
+ * (`withProxy(null)`). The relay starts with the first request that needs
+ * it and ends with the pool. A failure the relay met connecting (the
+ * policy's refusal, a refused connection, an unknown host) is thrown in
+ * place of Deno's client's words for it. A host the environment's NO_PROXY
+ * names Deno's client reaches directly, resolving it itself: under a policy
+ * that is refused for a host name (its address could not be checked), and
+ * the policy reads NO_PROXY for it (`--allow-env=NO_PROXY,no_proxy`).
+ */
+function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy | undefined): Pool {
+  const noProxy = policy === undefined ? "" : readNoProxy(deno);
+  let relay: Relay | undefined;
+  const clients: Partial<Record<"http" | "https" | "direct", [Transport, { close(): void }]>> = {};
+  const client = (kind: "http" | "https" | "direct", port: number) =>
+    (clients[kind] ??= denoClient(deno, {
+      ...options,
+      ...(kind === "https" ? { proxy: { url: `http://127.0.0.1:${port}` } } : {}),
+      ...(kind === "http"
+        ? { poolMaxIdlePerHost: 0, proxy: { transport: "tcp", hostname: "127.0.0.1", port } }
+        : {}),
+    }))[0];
+  return {
+    transport(wire, abort) {
+      const url = new URL(wire.url);
+      if (policy !== undefined) {
+        const refused = urlRefusal(policy, url);
+        if (refused instanceof BlockedFailure) return Promise.reject(refused);
+        if (denoBypasses(noProxy, url)) {
+          return refused === undefined
+            ? client("direct", 0)(wire, abort)
+            : Promise.reject(noProxyConflict(url));
+        }
+      }
+      const through = relay ??= new Relay(deno, policy);
+      const secure = url.protocol === "https:";
+      const key = targetKey(url.hostname, url.port || (secure ? 443 : 80));
+      const mark = through.sequence;
+      return client(secure ? "https" : "http", through.port)(wire, abort).catch((error) => {
+        throw abort.aborted ? error : through.failureSince(key, mark) ?? error;
+      });
+    },
+    close() {
+      for (const entry of Object.values(clients)) entry[1].close();
+      relay?.close();
+    },
+  };
+}
+
+function noProxyConflict(url: URL): Failure {
+  return new Failure(
+    "route",
+    `The network policy cannot check ${url.hostname} on Deno: the environment's NO_PROXY ` +
+      "names it, and Deno's HTTP client then resolves and connects to it itself (remove it " +
+      "from NO_PROXY, or allow the host)",
+  );
+}
+
+/** The environment's NO_PROXY as Deno's client reads it; the permission to read it is required. */
+function readNoProxy(deno: DenoEnv): string {
+  const names = ["NO_PROXY", "no_proxy"];
+  if (
+    names.some((variable) =>
+      deno.permissions.querySync({ name: "env", variable }).state !== "granted"
+    )
+  ) {
+    throw new HttpClientException(
+      "The network policy needs --allow-env=NO_PROXY,no_proxy on Deno: Deno's HTTP client " +
+        "connects by itself to the hosts NO_PROXY names, and the policy must know them",
+    );
+  }
+  return deno.env.get("NO_PROXY") ?? deno.env.get("no_proxy") ?? "";
+}
+
+/** True when the environment can be read and names no proxy Deno's client would use. */
+function envHasNoProxies(deno: DenoEnv): boolean {
+  const env = envGranted(deno) ? envOrUndefined(deno) : undefined;
+  return env !== undefined && env.http === undefined && env.https === undefined;
 }
 
 /** A `Deno.HttpClient` made with `options`, and the transport that sends through it. */

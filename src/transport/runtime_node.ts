@@ -7,6 +7,8 @@
 // where it will not.
 
 import { readFileSync } from "node:fs";
+import { lookup as dnsLookup } from "node:dns/promises";
+import type { LookupFunction } from "node:net";
 import { createRequire } from "node:module";
 import process from "node:process";
 import { Readable, Transform } from "node:stream";
@@ -26,16 +28,19 @@ import {
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
 import { decodeFailure, headOverflow } from "./failures.ts";
+import { checkedAddresses, guardedTransport } from "./network_policy.ts";
 import { hasNoBody, isZlibWrapped } from "./fetch.ts";
 import { joinHeaders } from "../http/headers.ts";
 import type {
   FileSource,
   NetworkOptions,
+  NetworkPolicy,
   Pool,
   PoolOptions,
   ProxySetting,
   Runtime,
   TlsSettings,
+  Transport,
   WireRequest,
   WireResponse,
 } from "./types.ts";
@@ -66,7 +71,9 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
   const env: EnvProxies | undefined = network.proxy === undefined
     ? readProxyEnv((name) => process.env[name])
     : undefined;
+  const { policy } = network;
   const plain = Object.keys(options).length === 0 && network.tls === undefined &&
+    policy === undefined && network.unixSocket === undefined &&
     (network.proxy ?? env?.http ?? env?.https) == null;
   const own = plain ? ownAgent(agentOptions) : undefined;
   if (own !== undefined) {
@@ -85,8 +92,9 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
     if (dispatcher === undefined) proxied.set(proxy, dispatcher = proxyAgent(proxy, agentOptions));
     return [dispatcher, proxy];
   };
+  const transport: Transport = (wire, abort) => send(route, wire, abort);
   return {
-    transport: (wire, abort) => send(route, wire, abort),
+    transport: policy === undefined ? transport : guardedTransport(policy, transport),
     close: () => {
       for (const dispatcher of [agent, ...proxied.values()]) {
         void dispatcher.destroy().catch(() => {});
@@ -218,10 +226,56 @@ function agentOptionsOf(options: PoolOptions, network: NetworkOptions): Agent.Op
   if (network.tls !== undefined) {
     agentOptions.connect = { ...agentOptions.connect, ...tlsConnectOptions(network.tls) };
   }
+  if (network.policy !== undefined) {
+    agentOptions.connect = { ...agentOptions.connect, lookup: policyLookup(network.policy) };
+  }
+  if (network.unixSocket !== undefined) {
+    agentOptions.connect = { ...agentOptions.connect, socketPath: network.unixSocket };
+  }
   if (typeof poolIdleTimeout === "number") agentOptions.keepAliveTimeout = poolIdleTimeout;
   if (poolIdleTimeout === false) agentOptions.keepAliveMaxTimeout = 2 ** 31 - 1;
   if (http2 !== undefined) agentOptions.allowH2 = http2;
   return agentOptions;
+}
+
+/** What `net.connect()` hands its `lookup`, and what it takes back. */
+type LookupCallback = (
+  error: Error | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
+
+/**
+ * The `lookup` of a pool with a network policy, which `net.connect()` calls
+ * for each new connection to a host name: it resolves the name once (the
+ * policy's `resolve`, else `dns.lookup()`, the system's resolver, as Node's
+ * own), checks every answer, and hands back only the allowed ones, so the
+ * socket connects to an address the policy checked and never looks the
+ * name up again. No cache of its own: `dns.lookup()` tells no TTL, and a
+ * connection kept alive is reused without a lookup.
+ */
+function policyLookup(policy: NetworkPolicy): LookupFunction {
+  const system = async (hostname: string) =>
+    (await dnsLookup(hostname, { all: true, order: "verbatim" })).map((entry) => entry.address);
+  return (hostname, options, callback) => {
+    const done = callback as LookupCallback;
+    checkedAddresses(policy, hostname, system).then((addresses) => {
+      const asked = options.family;
+      const family = asked === 4 || asked === "IPv4" ? 4 : asked === 6 || asked === "IPv6" ? 6 : 0;
+      const entries = addresses.map((address) => ({
+        address,
+        family: address.includes(":") ? 6 : 4,
+      })).filter((entry) => family === 0 || entry.family === family);
+      const first = entries[0];
+      if (first === undefined) {
+        const error = Object.assign(new Error(`No IPv${family} address for ${hostname}`), {
+          code: "ENOTFOUND",
+        });
+        done(error, "");
+      } else if (options.all) done(null, entries);
+      else done(null, first.address, first.family);
+    }, (error: Error) => done(error, ""));
+  };
 }
 
 /**

@@ -109,6 +109,19 @@ export interface TlsSettings {
 }
 
 /**
+ * The network policy `withNetworkPolicy()` sets, checked and frozen: the
+ * ranges refused, the hosts and ranges allowed, and the resolver.
+ */
+export interface NetworkPolicy {
+  /** `private` (IANA's special-purpose ranges, multicast…) and address ranges (`203.0.113.0/24`). */
+  readonly deny: readonly string[];
+  /** Host names (`api.example.com`, `.example.com` for its subdomains too) and address ranges. */
+  readonly allow: readonly string[];
+  /** Resolves a host name to its addresses in place of the system's resolver. */
+  readonly resolve?: ((hostname: string) => Promise<readonly string[]>) | undefined;
+}
+
+/**
  * The network settings of a client that a pool applies besides its
  * {@linkcode PoolOptions}, one field per feature; a runtime whose pool
  * cannot apply one refuses it ({@linkcode Runtime.pooled}).
@@ -122,6 +135,10 @@ export interface NetworkOptions {
   proxy?: ProxySetting | null;
   /** Extra CA certificates and a client certificate (`withTls`). */
   readonly tls?: TlsSettings | undefined;
+  /** The network policy: connections only to the addresses it allows (`withNetworkPolicy`). */
+  readonly policy?: NetworkPolicy | undefined;
+  /** Every connection over this Unix domain socket (`withUnixSocket`). */
+  readonly unixSocket?: string | undefined;
 }
 
 /** A connection pool: the transport bound to it, and the call that releases it. */
