@@ -37,16 +37,18 @@ export type {
 export { HttpResponse } from "./src/models/response.ts";
 export type {
   HttpResponseInit,
+  ResponseContext,
   StandardSchemaIssue,
   StandardSchemaResult,
   StandardSchemaV1,
 } from "./src/models/response.ts";
+export type { ProblemDetails } from "./src/http/problem.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
 export { HttpClientConfigBuilder } from "./src/config/config.ts";
 export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
 export type { ProxyOptions, TlsOptions } from "./src/config/network.ts";
-export type { RetryOptions, RetryPolicy } from "./src/config/config.ts";
+export type { RetryOptions, RetryPolicy, ShouldRetryInfo } from "./src/config/config.ts";
 export type { CookieJarLike } from "./src/cookies/jar.ts";
 export type { PoolOptions, ProxySetting } from "./src/transport/types.ts";
 export { TokenData } from "./src/models/token_data.ts";
@@ -128,6 +130,7 @@ export type { ServerSentEvent } from "./src/http/text_stream.ts";
 export type { HttpClientExceptionOptions } from "./src/errors.ts";
 export type {
   EventStreamExceptionOptions,
+  HttpStatusExceptionOptions,
   ResponseExceptionOptions,
   ResponseParseExceptionOptions,
 } from "./src/models/response.ts";

@@ -28,9 +28,11 @@ export type {
 export { HttpResponse } from "./src/models/response.ts";
 export type {
   HttpResponseInit,
+  ResponseContext,
   StandardSchemaIssue,
   StandardSchemaResult,
   StandardSchemaV1,
 } from "./src/models/response.ts";
+export type { ProblemDetails } from "./src/http/problem.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
