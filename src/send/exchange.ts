@@ -5,6 +5,7 @@
 // auth, the attempts) let errors pass as they are.
 
 import {
+  callerEnded,
   ConnectionException,
   DecodingException,
   describeCall,
@@ -450,12 +451,16 @@ export function abortedCallError(
     const { reason } = options.signal;
     // The caller's AbortSignal.timeout() is a timeout: it says so, and the reason stays the cause.
     if ((reason as { name?: unknown } | null)?.name === "TimeoutError") {
-      return new TimeoutException(`Request timed out (the caller's signal): ${target}`, {
-        request,
-        cause: reason,
-      });
+      return callerEnded(
+        new TimeoutException(`Request timed out (the caller's signal): ${target}`, {
+          request,
+          cause: reason,
+        }),
+      );
     }
-    return new HttpClientException(`Request was aborted: ${target}`, { request, cause: reason });
+    return callerEnded(
+      new HttpClientException(`Request was aborted: ${target}`, { request, cause: reason }),
+    );
   }
   return undefined;
 }
