@@ -270,6 +270,9 @@ export function describeError(error: unknown, sensitive: ReadonlySet<string> = N
 /** An `Authorization` scheme and its credentials, as text may quote them. */
 const SCHEME_CREDENTIALS = /\b(Bearer|Basic)\s+[\w\-.~+/]+=*/gi;
 
+/** The names of the usual `Authorization` schemes, which are no secret. */
+const AUTH_SCHEMES = /^(?:Bearer|Basic|Digest|Token|ApiKey|Negotiate|DPoP)$/i;
+
 /** A value shorter than this is not looked for in text: it would mask common words. */
 const SHORTEST_SECRET = 3;
 
@@ -284,7 +287,8 @@ export interface SentCredentials {
 /**
  * The credentials `sent` carried, to look for in what a server answers:
  * the values of its sensitive, credential-like and `declared` (lower-case)
- * headers (an `Authorization`'s credentials alone too, each cookie's value),
+ * headers, word by word but for an auth scheme's name (each cookie's value
+ * too),
  * the password of its Basic `auth`, and the values of its URL's and
  * params' credential-like query parameters.
  */
@@ -298,7 +302,8 @@ export function sentSecrets(
     if (!SENSITIVE_HEADERS.has(lower) && !CREDENTIAL_LIKE.test(lower) && !declared.has(lower)) {
       continue;
     }
-    secrets.push(value, value.slice(value.indexOf(" ") + 1));
+    // Word by word, but for an auth scheme's name: a message then reads `Bearer ***`.
+    for (const word of value.split(/\s+/)) if (!AUTH_SCHEMES.test(word)) secrets.push(word);
     if (lower === "cookie") {
       for (const pair of value.split(";")) secrets.push(pair.slice(pair.indexOf("=") + 1).trim());
     }

@@ -132,19 +132,19 @@ export default function ({ lib, fixture, runtime, assert }) {
           assert.ok(problem instanceof lib.HttpStatusException);
           assert.equal(
             problem.message,
-            `Client error (status 401, "Key revoked: Key *** is revoked; sent ***"): GET ${fixture.url}/secrets/error-body?type=problem`,
+            `Client error (status 401, "Key revoked: Key *** is revoked; sent Bearer ***"): GET ${fixture.url}/secrets/error-body?type=problem`,
           );
           assert.equal(problem.problem.title, "Key revoked");
           assert.equal(problem.problem.status, 401);
           assert.equal(problem.problem.key, API_KEY, "the problem is kept as sent");
           assert.match(
             json.message,
-            /^Client error \(status 401, "Key \*\*\* is revoked; sent \*\*\*"\): GET /,
+            /^Client error \(status 401, "Key \*\*\* is revoked; sent Bearer \*\*\*"\): GET /,
           );
           assert.equal(json.problem, undefined);
           assert.match(
             text.message,
-            /^Client error \(status 401, "Key \*\*\* is revoked; sent \*\*\*"\): GET /,
+            /^Client error \(status 401, "Key \*\*\* is revoked; sent Bearer \*\*\*"\): GET /,
           );
           // The log lines are not checked: logBody: true logs the bodies, as it was asked to.
           await assertNoSecret([], errors);
