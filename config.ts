@@ -18,7 +18,7 @@
 export { HttpClientConfigBuilder } from "./src/config/config.ts";
 export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
 export type { NetworkPolicyOptions, ProxyOptions, TlsOptions } from "./src/config/network.ts";
-export type { RetryOptions, RetryPolicy } from "./src/config/config.ts";
+export type { RetryOptions, RetryPolicy, ShouldRetryInfo } from "./src/config/config.ts";
 export type { CookieJarLike } from "./src/cookies/jar.ts";
 export type { NetworkPolicy, PoolOptions, ProxySetting } from "./src/transport/types.ts";
 export { TokenData } from "./src/models/token_data.ts";

@@ -37,17 +37,19 @@ export type {
 export { HttpResponse } from "./src/models/response.ts";
 export type {
   HttpResponseInit,
+  ResponseContext,
   StandardSchemaIssue,
   StandardSchemaResult,
   StandardSchemaV1,
   StreamedHttpResponse,
 } from "./src/models/response.ts";
+export type { ProblemDetails } from "./src/http/problem.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
 export { HttpClientConfigBuilder } from "./src/config/config.ts";
 export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
 export type { NetworkPolicyOptions, ProxyOptions, TlsOptions } from "./src/config/network.ts";
-export type { RetryOptions, RetryPolicy } from "./src/config/config.ts";
+export type { RetryOptions, RetryPolicy, ShouldRetryInfo } from "./src/config/config.ts";
 export type { CookieJarLike } from "./src/cookies/jar.ts";
 export type { NetworkPolicy, PoolOptions, ProxySetting } from "./src/transport/types.ts";
 export { TokenData } from "./src/models/token_data.ts";
@@ -136,6 +138,7 @@ export type { ServerSentEvent } from "./src/http/text_stream.ts";
 export type { HttpClientExceptionOptions } from "./src/errors.ts";
 export type {
   EventStreamExceptionOptions,
+  HttpStatusExceptionOptions,
   ResponseExceptionOptions,
   ResponseParseExceptionOptions,
 } from "./src/models/response.ts";

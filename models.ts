@@ -28,10 +28,12 @@ export type {
 export { HttpResponse } from "./src/models/response.ts";
 export type {
   HttpResponseInit,
+  ResponseContext,
   StandardSchemaIssue,
   StandardSchemaResult,
   StandardSchemaV1,
   StreamedHttpResponse,
 } from "./src/models/response.ts";
+export type { ProblemDetails } from "./src/http/problem.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";

@@ -107,6 +107,25 @@ export class HttpClientException extends Error {
 
 defineErrorInspect(HttpClientException);
 
+/** The exceptions of calls that the caller's own signal ended. */
+const CALLER_ENDED = new WeakSet<object>();
+
+/**
+ * True for the exception of a call that the caller's signal ended (an
+ * `AbortSignal.timeout()`'s `TimeoutException` included): the caller's
+ * choice, which tells nothing of the server, so a circuit breaker does not
+ * count it.
+ */
+export function endedByCaller(error: unknown): boolean {
+  return typeof error === "object" && error !== null && CALLER_ENDED.has(error);
+}
+
+/** Marks `error` as the end of a call that its caller's signal ended; returns it. */
+export function callerEnded<E extends object>(error: E): E {
+  CALLER_ENDED.add(error);
+  return error;
+}
+
 /**
  * A request did not complete within its timeout; the timeout covers the
  * whole exchange, redirects and the response body included.

@@ -232,10 +232,11 @@ function rememberPlain(url: string): void {
 
 /**
  * True when calls of `method` need an `Idempotency-Key`: the retry policy
- * retries them although the method is not idempotent (a POST or PATCH it
- * opted in), so the server can tell a retry from a new call.
+ * may retry them although the method is not idempotent (a POST or PATCH it
+ * opted in, or any with a `shouldRetry`), so the server can tell a retry
+ * from a new call.
  */
 function needsIdempotencyKey(policy: RetryPolicy, method: HttpMethod): boolean {
   return policy.maxRetries > 0 && (method === "POST" || method === "PATCH") &&
-    policy.methods.has(method);
+    (policy.methods.has(method) || policy.shouldRetry !== undefined);
 }

@@ -15,7 +15,8 @@ import {
   validateSeconds,
   validateUrlText,
 } from "../models/_validate.ts";
-import { type HttpMethod, parseMethod } from "../models/request.ts";
+import { type HttpMethod, type HttpRequest, parseMethod } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { checkJsonStyle } from "../json/serialize_json.ts";
 import { parseHttpUrl } from "../http/url.ts";
@@ -138,12 +139,71 @@ export interface RetryOptions {
   backoff?: number | undefined;
   /** The cap of one backoff wait, in seconds. Default 30. */
   maxBackoff?: number | undefined;
-  /** A `Retry-After` longer than this (seconds) stops retrying and returns the response. Default 60. */
+  /**
+   * A `Retry-After`, or a rate-limit reset (`RateLimit`, `RateLimit-Reset`,
+   * `X-RateLimit-Reset` of a 429 or 503), longer than this (seconds) stops
+   * retrying and returns the response. Default 60.
+   */
   maxRetryAfter?: number | undefined;
+  /**
+   * Decides each retry in place of the policy's rule: called when a response
+   * or an exception of the library could be retried (retries are left, the
+   * call is not over, its body can be sent again), synchronously, with what
+   * happened ({@linkcode ShouldRetryInfo}). `true` retries after
+   * `info.delayMs` (any method: a POST too), `false` stops (the response is
+   * returned, the exception thrown), `undefined` keeps the policy's
+   * decision. What it throws fails the call. With one set, POST and PATCH
+   * calls carry an `Idempotency-Key`.
+   *
+   * @example Retry POST only on a 429
+   * ```ts
+   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+   *
+   * const config = new HttpClientConfigBuilder()
+   *   .withRetry({
+   *     shouldRetry: (info) => info.method === "POST" ? info.response?.statusCode === 429 : undefined,
+   *   })
+   *   .build();
+   * ```
+   */
+  shouldRetry?: ((info: ShouldRetryInfo) => boolean | undefined) | undefined;
   /** Waits `ms` milliseconds, rejecting when `signal` aborts; replace it in tests. */
   sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
   /** A number in [0, 1) for the jitter; replace it in tests. Default `Math.random`. */
   random?: (() => number) | undefined;
+}
+
+/**
+ * What {@linkcode RetryOptions.shouldRetry} is told of the attempt that
+ * ended: its response or its exception, and the wait a retry would take.
+ *
+ * @example Log each decision
+ * ```ts
+ * import type { ShouldRetryInfo } from "@fetchline/fetchline";
+ *
+ * const shouldRetry = (info: ShouldRetryInfo): boolean | undefined => {
+ *   console.log(`attempt ${info.attempt}: ${info.response?.statusCode ?? info.error}, ${info.delayMs} ms`);
+ *   return undefined; // the policy decides
+ * };
+ * ```
+ */
+export interface ShouldRetryInfo {
+  /** The attempt that ended, from 0 (the first; `context.attempt`). */
+  readonly attempt: number;
+  /** The request's method. */
+  readonly method: HttpMethod;
+  /** The request as that attempt sent it (after the hooks). */
+  readonly request: HttpRequest;
+  /** The response the attempt received, when it received one. */
+  readonly response?: HttpResponse | undefined;
+  /** The exception the attempt failed with (an `HttpClientException`), when it failed. */
+  readonly error?: unknown;
+  /**
+   * How long a retry would wait, in milliseconds: the `Retry-After` or the
+   * rate-limit reset of a 429 or 503 (even past `maxRetryAfter`), else the
+   * backoff.
+   */
+  readonly delayMs: number;
 }
 
 /** The normalised retry settings of a client. */
@@ -158,8 +218,10 @@ export interface RetryPolicy {
   readonly backoff: number;
   /** The cap of one wait in seconds. */
   readonly maxBackoff: number;
-  /** The longest `Retry-After` honoured, in seconds. */
+  /** The longest `Retry-After` or rate-limit reset honoured, in seconds. */
   readonly maxRetryAfter: number;
+  /** The decision of each retry, when the caller gave one. */
+  readonly shouldRetry?: ((info: ShouldRetryInfo) => boolean | undefined) | undefined;
   /** The wait. */
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The jitter source. */
@@ -185,6 +247,7 @@ const RETRY_OPTION_KEYS = keysOf<RetryOptions>({
   backoff: true,
   maxBackoff: true,
   maxRetryAfter: true,
+  shouldRetry: true,
   sleep: true,
   random: true,
 });
@@ -201,7 +264,12 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
       throw new RangeError(`Invalid statusCodes: ${status} is not an HTTP status`);
     }
   }
-  for (const [field, fn] of [["sleep", options.sleep], ["random", options.random]] as const) {
+  const functions = [
+    ["sleep", options.sleep],
+    ["random", options.random],
+    ["shouldRetry", options.shouldRetry],
+  ] as const;
+  for (const [field, fn] of functions) {
     if (fn !== undefined && typeof fn !== "function") {
       throw new TypeError(`Invalid ${field}: expected a function`);
     }
@@ -215,6 +283,7 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
     backoff: validateSeconds("backoff", options.backoff ?? base.backoff),
     maxBackoff: validateSeconds("maxBackoff", options.maxBackoff ?? base.maxBackoff),
     maxRetryAfter: validateSeconds("maxRetryAfter", options.maxRetryAfter ?? base.maxRetryAfter),
+    shouldRetry: "shouldRetry" in options ? options.shouldRetry : base.shouldRetry,
     sleep: options.sleep ?? base.sleep,
     random: options.random ?? base.random,
   });

@@ -267,6 +267,75 @@ export function describeError(error: unknown, sensitive: ReadonlySet<string> = N
   return redactText(described, sensitive);
 }
 
+/** An `Authorization` scheme and its credentials, as text may quote them. */
+const SCHEME_CREDENTIALS = /\b(Bearer|Basic)\s+[\w\-.~+/]+=*/gi;
+
+/** The names of the usual `Authorization` schemes, which are no secret. */
+const AUTH_SCHEMES = /^(?:Bearer|Basic|Digest|Token|ApiKey|Negotiate|DPoP)$/i;
+
+/** A value shorter than this is not looked for in text: it would mask common words. */
+const SHORTEST_SECRET = 3;
+
+/** What a call sent, as {@linkcode sentSecrets} reads it. */
+export interface SentCredentials {
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  readonly params?: Readonly<Record<string, unknown>> | undefined;
+  readonly auth?: readonly [string, string] | undefined;
+}
+
+/**
+ * The credentials `sent` carried, to look for in what a server answers:
+ * the values of its sensitive, credential-like and `declared` (lower-case)
+ * headers, word by word but for an auth scheme's name (each cookie's value
+ * too),
+ * the password of its Basic `auth`, and the values of its URL's and
+ * params' credential-like query parameters.
+ */
+export function sentSecrets(
+  sent: SentCredentials,
+  declared: ReadonlySet<string> = NO_NAMES,
+): string[] {
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(sent.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!SENSITIVE_HEADERS.has(lower) && !CREDENTIAL_LIKE.test(lower) && !declared.has(lower)) {
+      continue;
+    }
+    // Word by word, but for an auth scheme's name: a message then reads `Bearer ***`.
+    for (const word of value.split(/\s+/)) if (!AUTH_SCHEMES.test(word)) secrets.push(word);
+    if (lower === "cookie") {
+      for (const pair of value.split(";")) secrets.push(pair.slice(pair.indexOf("=") + 1).trim());
+    }
+  }
+  if (sent.auth !== undefined) secrets.push(sent.auth[1]);
+  const query = URL.parse(sent.url)?.searchParams ?? [];
+  const params = Object.entries(sent.params ?? {}).flatMap(([name, value]) =>
+    (Array.isArray(value) ? value : [value]).map((item) => [name, String(item)] as const)
+  );
+  for (const [name, value] of [...query, ...params]) {
+    if (isSensitive(name, NO_NAMES)) secrets.push(value);
+  }
+  return secrets;
+}
+
+/**
+ * `text` (a server's words) with every credential in it masked: the URLs'
+ * user-info and credential-like query values ({@linkcode redactText}),
+ * `Bearer` and `Basic` credentials, and each of `secrets` (the values a call
+ * sent: {@linkcode sentSecrets}) of at least three characters, wherever it
+ * appears.
+ */
+export function maskSecretsIn(text: string, secrets: readonly string[]): string {
+  let masked = text;
+  // The longest first: a secret that holds another is masked whole.
+  const longestFirst = [...new Set(secrets)].sort((a, b) => b.length - a.length);
+  for (const secret of longestFirst) {
+    if (secret.length >= SHORTEST_SECRET) masked = masked.replaceAll(secret, MASK);
+  }
+  return redactText(masked).replace(SCHEME_CREDENTIALS, `$1 ${MASK}`);
+}
+
 // The masked views of headers, fields, params, forms and objects.
 
 /** Header names whose values are always masked, lower-case. */

@@ -16,8 +16,11 @@ import {
   hideCauseText,
   jsonView,
   maskHeadersForView,
+  maskSecretsIn,
   redactUrl,
+  sentSecrets,
 } from "../masking/views.ts";
+import { errorReason, MAX_REASON_BODY, type ProblemDetails } from "../http/problem.ts";
 import { checkKnownKeys, describeType, keysOf } from "./_validate.ts";
 import type { HttpRequest } from "./request.ts";
 import {
@@ -301,6 +304,58 @@ export function lineLimit(response: HttpResponse): LineLimit {
 }
 
 /**
+ * What `response.context` shows of the call that produced a response: its
+ * `RequestContext` read-only, frozen (its `metadata` a frozen copy), so
+ * what the hooks stored (`rateLimitRemaining`, `requestId`,
+ * `correlationId`…) reaches the caller.
+ *
+ * @example Read what a hook stored
+ * ```ts
+ * import { HttpClient, HttpClientConfigBuilder, RateLimitResponseHook } from "@fetchline/fetchline";
+ * import type { ResponseContext } from "@fetchline/fetchline";
+ *
+ * async function remaining(url: string): Promise<unknown> {
+ *   const config = new HttpClientConfigBuilder().withResponseHook(new RateLimitResponseHook()).build();
+ *   await using client = new HttpClient(config);
+ *   const context: ResponseContext | undefined = (await client.get(url)).context;
+ *   return context?.metadata.rateLimitRemaining;
+ * }
+ * ```
+ */
+export interface ResponseContext {
+  /** The request of the call's last attempt, as the request hooks made it. */
+  readonly request: HttpRequest;
+  /** The attempt that produced the response, from 0. */
+  readonly attempt: number;
+  /** The retry limit the call had. */
+  readonly maxRetries: number;
+  /** True when the response came from a retry. */
+  readonly isRetry: boolean;
+  /** What the call's hooks stored, a frozen copy. */
+  readonly metadata: Readonly<Record<string, unknown>>;
+}
+
+/** The call a response came from: its context, and the credential headers its client declares. */
+interface ResponseCall {
+  readonly context: ResponseContext;
+  readonly credentialHeaders: ReadonlySet<string> | undefined;
+}
+
+/**
+ * Binds the call that returns `response` to it (the send path does, as the
+ * call ends): `response.context` reads it, and the message of
+ * `raiseForStatus()` masks the credentials the call declares.
+ */
+export let bindResponseContext: (
+  response: HttpResponse,
+  context: ResponseContext,
+  credentialHeaders: ReadonlySet<string> | undefined,
+) => void;
+
+/** The longest reason of a server that a status message quotes, in characters. */
+const MAX_REASON = 200;
+
+/**
  * An immutable HTTP response. It is returned for every received status:
  * check {@linkcode HttpResponse.isSuccess} and its siblings, or
  * `statusCode`.
@@ -336,6 +391,20 @@ export class HttpResponse {
   #headers: Readonly<Record<string, string>> | undefined;
   /** A received response's headers, until `headers` first builds the record from them. */
   readonly #received: WireHeaders | undefined;
+  /**
+   * The call that returned it, bound once the call ends (a private field:
+   * the frozen response takes it, and no view shows it).
+   */
+  #call: ResponseCall | undefined = undefined;
+  /** The frozen view of the call's context, made on first read. */
+  #context: ResponseContext | undefined = undefined;
+
+  static {
+    bindResponseContext = (response, context, credentialHeaders) => {
+      response.#call = { context, credentialHeaders };
+      response.#context = undefined;
+    };
+  }
 
   /** Creates a response of `init`: the status, headers, body, timing, URL and request. */
   constructor(init: HttpResponseInit);
@@ -357,6 +426,29 @@ export class HttpResponse {
       Object.defineProperty(this, "content", { enumerable: false, get: streamedContent });
     }
     Object.freeze(this);
+  }
+
+  /**
+   * The context of the call that returned this response, read-only: a
+   * frozen copy of its `RequestContext` (the metadata its hooks stored,
+   * the attempt), made when first read; `undefined` for a response no call
+   * returned (one made with `new`, a transport's inside the call). A
+   * streamed response, its `read()` and the response of an
+   * `HttpStatusException` have it too. No view (`console.log()`,
+   * `JSON.stringify()`, `toString()`) shows it: metadata may hold anything.
+   */
+  get context(): ResponseContext | undefined {
+    const call = this.#call;
+    if (call === undefined) return undefined;
+    if (this.#context !== undefined) return this.#context;
+    const { request, attempt, maxRetries, metadata } = call.context;
+    return this.#context = Object.freeze({
+      request,
+      attempt,
+      maxRetries,
+      isRetry: attempt > 0,
+      metadata: Object.freeze({ ...metadata }),
+    });
   }
 
   /** Response headers, lower-case names, frozen; repeated ones joined with `", "`. */
@@ -476,12 +568,38 @@ export class HttpResponse {
   raiseForStatus(): this {
     if (this.statusCode >= 400 && this.statusCode <= 599) {
       const kind = this.statusCode < 500 ? "Client error" : "Server error";
+      const { reason, problem } = this.#reason();
+      const quoted = reason === undefined ? "" : `, ${JSON.stringify(reason)}`;
       throw new HttpStatusException(
-        `${kind} (status ${this.statusCode}): ${describeCall(this.request, this.url)}`,
-        { response: this },
+        `${kind} (status ${this.statusCode}${quoted}): ${describeCall(this.request, this.url)}`,
+        { response: this, problem },
       );
     }
     return this;
+  }
+
+  /**
+   * The server's reason for an error status ({@linkcode errorReason}), on
+   * one line, masked (credentials in text, and those the call sent) and
+   * cut to {@linkcode MAX_REASON} characters; none for a body larger than
+   * {@linkcode MAX_REASON_BODY} or a streamed body not read (it is not
+   * read for a message).
+   */
+  #reason(): { reason?: string | undefined; problem?: ProblemDetails | undefined } {
+    // A message is never worth a throw: whatever fails gives no reason.
+    try {
+      const content = STREAMED.has(this) ? READ.get(this) : this.content;
+      if (content === undefined || content.byteLength > MAX_REASON_BODY) return {};
+      const { reason, problem } = errorReason(this.header("content-type"), () => this.text);
+      const line = reason?.replace(/\s+/g, " ").trim();
+      if (!line) return { problem };
+      const secrets = sentSecrets(this.request, this.#call?.credentialHeaders);
+      const masked = maskSecretsIn(line, secrets);
+      const cut = masked.length > MAX_REASON ? `${masked.slice(0, MAX_REASON - 1)}…` : masked;
+      return { reason: cut, problem };
+    } catch {
+      return {};
+    }
   }
 
   /** Parses the body as JSON (type `T`, not checked), or returns `undefined` when it is not JSON. */
@@ -522,6 +640,7 @@ export class HttpResponse {
     if (streamed === undefined) return this;
     const buffered = await streamed.read();
     READ.set(this, buffered.content);
+    if (buffered.#call === undefined) buffered.#call = this.#call;
     return buffered;
   }
 
@@ -762,9 +881,42 @@ export class ResponseParseException extends ResponseException {
 /**
  * A response had a 4xx or 5xx status and the caller asked for that to
  * throw, with {@linkcode HttpResponse.raiseForStatus}. The message names
- * the status, the method and the URL (masked: no user-info, no
- * credential-like query value); `response` is the response, its body as
- * it was (a streamed one unread).
+ * the status, the server's reason when its body gives one, the method and
+ * the URL (masked: no user-info, no credential-like query value);
+ * `response` is the response, its body as it was (a streamed one unread);
+ * `problem` the RFC 9457 problem of an `application/problem+json` body.
+ *
+ * The reason, quoted after the status: a problem's `title` and `detail`; a
+ * JSON body's `error` (or `error.message` when `error` is an object),
+ * `message` and `error_description` strings, those present, joined by
+ * `": "`; a `text/plain` body's text. On one line, masked (the URLs'
+ * user-info and credential-like query values, `Bearer` and `Basic`
+ * credentials, and every credential the call sent: its credential-like and
+ * declared headers' values, its Basic password, its credential-like query
+ * values), and cut to 200 characters. None for a body over 64 KiB, another
+ * type, a body that does not parse, or a streamed body not read yet (a
+ * message never reads a body).
+ *
+ * @example The server's reason, masked
+ * ```ts
+ * import { HttpRequest, HttpResponse, HttpStatusException } from "@fetchline/fetchline";
+ * import assert from "node:assert/strict";
+ *
+ * const request = new HttpRequest("GET", "http://127.0.0.1/me", { headers: { "X-API-Key": "k3y-9f2c" } });
+ * const response = new HttpResponse({
+ *   statusCode: 401, elapsedMs: 1, url: request.url, request,
+ *   headers: { "Content-Type": "application/json" },
+ *   content: new TextEncoder().encode('{"error": "invalid_key", "message": "Key k3y-9f2c is revoked"}'),
+ * });
+ * assert.throws(() => response.raiseForStatus(), (error: unknown) => {
+ *   assert.ok(error instanceof HttpStatusException);
+ *   assert.equal(
+ *     error.message,
+ *     'Client error (status 401, "invalid_key: Key *** is revoked"): GET http://127.0.0.1/me',
+ *   );
+ *   return true;
+ * });
+ * ```
  *
  * @example Read the response of a failed status
  * ```ts
@@ -786,7 +938,34 @@ export class ResponseParseException extends ResponseException {
  * });
  * ```
  */
-export class HttpStatusException extends ResponseException {}
+export class HttpStatusException extends ResponseException {
+  /**
+   * The RFC 9457 problem of an `application/problem+json` body, or
+   * `undefined`. Views (`console.log()`, `JSON.stringify()`) leave it out,
+   * as they do every body: the server's words may hold anything.
+   */
+  declare readonly problem?: ProblemDetails;
+
+  /**
+   * Creates an exception.
+   *
+   * @param message What went wrong, naming the status, the method and the URL.
+   * @param options The response, and the `problem` its body holds.
+   */
+  constructor(message: string, options: HttpStatusExceptionOptions) {
+    super(message, options);
+    // Not enumerable: views show the fields of an exception, never a body.
+    if (options.problem !== undefined) {
+      Object.defineProperty(this, "problem", { value: options.problem, enumerable: false });
+    }
+  }
+}
+
+/** Options of an {@linkcode HttpStatusException}. */
+export interface HttpStatusExceptionOptions extends ResponseExceptionOptions {
+  /** The RFC 9457 problem the response's body holds, if any. */
+  problem?: ProblemDetails | undefined;
+}
 
 /** The constructor with the parameter its public signature does not show. */
 const HttpResponseWithOrigin = HttpResponse as new (

@@ -10,12 +10,13 @@ import type {
   RetryInfo,
 } from "../hooks/hook_interfaces.ts";
 import type { RetryPolicy } from "../config/config.ts";
-import { ConnectionException, TimeoutException } from "../errors.ts";
+import { ConnectionException, HttpClientException, TimeoutException } from "../errors.ts";
 import { HttpRequest } from "../models/request.ts";
-import { HttpResponse } from "../models/response.ts";
+import { bindResponseContext, HttpResponse } from "../models/response.ts";
 import { RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
 import { parseRetryAfter } from "../http/headers.ts";
+import { rateLimitWait } from "../http/rate_limit_headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { Step, untilAborted } from "./deadline.ts";
 import { callExpired, startStepTimeout, waitPassesDeadline, withCallDeadline } from "./deadline.ts";
@@ -96,10 +97,9 @@ export async function executeCall(
   try {
     const context = new RequestContext(prepared, { maxRetries: retry.maxRetries });
     for (;;) {
-      let delay: number | undefined;
       let received: HttpResponse | undefined;
-      // What is retried: told to the response hooks or the error hooks.
-      let retried: { response: HttpResponse } | { error: unknown };
+      // What the attempt ended with: told to the retry decision, then to the hooks.
+      let outcome: { response: HttpResponse } | { error: unknown };
       try {
         context.request = prepared;
         // Hooks that return values (not promises) cost no await: each is a
@@ -115,31 +115,37 @@ export async function executeCall(
         const response = responded instanceof Promise ? await responded : responded;
         // A hook that returned another response leaves no streamed body open (a no-op once read).
         if (options.stream && response !== received) await received.cancel();
-        delay = context.attempt < retry.maxRetries
-          ? retryDelayForResponse(retry, response, context.attempt)
-          : undefined;
-        if (delay === undefined) {
-          if (calls !== undefined && options.stream) {
-            handedOver = whenBodySettled(response, () => calls.ended());
-          }
-          return response;
-        }
-        // Retried on the head: a streamed body is given back unread.
-        if (options.stream) await Promise.all([received.cancel(), response.cancel()]);
-        retried = { response };
+        outcome = { response };
       } catch (error) {
         if (options.stream) await received?.cancel();
         await runErrorHooks(options.errorHooks, error, context);
-        const over = endedByTotalTimeout(error) || callExpired(options);
-        delay = context.attempt < retry.maxRetries && !over
-          ? retryDelayForError(retry, error, context.request, context.attempt)
-          : undefined;
-        if (delay === undefined) throw error;
-        retried = { error };
+        outcome = { error };
+      }
+      let delay: number | undefined;
+      try {
+        delay = retryDelay(retry, outcome, context, options);
+      } catch (error) {
+        // The caller's shouldRetry threw: it fails the call, no streamed body left open.
+        if (options.stream && "response" in outcome) await outcome.response.cancel();
+        await runErrorHooks(options.errorHooks, error, context);
+        throw error;
+      }
+      if (delay === undefined) {
+        if ("error" in outcome) throw outcome.error;
+        const { response } = outcome;
+        bindResponseContext(response, context, options.credentialHeaders);
+        if (calls !== undefined && options.stream) {
+          handedOver = whenBodySettled(response, () => calls.ended());
+        }
+        return response;
+      }
+      // Retried on the head: a streamed body is given back unread.
+      if (options.stream && "response" in outcome) {
+        await Promise.all([received!.cancel(), outcome.response.cancel()]);
       }
       try {
-        const info: RetryInfo = { delayMs: delay, ...retried };
-        const hooks = "response" in retried ? options.responseHooks : options.errorHooks;
+        const info: RetryInfo = { delayMs: delay, ...outcome };
+        const hooks = "response" in outcome ? options.responseHooks : options.errorHooks;
         await wait(delay, context.request, options, () => runRetryHooks(hooks, context, info));
       } catch (error) {
         await runErrorHooks(options.errorHooks, error, context);
@@ -303,42 +309,72 @@ async function runRetryHooks(
 // (config/config.ts).
 
 /**
- * How long to wait before retrying after `response`, in milliseconds, or
- * `undefined` for no retry: the status is not retried, the request's body
- * was a stream (sent once), or its `Retry-After` is longer than the policy
- * honours.
+ * How long to wait before the next attempt, in milliseconds, or `undefined`
+ * for none. None once the retries are spent, nor for a request whose body
+ * was a stream (sent once), nor after an exception that is not the
+ * library's own (a hook's, a runtime permission error) or that ended the
+ * call (its total timeout, the caller's signal, the client's close). Else
+ * the policy decides (a method and status it retries, within
+ * `maxRetryAfter`; a connection failure or timeout), unless the caller's
+ * `shouldRetry` says `true` or `false`.
  */
-function retryDelayForResponse(
+function retryDelay(
   policy: RetryPolicy,
-  response: HttpResponse,
-  attempt: number,
+  outcome: { response: HttpResponse } | { error: unknown },
+  context: RequestContext,
+  options: LifecycleOptions,
 ): number | undefined {
-  const { request } = response;
-  if (
-    !policy.methods.has(request.method) || !policy.statusCodes.has(response.statusCode) ||
-    isOneShot(request.body)
-  ) {
-    return undefined;
+  const { attempt } = context;
+  if (attempt >= policy.maxRetries) return undefined;
+  const decide = policy.shouldRetry;
+  let request: HttpRequest;
+  let retried: boolean;
+  let delay: () => number;
+  if ("response" in outcome) {
+    const { response } = outcome;
+    request = response.request;
+    retried = policy.methods.has(request.method) && policy.statusCodes.has(response.statusCode);
+    // Most responses are not retried: nothing more is read of them.
+    if (!retried && decide === undefined) return undefined;
+    const announced = announcedWait(response);
+    if (announced !== undefined && announced > policy.maxRetryAfter * 1000) retried = false;
+    delay = () => announced ?? backoffDelay(policy, attempt);
+  } else {
+    const { error } = outcome;
+    request = context.request;
+    if (
+      !(error instanceof HttpClientException) || endedByTotalTimeout(error) ||
+      callExpired(options) || options.signal?.aborted || options.closed.aborted
+    ) {
+      return undefined;
+    }
+    retried = (error instanceof ConnectionException || error instanceof TimeoutException) &&
+      policy.methods.has(request.method);
+    delay = () => backoffDelay(policy, attempt);
   }
-  const retryAfter = parseRetryAfter(response.header("retry-after"));
-  if (retryAfter === undefined) return backoffDelay(policy, attempt);
-  return retryAfter > policy.maxRetryAfter * 1000 ? undefined : retryAfter;
+  if (isOneShot(request.body)) return undefined;
+  if (decide === undefined) return retried ? delay() : undefined;
+  const delayMs = delay();
+  const answer: unknown = decide({ attempt, method: request.method, request, ...outcome, delayMs });
+  if (answer !== undefined && typeof answer !== "boolean") {
+    throw new TypeError(
+      `Invalid shouldRetry result: expected true, false or undefined, got ${describeType(answer)}`,
+    );
+  }
+  return (answer ?? retried) ? delayMs : undefined;
 }
 
 /**
- * How long to wait before retrying `request` after `error`, or `undefined`
- * when it is not retried (nor ever a request whose body was a stream).
+ * The wait `response` asks for, in ms: its `Retry-After`; else, for a 429
+ * or 503, the reset its rate-limit headers announce (`RateLimit`,
+ * `RateLimit-Reset`, `X-RateLimit-Reset`: http/rate_limit_headers.ts);
+ * else `undefined`.
  */
-function retryDelayForError(
-  policy: RetryPolicy,
-  error: unknown,
-  request: HttpRequest,
-  attempt: number,
-): number | undefined {
-  const transient = error instanceof ConnectionException || error instanceof TimeoutException;
-  return transient && policy.methods.has(request.method) && !isOneShot(request.body)
-    ? backoffDelay(policy, attempt)
-    : undefined;
+function announcedWait(response: HttpResponse): number | undefined {
+  const retryAfter = parseRetryAfter(response.header("retry-after"));
+  if (retryAfter !== undefined) return retryAfter;
+  const status = response.statusCode;
+  return status === 429 || status === 503 ? rateLimitWait(response, true) : undefined;
 }
 
 /** Exponential backoff with full jitter: uniform in [0, min(cap, base · 2^attempt)). */

@@ -6,6 +6,7 @@
 
 import {
   BlockedDestinationException,
+  callerEnded,
   ConnectionException,
   DecodingException,
   describeCall,
@@ -442,7 +443,9 @@ export function retryPastDeadlineError(
 
 /**
  * The exception for a call the client's close or the caller's signal ended,
- * or `undefined` when neither has aborted.
+ * or `undefined` when neither has aborted: a {@linkcode TimeoutException}
+ * when the signal's reason is a `TimeoutError` (`AbortSignal.timeout()`),
+ * else an {@linkcode HttpClientException}; the reason is the `cause`.
  */
 export function abortedCallError(
   request: HttpRequest,
@@ -457,10 +460,19 @@ export function abortedCallError(
     });
   }
   if (options.signal?.aborted) {
-    return new HttpClientException(`Request was aborted: ${target}`, {
-      request,
-      cause: options.signal.reason,
-    });
+    const { reason } = options.signal;
+    // The caller's AbortSignal.timeout() is a timeout: it says so, and the reason stays the cause.
+    if ((reason as { name?: unknown } | null)?.name === "TimeoutError") {
+      return callerEnded(
+        new TimeoutException(`Request timed out (the caller's signal): ${target}`, {
+          request,
+          cause: reason,
+        }),
+      );
+    }
+    return callerEnded(
+      new HttpClientException(`Request was aborted: ${target}`, { request, cause: reason }),
+    );
   }
   return undefined;
 }

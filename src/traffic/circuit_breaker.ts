@@ -7,7 +7,7 @@ import { contextExchange, type ExchangeFacts } from "../models/context.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
-import { ConnectionException, describeCall, TimeoutException } from "../errors.ts";
+import { ConnectionException, describeCall, endedByCaller, TimeoutException } from "../errors.ts";
 import { originOf } from "../http/url.ts";
 import { CircuitOpenException } from "./errors.ts";
 
@@ -237,7 +237,9 @@ class Breaker implements CircuitBreaker {
       failed = response.statusCode >= 500;
       return response;
     } catch (error) {
-      if (error instanceof ConnectionException || error instanceof TimeoutException) failed = true;
+      // The caller's own signal (an AbortSignal.timeout() too) tells nothing of the server.
+      const failure = error instanceof ConnectionException || error instanceof TimeoutException;
+      if (failure && !endedByCaller(error)) failed = true;
       throw error;
     } finally {
       off?.();

@@ -99,10 +99,11 @@ test("a waiting call ends with its timeout, naming the wait, and with its signal
     TimeoutException,
     /^Request timed out after 0\.1 s waiting in the server's rate limit: GET/,
   );
+  // The caller's AbortSignal.timeout() is a TimeoutException naming the caller's signal.
   await rejectsWith(
     settles(client.get("/", { signal: AbortSignal.timeout(50) })),
-    HttpClientException,
-    /^Request was aborted/,
+    TimeoutException,
+    /^Request timed out \(the caller's signal\)/,
   );
   assert.equal(pacing.state()[server.url]?.waiting, 0);
   assert.equal(server.arrivals.length, 1);

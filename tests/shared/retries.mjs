@@ -21,19 +21,19 @@ export default function ({ lib, fixture, runtime, assert }) {
   const assertCalls = callsAssertion(runtime, assert);
 
   /** A client whose retry waits are recorded in `waits` (milliseconds) and not slept. */
-  async function withClient(body, retry = {}) {
+  async function withClient(body, retry = {}, totalTimeout = undefined, responseHooks = []) {
     const waits = [];
     const sleep = (ms) => {
       waits.push(ms);
       return Promise.resolve();
     };
-    const http = new lib.HttpClient(
-      new lib.HttpClientConfigBuilder()
-        .withBaseUrl(fixture.url)
-        .withTimeout(10)
-        .withRetry({ random: () => 0.5, sleep, ...retry })
-        .build(),
-    );
+    const builder = new lib.HttpClientConfigBuilder()
+      .withBaseUrl(fixture.url)
+      .withTimeout(10)
+      .withRetry({ random: () => 0.5, sleep, ...retry });
+    if (totalTimeout !== undefined) builder.withTotalTimeout(totalTimeout);
+    for (const hook of responseHooks) builder.withResponseHook(hook);
+    const http = new lib.HttpClient(builder.build());
     try {
       return await body(http, waits);
     } finally {
@@ -136,6 +136,218 @@ export default function ({ lib, fixture, runtime, assert }) {
         assert.equal(await calls(http, k), 1);
         assert.deepEqual(waits, []);
       }),
+    "a 429 with only X-RateLimit-Reset in seconds waits for that reset": () =>
+      withClient(async (http, waits) => {
+        const response = await http.get("/retries/status", {
+          params: { code: 429, times: 1, h: "x-ratelimit-reset:7", key: key() },
+        });
+        assert.equal(response.statusCode, 200);
+        assert.deepEqual(waits, [7000]);
+      }),
+    "a 503 with X-RateLimit-Reset as an epoch time waits until then, by the server's clock": () =>
+      withClient(async (http, waits) => {
+        const reset = Math.floor(Date.now() / 1000) + 20;
+        const response = await http.get("/retries/status", {
+          params: { code: 503, times: 1, h: `x-ratelimit-reset:${reset}`, key: key() },
+        });
+        assert.equal(response.statusCode, 200);
+        assert.equal(waits.length, 1);
+        // The server's Date has whole seconds: the wait is 19 to 21 s, not 56 years.
+        assert.ok(waits[0] >= 18_000 && waits[0] <= 21_000, `${waits[0]}`);
+      }),
+    "a 429 waits for the RateLimit field's reset, the draft's current syntax and draft 7's": () =>
+      withClient(async (http, waits) => {
+        for (
+          const field of ['"burst";r=5;t=1, "daily";r=0;t=4', "limit=10, remaining=0, reset=2"]
+        ) {
+          const response = await http.get("/retries/status", {
+            params: { code: 429, times: 1, h: `ratelimit:${field}`, key: key() },
+          });
+          assert.equal(response.statusCode, 200, field);
+        }
+        assert.deepEqual(waits, [4000, 2000]);
+        // RateLimit-Reset of the earlier drafts, in seconds.
+        await http.get("/retries/status", {
+          params: { code: 429, times: 1, h: "ratelimit-reset:3", key: key() },
+        });
+        assert.deepEqual(waits, [4000, 2000, 3000]);
+      }),
+    "Retry-After wins over a rate-limit reset, and a 500's reset is not read": () =>
+      withClient(async (http, waits) => {
+        await http.get("/retries/status", {
+          params: { code: 429, times: 1, "retry-after": "1", h: "x-ratelimit-reset:9", key: key() },
+        });
+        await http.get("/retries/status", {
+          params: { code: 500, times: 1, h: "x-ratelimit-reset:9", key: key() },
+        });
+        assert.deepEqual(waits, [1000, 250], "the 500 backs off as always");
+      }),
+    "a rate-limit reset past maxRetryAfter returns the response at once": () =>
+      withClient(async (http, waits) => {
+        const k = key();
+        const response = await http.get("/retries/status", {
+          params: { code: 429, times: 99, h: "x-ratelimit-reset:3600", key: k },
+        });
+        assert.equal(response.statusCode, 429);
+        assert.equal(response.header("x-ratelimit-reset"), "3600");
+        assert.equal(await calls(http, k), 1);
+        assert.deepEqual(waits, []);
+      }, { maxRetryAfter: 10 }),
+    "a reset of one second is waited for, for real": async () => {
+      const http = new lib.HttpClient(
+        new lib.HttpClientConfigBuilder().withBaseUrl(fixture.url).withTimeout(10).build(),
+      );
+      try {
+        const started = Date.now();
+        const response = await http.get("/retries/status", {
+          params: { code: 429, times: 1, h: 'ratelimit:"default";r=0;t=1', key: key() },
+        });
+        assert.equal(response.statusCode, 200);
+        assert.ok(Date.now() - started >= 950, `${Date.now() - started} ms`);
+      } finally {
+        await http.close();
+      }
+    },
+    "a reset past the totalTimeout fails the call at once": () =>
+      withClient(
+        async (http, waits) => {
+          const k = key();
+          await assert.rejects(
+            http.get("/retries/status", {
+              params: { code: 429, times: 99, h: "x-ratelimit-reset:30", key: k },
+            }),
+            lib.TimeoutException,
+            /^Retry wait of 30 s would pass the totalTimeout of 5 s/,
+          );
+          assert.deepEqual(waits, []);
+        },
+        { maxRetryAfter: 60 },
+        5,
+      ),
+    "shouldRetry retries a POST on a 429 only, and undefined keeps the policy's decision": () =>
+      withClient(async (http, waits) => {
+        const k = key();
+        const retried = await http.post("/retries/status", {
+          params: { code: 429, times: 1, key: k },
+          jsonData: { a: 1 },
+        });
+        assert.equal(retried.statusCode, 200);
+        assert.equal(retried.json().calls, 2);
+        const keys = retried.json().keys;
+        assert.ok(keys[0] !== null && keys[0] === keys[1], "one Idempotency-Key for both");
+        const refused = await http.post("/retries/status", {
+          params: { code: 503, times: 1, key: key() },
+          jsonData: { a: 1 },
+        });
+        assert.equal(refused.statusCode, 503, "a POST's 503 is not retried");
+        const get = await http.get("/retries/status", {
+          params: { code: 503, times: 1, key: key() },
+        });
+        assert.equal(get.statusCode, 200, "a GET keeps the policy's retry");
+        assert.deepEqual(waits, [250, 250]);
+      }, {
+        shouldRetry: (info) =>
+          info.method === "POST" ? info.response?.statusCode === 429 : undefined,
+      }),
+    "shouldRetry is told the attempt, request, response and delay, and may stop a retry": () => {
+      const seen = [];
+      return withClient(async (http, waits) => {
+        const response = await http.get("/retries/status", {
+          params: { code: 503, times: 99, "retry-after": "2", key: key() },
+        });
+        assert.equal(response.statusCode, 503);
+        assert.deepEqual(waits, [2000]);
+        assert.deepEqual(seen, [[0, "GET", 503, 2000], [1, "GET", 503, 2000]]);
+      }, {
+        shouldRetry: (info) => {
+          assert.ok(info.request instanceof lib.HttpRequest);
+          seen.push([info.attempt, info.method, info.response.statusCode, info.delayMs]);
+          return info.attempt === 0 ? undefined : false;
+        },
+      });
+    },
+    "shouldRetry that is not a function, or answers no boolean, is a TypeError naming it": () =>
+      withClient(async (http) => {
+        assert.throws(
+          () => new lib.HttpClientConfigBuilder().withRetry({ shouldRetry: true }),
+          TypeError,
+          /^Invalid shouldRetry: expected a function/,
+        );
+        await assert.rejects(
+          http.get("/retries/status", { params: { code: 503, times: 1, key: key() } }),
+          TypeError,
+          /^Invalid shouldRetry result: expected true, false or undefined, got /,
+        );
+      }, { shouldRetry: () => "yes" }),
+    "a call ended by the caller's AbortSignal.timeout() is a TimeoutException, not retried": () =>
+      withClient(async (http, waits) => {
+        const k = key();
+        const signal = AbortSignal.timeout(100);
+        const error = await http.get("/retries/hang", { params: { times: 99, key: k }, signal })
+          .then(() => undefined, (error) => error);
+        assert.ok(error instanceof lib.TimeoutException, String(error));
+        assert.equal(error.cause, signal.reason);
+        assert.equal(error.cause.name, "TimeoutError");
+        assert.equal(await calls(http, k), 1);
+        assert.deepEqual(waits, []);
+        // Any other abort stays an HttpClientException with the reason as its cause.
+        const controller = new AbortController();
+        const other = http.get("/retries/hang", {
+          params: { times: 99, key: key() },
+          signal: controller.signal,
+        });
+        const reason = new Error("user left");
+        setTimeout(() => controller.abort(reason), 50);
+        const aborted = await other.then(() => undefined, (error) => error);
+        assert.ok(
+          aborted instanceof lib.HttpClientException && !(aborted instanceof lib.TimeoutException),
+        );
+        assert.equal(aborted.cause, reason);
+      }),
+    "response.context carries what RateLimitResponseHook stored, read-only, on every kind of response":
+      () =>
+        withClient(
+          async (http) => {
+            const params = (code) => ({
+              code,
+              times: 1,
+              h: ["x-ratelimit-remaining:41", "x-ratelimit-reset:0"],
+              key: key(),
+            });
+            const retried = await http.get("/retries/status", { params: params(503) });
+            const { context } = retried;
+            assert.equal(context.metadata.rateLimitRemaining, 41);
+            assert.equal(context.attempt, 1);
+            assert.equal(context.isRetry, true);
+            assert.equal(context.request.method, "GET");
+            assert.ok(Object.isFrozen(context) && Object.isFrozen(context.metadata));
+            assert.throws(() => {
+              context.metadata.rateLimitRemaining = 0;
+            }, TypeError);
+            assert.equal(retried.context, context, "the same view each time");
+            assert.ok(!JSON.stringify(retried).includes("rateLimitRemaining"), "no view shows it");
+            const streamed = await http.stream("GET", "/retries/status", { params: params(404) });
+            assert.equal(streamed.statusCode, 404);
+            assert.equal(streamed.context.metadata.rateLimitRemaining, 41);
+            const read = await streamed.read();
+            assert.equal(read.context.metadata.rateLimitRemaining, 41);
+            const error = await Promise.resolve().then(() => read.raiseForStatus()).catch((e) => e);
+            assert.ok(error instanceof lib.HttpStatusException);
+            assert.equal(error.response.context.metadata.rateLimitRemaining, 41);
+            const made = new lib.HttpResponse({
+              statusCode: 200,
+              headers: {},
+              content: new Uint8Array(),
+              elapsedMs: 1,
+              url: fixture.url,
+              request: new lib.HttpRequest("GET", fixture.url),
+            });
+            assert.equal(made.context, undefined, "a response no call returned has none");
+          },
+          {},
+          10,
+          [new lib.RateLimitResponseHook()],
+        ),
     "a connection reset is retried, then the answer returned": {
       runtimes: ["deno", "node"],
       reason:

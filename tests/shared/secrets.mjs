@@ -115,6 +115,43 @@ export default function ({ lib, fixture, runtime, assert }) {
   }
 
   return {
+    "raiseForStatus() names the server's reason from a problem, a JSON or a text body, never the credentials it quotes back":
+      async () => {
+        const { client, closeAll } = observed();
+        try {
+          const keyed = client(fixture.url, new lib.ApiKeyAuthHook(API_KEY));
+          const sent = { headers: { Authorization: `Bearer ${CALLER_TOKEN}` } };
+          const errors = [];
+          for (const type of ["problem", "json", "text"]) {
+            const response = await keyed.get(`/secrets/error-body?type=${type}`, sent);
+            assert.equal(response.statusCode, 401);
+            assert.ok(response.text.includes(API_KEY), "the body holds the key");
+            errors.push(await failure(Promise.resolve().then(() => response.raiseForStatus())));
+          }
+          const [problem, json, text] = errors;
+          assert.ok(problem instanceof lib.HttpStatusException);
+          assert.equal(
+            problem.message,
+            `Client error (status 401, "Key revoked: Key *** is revoked; sent Bearer ***"): GET ${fixture.url}/secrets/error-body?type=problem`,
+          );
+          assert.equal(problem.problem.title, "Key revoked");
+          assert.equal(problem.problem.status, 401);
+          assert.equal(problem.problem.key, API_KEY, "the problem is kept as sent");
+          assert.match(
+            json.message,
+            /^Client error \(status 401, "Key \*\*\* is revoked; sent Bearer \*\*\*"\): GET /,
+          );
+          assert.equal(json.problem, undefined);
+          assert.match(
+            text.message,
+            /^Client error \(status 401, "Key \*\*\* is revoked; sent Bearer \*\*\*"\): GET /,
+          );
+          // The log lines are not checked: logBody: true logs the bodies, as it was asked to.
+          await assertNoSecret([], errors);
+        } finally {
+          await closeAll();
+        }
+      },
     "no log line, error or view of token, Basic and API-key auth shows a secret": async () => {
       const run = newRun();
       const { lines, client, clients, closeAll } = observed();

@@ -18,23 +18,29 @@ function failing(req, calls) {
   return calls.length <= Number(query(req, "times") ?? "0");
 }
 
-function succeed(res, calls) {
-  json(res, 200, { calls: calls.length, keys: calls });
+function succeed(res, calls, headers = {}) {
+  json(res, 200, { calls: calls.length, keys: calls }, headers);
+}
+
+/** The headers a failing answer sends: `?retry-after=`, and `?h=name:value` for any other. */
+function headersOf(req) {
+  const url = new URL(req.url, "http://127.0.0.1");
+  const headers = Object.fromEntries(
+    url.searchParams.getAll("h").map((
+      pair,
+    ) => [pair.slice(0, pair.indexOf(":")), pair.slice(pair.indexOf(":") + 1)]),
+  );
+  const retryAfter = url.searchParams.get("retry-after");
+  return retryAfter === null ? headers : { ...headers, "retry-after": retryAfter };
 }
 
 export const routes = {
-  // `?code=503&times=2`: the status, then 200.
+  // `?code=503&times=2`: the status (with the headers of `?h=name:value`), then 200 (with them too).
   "/retries/status": (req, res, state) => {
     const calls = record(req, state);
     req.resume();
-    if (!failing(req, calls)) return succeed(res, calls);
-    const retryAfter = query(req, "retry-after");
-    json(
-      res,
-      Number(query(req, "code")),
-      { calls: calls.length },
-      retryAfter === null ? {} : { "retry-after": retryAfter },
-    );
+    if (!failing(req, calls)) return succeed(res, calls, headersOf(req));
+    json(res, Number(query(req, "code")), { calls: calls.length }, headersOf(req));
   },
   // `?times=1`: the connection reset before any answer, then 200.
   "/retries/reset": (req, res, state) => {

@@ -3,7 +3,8 @@
 // API key, a session cookie) runs over the wire. State lives under the `run`
 // query parameter the test picks: `/secrets/api` accepts the tokens that
 // `/secrets/token` issued for that run until `/secrets/revoke` forgets them.
-// `/secrets/slow` answers after two seconds, for a call that times out.
+// `/secrets/slow` answers after two seconds, for a call that times out;
+// `/secrets/error-body` fails with a body that quotes the call's credentials.
 
 import { Buffer } from "node:buffer";
 
@@ -32,6 +33,28 @@ function answer(res, status, body, headers = {}) {
 }
 
 export const routes = {
+  // `?type=problem|json|text`: a 401 whose body quotes back the call's X-API-Key and Authorization.
+  "/secrets/error-body": (req, res) => {
+    req.resume();
+    const type = new URL(req.url, "http://fixture").searchParams.get("type");
+    const key = req.headers["x-api-key"];
+    const said = `Key ${key} is revoked; sent ${req.headers.authorization}`;
+    if (type === "text") return answer(res, 401, said);
+    const problem = type === "problem";
+    const body = problem
+      ? {
+        type: "https://example.com/probs/revoked",
+        title: "Key revoked",
+        status: 401,
+        detail: said,
+        key,
+      }
+      : { error: { message: said, code: "revoked" } };
+    res.writeHead(401, {
+      "content-type": problem ? "application/problem+json" : "application/json",
+    });
+    res.end(JSON.stringify(body));
+  },
   "/secrets/token": async (req, res, state) => {
     const valid = validOf(req, state);
     const form = new URLSearchParams(await bodyText(req));
