@@ -101,6 +101,33 @@ Deno.test("no secret of the recorded calls is in the HAR text; maskSecrets: fals
   for (const secret of SECRETS.slice(0, -1)) assert.ok(text.includes(secret), secret);
 });
 
+Deno.test("a response body that quotes back a credential the call sent is masked in the HAR", async () => {
+  const recorder = new HarRecorder();
+  await using server = serve((request) => {
+    const url = new URL(request.url);
+    const said = `key ${request.headers.get("x-api-key")} for ${url.searchParams.get("token")}`;
+    if (url.pathname === "/text") return new Response(said);
+    if (url.pathname === "/form") {
+      const type = "application/x-www-form-urlencoded";
+      return new Response(`said=${encodeURIComponent(said)}`, {
+        headers: { "content-type": type },
+      });
+    }
+    return Response.json({ echo: said });
+  });
+  await using http = client(recorder, `http://127.0.0.1:${server.addr.port}`);
+  for (const path of ["/text", "/json", "/form"]) {
+    await http.get(`${path}?token=qtok-SECRET-3`, { headers: { "X-API-Key": "key-SECRET-2" } });
+  }
+  const har = recorder.toHar();
+  const text = JSON.stringify(har);
+  for (const secret of ["key-SECRET-2", "qtok-SECRET-3"]) assert.ok(!text.includes(secret), secret);
+  const [plain, json, form] = har.log.entries.map((entry) => entry.response.content.text);
+  assert.equal(plain, "key *** for ***");
+  assert.deepEqual(JSON.parse(json!), { echo: "key *** for ***" });
+  assert.equal(new URLSearchParams(form).get("said"), "key *** for ***");
+});
+
 Deno.test("record → replay gives byte-identical responses with no server and no socket", async () => {
   const { recorder, bodies, url } = await session({ maskSecrets: false });
   const mock = MockTransport.fromHar(JSON.stringify(recorder.toHar()));

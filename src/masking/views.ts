@@ -356,13 +356,18 @@ function jsonSecrets(value: unknown, hidden: boolean, secrets: string[], depth: 
  * appears.
  */
 export function maskSecretsIn(text: string, secrets: readonly string[]): string {
+  return redactText(maskSentIn(text, secrets)).replace(SCHEME_CREDENTIALS, `$1 ${MASK}`);
+}
+
+/** `text` with each of `secrets` ({@linkcode sentSecrets}) of at least three characters masked, wherever it appears. */
+export function maskSentIn(text: string, secrets: readonly string[]): string {
   let masked = text;
   // The longest first: a secret that holds another is masked whole.
   const longestFirst = [...new Set(secrets)].sort((a, b) => b.length - a.length);
   for (const secret of longestFirst) {
     if (secret.length >= SHORTEST_SECRET) masked = masked.replaceAll(secret, MASK);
   }
-  return redactText(masked).replace(SCHEME_CREDENTIALS, `$1 ${MASK}`);
+  return masked;
 }
 
 // The masked views of headers, fields, params, forms and objects.
