@@ -200,6 +200,29 @@ Deno.test("the recorder reads no streamed body the caller does not read", async 
   await reader.cancel();
 });
 
+Deno.test("a streamed body the caller cancels ends its entry's timing there", async () => {
+  const recorder = new HarRecorder();
+  await using server = serve(() =>
+    new Response(
+      new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(1024));
+        },
+      }, { highWaterMark: 0 }),
+    )
+  );
+  await using http = client(recorder, `http://127.0.0.1:${server.addr.port}`);
+  const response = await http.stream("GET", "/");
+  const reader = response.body.getReader();
+  await reader.read();
+  await reader.cancel();
+  const time = () => recorder.toHar().log.entries[0]!.time;
+  const before = time();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(time(), before);
+  assert.equal(recorder.toHar().log.entries[0]!.response.content._partial, true);
+});
+
 Deno.test("a HAR exported from Chromium's DevTools protocol replays through fromHar", async () => {
   const har = JSON.parse(
     await Deno.readTextFile(new URL("./fixtures/chromium.har", import.meta.url)),

@@ -174,6 +174,11 @@ export class Capture {
     this.endedAt = performance.now();
   }
 
+  /** The body given up before its end (cancelled, or failed): its time ends here, `done` stays false. */
+  stop(): void {
+    this.endedAt ??= performance.now();
+  }
+
   /** A body read whole at once. */
   whole(content: Uint8Array): void {
     this.add(content);

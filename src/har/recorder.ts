@@ -333,7 +333,10 @@ function observed(response: HttpResponse, body: StreamedBody, capture: Capture):
       const reader = body.take().getReader();
       return new ReadableStream<Uint8Array>({
         async pull(controller) {
-          const { done, value } = await reader.read();
+          const { done, value } = await reader.read().catch((error) => {
+            capture.stop();
+            throw error;
+          });
           if (done) {
             capture.end();
             controller.close();
@@ -342,15 +345,18 @@ function observed(response: HttpResponse, body: StreamedBody, capture: Capture):
             controller.enqueue(value);
           }
         },
-        cancel: (reason) => reader.cancel(reason),
+        cancel: (reason) => (capture.stop(), reader.cancel(reason)),
       }, { highWaterMark: 0 });
     },
     read: async () => {
-      const read = await body.read();
+      const read = await body.read().catch((error) => {
+        capture.stop();
+        throw error;
+      });
       capture.whole(read.content);
       return receivedResponse({ ...init, content: read.content });
     },
-    cancel: () => body.cancel(),
+    cancel: () => (capture.stop(), body.cancel()),
     maxResponseBytes: body.maxResponseBytes,
   });
 }
