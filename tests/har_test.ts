@@ -101,6 +101,33 @@ Deno.test("no secret of the recorded calls is in the HAR text; maskSecrets: fals
   for (const secret of SECRETS.slice(0, -1)) assert.ok(text.includes(secret), secret);
 });
 
+Deno.test("a response body that quotes back a credential the call sent is masked in the HAR", async () => {
+  const recorder = new HarRecorder();
+  await using server = serve((request) => {
+    const url = new URL(request.url);
+    const said = `key ${request.headers.get("x-api-key")} for ${url.searchParams.get("token")}`;
+    if (url.pathname === "/text") return new Response(said);
+    if (url.pathname === "/form") {
+      const type = "application/x-www-form-urlencoded";
+      return new Response(`said=${encodeURIComponent(said)}`, {
+        headers: { "content-type": type },
+      });
+    }
+    return Response.json({ echo: said });
+  });
+  await using http = client(recorder, `http://127.0.0.1:${server.addr.port}`);
+  for (const path of ["/text", "/json", "/form"]) {
+    await http.get(`${path}?token=qtok-SECRET-3`, { headers: { "X-API-Key": "key-SECRET-2" } });
+  }
+  const har = recorder.toHar();
+  const text = JSON.stringify(har);
+  for (const secret of ["key-SECRET-2", "qtok-SECRET-3"]) assert.ok(!text.includes(secret), secret);
+  const [plain, json, form] = har.log.entries.map((entry) => entry.response.content.text);
+  assert.equal(plain, "key *** for ***");
+  assert.deepEqual(JSON.parse(json!), { echo: "key *** for ***" });
+  assert.equal(new URLSearchParams(form).get("said"), "key *** for ***");
+});
+
 Deno.test("record → replay gives byte-identical responses with no server and no socket", async () => {
   const { recorder, bodies, url } = await session({ maskSecrets: false });
   const mock = MockTransport.fromHar(JSON.stringify(recorder.toHar()));
@@ -171,6 +198,29 @@ Deno.test("the recorder reads no streamed body the caller does not read", async 
   assert.equal(content.size, value!.byteLength);
   assert.equal(content._partial, true);
   await reader.cancel();
+});
+
+Deno.test("a streamed body the caller cancels ends its entry's timing there", async () => {
+  const recorder = new HarRecorder();
+  await using server = serve(() =>
+    new Response(
+      new ReadableStream({
+        pull(controller) {
+          controller.enqueue(new Uint8Array(1024));
+        },
+      }, { highWaterMark: 0 }),
+    )
+  );
+  await using http = client(recorder, `http://127.0.0.1:${server.addr.port}`);
+  const response = await http.stream("GET", "/");
+  const reader = response.body.getReader();
+  await reader.read();
+  await reader.cancel();
+  const time = () => recorder.toHar().log.entries[0]!.time;
+  const before = time();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(time(), before);
+  assert.equal(recorder.toHar().log.entries[0]!.response.content._partial, true);
 });
 
 Deno.test("a HAR exported from Chromium's DevTools protocol replays through fromHar", async () => {

@@ -3,7 +3,7 @@
 // form's) before it is cut to the recorder's limit; and the captured body
 // of a streamed response, which grows as the caller reads it.
 
-import { maskFormText, maskJsonText } from "../masking/views.ts";
+import { maskFormText, maskJsonText, maskSentIn } from "../masking/views.ts";
 
 /** Types whose bodies are text. */
 const TEXT_TYPES =
@@ -19,6 +19,8 @@ export interface BodyRule {
   readonly sensitive: ReadonlySet<string>;
   /** The most bytes written; a longer body is cut there. */
   readonly maxBytes: number;
+  /** The credentials the call sent (a response's rule), masked wherever the body quotes them back. */
+  readonly secrets?: readonly string[] | undefined;
 }
 
 /** A body's text or base64, and whether it was cut or left out. */
@@ -51,6 +53,7 @@ function masked(
   whole: boolean,
 ): string | undefined {
   if (!rule.mask) return text;
+  if (rule.secrets !== undefined) text = maskSentIn(text, rule.secrets);
   if (FORM_TYPE.test(mimeType)) return maskFormText(text, rule.sensitive);
   if (!JSON_TYPE.test(mimeType)) return text;
   if (!whole) return undefined;
@@ -169,6 +172,11 @@ export class Capture {
   end(): void {
     this.done = true;
     this.endedAt = performance.now();
+  }
+
+  /** The body given up before its end (cancelled, or failed): its time ends here, `done` stays false. */
+  stop(): void {
+    this.endedAt ??= performance.now();
   }
 
   /** A body read whole at once. */

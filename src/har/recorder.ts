@@ -14,7 +14,7 @@ import {
 } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf, validatePositive } from "../models/_validate.ts";
 import { carryBody } from "../send/body.ts";
-import { describeError } from "../masking/views.ts";
+import { describeError, sentSecrets } from "../masking/views.ts";
 import { Capture, showBytes } from "./bodies.ts";
 import { type EntryRule, harRequest, harResponseHead, UNKNOWN_VERSION } from "./entries.ts";
 import type { Har, HarContent, HarEntry, HarRequest, HarResponse } from "./types.ts";
@@ -30,8 +30,9 @@ export interface HarRecorderOptions {
    * `X-API-Key` and the credential headers the client's hooks declare;
    * credential-like query values and form fields (`token`, `api_key`,
    * `password`…); a URL's user-info; cookie values; the values of a JSON
-   * body's credential-like fields (`password`, `accessToken`, `apiKey`…).
-   * `false` records every secret as sent and received: a HAR is a file
+   * body's credential-like fields (`password`, `accessToken`, `apiKey`…);
+   * in a response's text body, the credentials the call sent, where the
+   * server quotes them back. `false` records every secret as sent and received: a HAR is a file
    * people share, attach to issues and open in tools, and anyone who reads
    * one with secrets in it can call the API as you. Turn it off only for a
    * recording that never leaves your machine.
@@ -217,7 +218,8 @@ export class HarRecorder {
       startedDateTime: new Date().toISOString(),
       since: performance.now(),
       request: harRequest(request, rule),
-      rule,
+      // A response body that quotes back what the call sent has it masked too.
+      rule: rule.mask ? { ...rule, secrets: sentSecrets(request, rule.sensitive) } : rule,
     };
     this.#entries.push(recorded);
     let response: HttpResponse;
@@ -331,7 +333,10 @@ function observed(response: HttpResponse, body: StreamedBody, capture: Capture):
       const reader = body.take().getReader();
       return new ReadableStream<Uint8Array>({
         async pull(controller) {
-          const { done, value } = await reader.read();
+          const { done, value } = await reader.read().catch((error) => {
+            capture.stop();
+            throw error;
+          });
           if (done) {
             capture.end();
             controller.close();
@@ -340,15 +345,18 @@ function observed(response: HttpResponse, body: StreamedBody, capture: Capture):
             controller.enqueue(value);
           }
         },
-        cancel: (reason) => reader.cancel(reason),
+        cancel: (reason) => (capture.stop(), reader.cancel(reason)),
       }, { highWaterMark: 0 });
     },
     read: async () => {
-      const read = await body.read();
+      const read = await body.read().catch((error) => {
+        capture.stop();
+        throw error;
+      });
       capture.whole(read.content);
       return receivedResponse({ ...init, content: read.content });
     },
-    cancel: () => body.cancel(),
+    cancel: () => (capture.stop(), body.cancel()),
     maxResponseBytes: body.maxResponseBytes,
   });
 }

@@ -282,15 +282,18 @@ export interface SentCredentials {
   readonly headers?: Readonly<Record<string, string>> | undefined;
   readonly params?: Readonly<Record<string, unknown>> | undefined;
   readonly auth?: readonly [string, string] | undefined;
+  readonly data?: Readonly<Record<string, unknown>> | undefined;
+  readonly jsonData?: unknown;
 }
 
 /**
  * The credentials `sent` carried, to look for in what a server answers:
  * the values of its sensitive, credential-like and `declared` (lower-case)
  * headers, word by word but for an auth scheme's name (each cookie's value
- * too),
- * the password of its Basic `auth`, and the values of its URL's and
- * params' credential-like query parameters.
+ * too, and a Basic header's password),
+ * the password of its Basic `auth`, the values of its URL's, params' and
+ * form's credential-like fields, and the values under its JSON body's
+ * credential-like keys.
  */
 export function sentSecrets(
   sent: SentCredentials,
@@ -307,16 +310,42 @@ export function sentSecrets(
     if (lower === "cookie") {
       for (const pair of value.split(";")) secrets.push(pair.slice(pair.indexOf("=") + 1).trim());
     }
+    const basic = /^\s*Basic\s+(\S+)/i.exec(value)?.[1];
+    if (basic !== undefined) {
+      try {
+        const pair = atob(basic);
+        if (pair.includes(":")) secrets.push(pair.slice(pair.indexOf(":") + 1));
+      } catch {
+        // Not base64: its words are looked for as they are.
+      }
+    }
   }
   if (sent.auth !== undefined) secrets.push(sent.auth[1]);
   const query = URL.parse(sent.url)?.searchParams ?? [];
-  const params = Object.entries(sent.params ?? {}).flatMap(([name, value]) =>
-    (Array.isArray(value) ? value : [value]).map((item) => [name, String(item)] as const)
+  const fields = [sent.params, sent.data].flatMap((record) =>
+    Object.entries(record ?? {}).flatMap(([name, value]) =>
+      (Array.isArray(value) ? value : [value]).map((item) => [name, String(item)] as const)
+    )
   );
-  for (const [name, value] of [...query, ...params]) {
+  for (const [name, value] of [...query, ...fields]) {
     if (isSensitive(name, NO_NAMES)) secrets.push(value);
   }
+  jsonSecrets(sent.jsonData, false, secrets, 0);
   return secrets;
+}
+
+/** Pushes onto `secrets` the strings and numbers of `value` under a credential-like key (`hidden`). */
+function jsonSecrets(value: unknown, hidden: boolean, secrets: string[], depth: number): void {
+  if (depth > MAX_DEPTH) return;
+  if (hidden && (typeof value === "string" || typeof value === "number")) {
+    secrets.push(String(value));
+  } else if (Array.isArray(value)) {
+    for (const item of value) jsonSecrets(item, hidden, secrets, depth + 1);
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      jsonSecrets(item, hidden || CREDENTIAL_LIKE.test(key), secrets, depth + 1);
+    }
+  }
 }
 
 /**
@@ -327,13 +356,18 @@ export function sentSecrets(
  * appears.
  */
 export function maskSecretsIn(text: string, secrets: readonly string[]): string {
+  return redactText(maskSentIn(text, secrets)).replace(SCHEME_CREDENTIALS, `$1 ${MASK}`);
+}
+
+/** `text` with each of `secrets` ({@linkcode sentSecrets}) of at least three characters masked, wherever it appears. */
+export function maskSentIn(text: string, secrets: readonly string[]): string {
   let masked = text;
   // The longest first: a secret that holds another is masked whole.
   const longestFirst = [...new Set(secrets)].sort((a, b) => b.length - a.length);
   for (const secret of longestFirst) {
     if (secret.length >= SHORTEST_SECRET) masked = masked.replaceAll(secret, MASK);
   }
-  return redactText(masked).replace(SCHEME_CREDENTIALS, `$1 ${MASK}`);
+  return masked;
 }
 
 // The masked views of headers, fields, params, forms and objects.

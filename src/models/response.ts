@@ -893,7 +893,8 @@ export class ResponseParseException extends ResponseException {
  * user-info and credential-like query values, `Bearer` and `Basic`
  * credentials, and every credential the call sent: its credential-like and
  * declared headers' values, its Basic password, its credential-like query
- * values), and cut to 200 characters. None for a body over 64 KiB, another
+ * values and form fields, the values under its JSON body's credential-like
+ * keys), and cut to 200 characters. None for a body over 64 KiB, another
  * type, a body that does not parse, or a streamed body not read yet (a
  * message never reads a body).
  *

@@ -152,6 +152,47 @@ export default function ({ lib, fixture, runtime, assert }) {
           await closeAll();
         }
       },
+    "raiseForStatus() never quotes back a credential the call sent in its form, its JSON body or a Basic header":
+      () => {
+        const reasonOf = (request, type, body) => {
+          const response = new lib.HttpResponse({
+            statusCode: 401,
+            headers: { "content-type": type },
+            content: new TextEncoder().encode(body),
+            elapsedMs: 1,
+            url: request.url,
+            request,
+          });
+          try {
+            response.raiseForStatus();
+          } catch (error) {
+            return error.message;
+          }
+          assert.fail("no HttpStatusException");
+        };
+        const url = "http://127.0.0.1/login";
+        const form = new lib.HttpRequest("POST", url, {
+          data: { username: "ada", password: PASSWORD },
+        });
+        const json = new lib.HttpRequest("POST", url, {
+          jsonData: { client: { id: "app", client_secret: CLIENT_SECRET } },
+        });
+        const basic = new lib.HttpRequest("GET", url, {
+          headers: { Authorization: `Basic ${btoa(`ada:${PASSWORD}`)}` },
+        });
+        assert.equal(
+          reasonOf(form, "text/plain", `wrong password ${PASSWORD} for ada`),
+          `Client error (status 401, "wrong password *** for ada"): POST ${url}`,
+        );
+        assert.equal(
+          reasonOf(json, "application/json", `{"error": "client ${CLIENT_SECRET} unknown"}`),
+          `Client error (status 401, "client *** unknown"): POST ${url}`,
+        );
+        assert.equal(
+          reasonOf(basic, "text/plain", `ada:${PASSWORD} refused`),
+          `Client error (status 401, "ada:*** refused"): GET ${url}`,
+        );
+      },
     "no log line, error or view of token, Basic and API-key auth shows a secret": async () => {
       const run = newRun();
       const { lines, client, clients, closeAll } = observed();
