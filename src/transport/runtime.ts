@@ -383,8 +383,8 @@ function envGranted(deno: DenoEnv): boolean {
 
 /**
  * The environment's proxies, or `undefined` where a value is not a proxy
- * URL: Deno's client then ignores it (an `ftp:` one) or takes a kind this
- * library does not (`socks5:`), and its errors are left as they are.
+ * URL: Deno's client then ignores it (an `ftp:` one), and its errors are
+ * left as they are.
  */
 function envOrUndefined(deno: DenoEnv): DenoEnvProxies | undefined {
   try {
