@@ -10,8 +10,6 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 
 const DANTED = "/usr/sbin/danted";
 
@@ -31,7 +29,8 @@ async function freePort() {
  * @returns {Promise<{ port: number, url: string, log(): string, close(): Promise<void> }>}
  */
 export async function startDante() {
-  const dir = mkdtempSync(join(tmpdir(), "fetchline-dante-"));
+  // /tmp, not os.tmpdir(): that reads TMPDIR, which Deno's test task may not read (Dante is Linux's).
+  const dir = mkdtempSync("/tmp/fetchline-dante-");
   const port = await freePort();
   const config = [
     `logoutput: ${dir}/danted.log`,
@@ -44,13 +43,16 @@ export async function startDante() {
     "socks block { from: 0.0.0.0/0 to: 0.0.0.0/0 log: connect }",
   ];
   writeFileSync(`${dir}/danted.conf`, config.join("\n") + "\n");
-  const child = spawn(DANTED, ["-N", "1", "-f", `${dir}/danted.conf`, "-p", `${dir}/danted.pid`], {
-    stdio: "ignore",
-  });
-  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const stop = startDaemon(DANTED, [
+    "-N",
+    "1",
+    "-f",
+    `${dir}/danted.conf`,
+    "-p",
+    `${dir}/danted.pid`,
+  ]);
   const close = async () => {
-    child.kill("SIGTERM");
-    await exited;
+    await stop();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -67,6 +69,32 @@ export async function startDante() {
     }
   };
   return { port, url: `socks5://127.0.0.1:${port}`, log, close };
+}
+
+/**
+ * Starts `path` with `args`, its output discarded; gives what stops it and
+ * waits. On Deno with `Deno.Command`: its node:child_process reads
+ * variables the test task may not read.
+ */
+function startDaemon(path, args) {
+  if (globalThis.Deno !== undefined) {
+    const child = new Deno.Command(path, { args, stdin: "null", stdout: "null", stderr: "null" })
+      .spawn();
+    return async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already gone.
+      }
+      await child.status;
+    };
+  }
+  const child = spawn(path, args, { stdio: "ignore" });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  return async () => {
+    child.kill("SIGTERM");
+    await exited;
+  };
 }
 
 async function waitForPort(port) {
