@@ -178,8 +178,9 @@ const ESBUILD = "esbuild@0.28.2";
  * Bundles the compiled JavaScript of the build `name` into its folder of the
  * package: each entry point a file, what they share in chunks beside them.
  * Left out: Node's builtins; undici, which the Node runtime requires when a
- * pool needs it; tough-cookie, which the default cookie jar imports when
- * first used; http-cache-semantics, which only the cache entry point imports.
+ * pool needs it; socks, which it requires for a SOCKS5 proxy; tough-cookie,
+ * which the default cookie jar imports when first used; http-cache-semantics,
+ * which only the cache entry point imports.
  */
 async function bundle(name: string, { dir }: Build): Promise<void> {
   const entries = Object.values(denoJson.exports).map((path) => path.replace(/\.ts$/, ".js"));
@@ -193,6 +194,7 @@ async function bundle(name: string, { dir }: Build): Promise<void> {
     "--platform=neutral",
     "--external:node:*",
     "--external:undici",
+    "--external:socks",
     "--external:tough-cookie",
     "--external:http-cache-semantics",
     `--outdir=${dir === "" ? outDir : `${outDir}/${dir}`}`,
@@ -263,6 +265,7 @@ function packageJson(): Record<string, unknown> {
   // The cookie jar of withCookies() without a jar of the caller's own.
   const toughCookie = npmVersion("tough-cookie");
   const cacheSemantics = npmVersion("http-cache-semantics");
+  const socks = npmVersion("socks");
   return {
     name: denoJson.name,
     version: denoJson.version,
@@ -292,7 +295,13 @@ function packageJson(): Record<string, unknown> {
     // dependency it would still be installed by default, and a failed install
     // would pass in silence until the first import; as a peer, npm 7+ installs
     // it all the same, and an optional peer would leave Node users to add it.
-    dependencies: { "tough-cookie": toughCookie, undici, "http-cache-semantics": cacheSemantics },
+    // socks (SOCKS5 proxies on Node) likewise.
+    dependencies: {
+      "tough-cookie": toughCookie,
+      undici,
+      "http-cache-semantics": cacheSemantics,
+      socks,
+    },
     keywords: [
       "http",
       "client",

@@ -284,3 +284,24 @@ Deno.test("A deny range of the policy's own is refused, and an allow range wins 
   assert.equal(error.rule, "deny");
   assert.deepEqual(seen, ["/in"]);
 });
+
+Deno.test("IPv6 loopback: [::1] refused by default, reached when allowed, by address and by a name resolving to it", async () => {
+  const { server, seen, port } = counted("::1");
+  await using _ = server;
+  await using refusing = guarded();
+  await rejectsWith(
+    refusing.get(`http://[::1]:${port}/refused`),
+    BlockedDestinationException,
+    /: ::1 \(loopback, ::1\/128\): GET http:\/\/\[::1\]:\d+\/refused$/,
+  );
+  await using allowing = guarded({
+    allow: ["::1"],
+    resolve: () => Promise.resolve(["::1"]),
+  });
+  assert.equal((await allowing.get(`http://[::1]:${port}/a`)).text, "ok from ::1");
+  assert.equal(
+    (await allowing.get(`http://fetchline-test.invalid:${port}/b`)).text,
+    "ok from ::1",
+  );
+  assert.deepEqual(seen, ["/a", "/b"]);
+});

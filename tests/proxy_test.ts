@@ -116,7 +116,8 @@ Deno.test("withProxy() rejects a URL that is not an http(s) origin with a TypeEr
   for (
     const bad of [
       `ftp://ada:${SECRET}@127.0.0.1:21`,
-      `socks5://ada:${SECRET}@127.0.0.1:1080`,
+      `socks4://ada:${SECRET}@127.0.0.1:1080`,
+      `socks://ada:${SECRET}@127.0.0.1:1080`,
       `http://ada:${SECRET}@127.0.0.1:3128/path`,
       `http://ada:${SECRET}@127.0.0.1:3128/?q=1`,
       `http://ada:${SECRET}@127.0.0.1:3128#frag`,

@@ -6,7 +6,7 @@
 
 import { checkKnownKeys, describeType, isPlainRecord, keysOf } from "../models/_validate.ts";
 import { redactUrl, withView } from "../masking/views.ts";
-import { parseHttpUrl } from "../http/url.ts";
+import { parseProxyUrl } from "../http/url.ts";
 import { runtime } from "../transport/runtime.ts";
 import { runtimeName } from "../transport/failures.ts";
 import type { RuntimeGlobals } from "../transport/failures.ts";
@@ -175,10 +175,11 @@ export function checkUnixSocket(path: unknown): string {
 }
 
 /**
- * The proxy setting for `url`: an absolute `http:` or `https:` URL with no
- * path, query or fragment; its user-info, percent-decoded, becomes the
- * credentials of `Proxy-Authorization`. A `TypeError` names `proxy` and
- * shows the URL masked.
+ * The proxy setting for `url`: an absolute `http:`, `https:`, `socks5:` or
+ * `socks5h:` URL with no path, query or fragment; its user-info,
+ * percent-decoded, becomes the credentials (`Proxy-Authorization`, or
+ * SOCKS5's user name and password). A `TypeError` names `proxy` and shows
+ * the URL masked.
  */
 export function checkProxy(url: unknown, options: ProxyOptions = {}): ProxySetting {
   if (typeof url !== "string" && !(url instanceof URL)) {
@@ -187,15 +188,25 @@ export function checkProxy(url: unknown, options: ProxyOptions = {}): ProxySetti
     );
   }
   const text = String(url);
-  const parsed = parseHttpUrl(text);
+  const proxy = parseProxyUrl(text);
   const shown = JSON.stringify(redactUrl(text));
-  if (parsed === null) {
-    throw new TypeError(`Invalid proxy: expected an absolute http: or https: URL, got ${shown}`);
+  if (proxy === null) {
+    throw new TypeError(
+      `Invalid proxy: expected an absolute http:, https:, socks5: or socks5h: URL, got ${shown}${
+        /^socks4?a?:/i.test(text)
+          ? " (socks: and SOCKS4 are not supported; use socks5: or socks5h:)"
+          : ""
+      }`,
+    );
   }
-  if (parsed.pathname !== "/" || parsed.search !== "" || parsed.hash !== "" || /[?#]/.test(text)) {
+  const { parsed, origin } = proxy;
+  if (
+    !/^\/?$/.test(parsed.pathname) || parsed.search !== "" || parsed.hash !== "" ||
+    /[?#]/.test(text)
+  ) {
     throw new TypeError(`Invalid proxy: expected no path, query or fragment, got ${shown}`);
   }
-  const setting = { url: parsed.origin, noProxy: checkNoProxy(options) };
+  const setting = { url: origin, noProxy: checkNoProxy(options) };
   if (parsed.username !== "" || parsed.password !== "") {
     const credentials = Object.freeze({
       username: decodeUserInfo(parsed.username, shown),

@@ -22,6 +22,20 @@ export function parseHttpUrl(text: string): URL | null {
     : parsed;
 }
 
+/** The schemes of a proxy's URL: an HTTP proxy's, and a SOCKS5 proxy's (`socks5h:` resolves remotely). */
+const PROXY_SCHEMES = new Set(["http:", "https:", "socks5:", "socks5h:"]);
+
+/**
+ * The URL `text` parses to when it is a proxy's (an absolute `http:`,
+ * `https:`, `socks5:` or `socks5h:` URL with a host), and its origin as
+ * `scheme://host[:port]`, lower-case; else `null`.
+ */
+export function parseProxyUrl(text: string): { parsed: URL; origin: string } | null {
+  const parsed = URL.parse(text);
+  if (parsed === null || !PROXY_SCHEMES.has(parsed.protocol) || parsed.hostname === "") return null;
+  return { parsed, origin: `${parsed.protocol}//${parsed.host}`.toLowerCase() };
+}
+
 /** The `scheme://authority` texts seen that are origins as URL parsing writes them. */
 const ORIGINS = new Set<string>();
 /** How many origins {@linkcode originOf} keeps; past it, it starts over. */

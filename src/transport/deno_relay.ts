@@ -10,9 +10,12 @@
 // host), and http through the `tcp` transport, whose absolute-form request
 // line the relay writes back in origin form; the http client keeps no idle
 // connection (`poolMaxIdlePerHost: 0`), so each connection carries one
-// request and only its first line needs rewriting. Every connection to the
-// relay is one lookup, one check, one connection. Only runtime.ts (Deno)
-// imports this file.
+// request and only its head needs rewriting. Every connection to the relay
+// is one lookup, one check, one connection. The relay serves its own pool
+// only: every other process on the machine can reach a loopback port, so
+// each relay has a random secret its pool presents as the proxy's
+// credentials, and a connection without it is answered 407 and closed,
+// before any lookup or connection. Only runtime.ts (Deno) imports this file.
 
 import { checkedAddresses, urlRefusal } from "./network_policy.ts";
 import { BlockedFailure } from "./failures.ts";
@@ -33,13 +36,23 @@ export interface DenoNet {
     readonly addr: unknown;
     close(): void;
   };
-  connect(options: { hostname: string; port: number }): Promise<Conn>;
-  resolveDns(query: string, type: "A" | "AAAA"): Promise<string[]>;
+  connect(options: { hostname: string; port: number; signal?: AbortSignal }): Promise<Conn>;
+  resolveDns(
+    query: string,
+    type: "A" | "AAAA",
+    options?: { signal?: AbortSignal },
+  ): Promise<string[]>;
 }
 
 /** The longest request head the relay reads before giving up on a connection. */
 const MAX_HEAD = 64 * 1024;
 const END_OF_HEAD = "\r\n\r\n";
+/**
+ * The longest the relay waits for its lookup and connection to a target, as
+ * undici's connect timeout on Node (10 s); the call's own deadlines and
+ * signal end it sooner, by closing the connection to the relay.
+ */
+const CONNECT_LIMIT_MS = 10_000;
 
 /** `host:port` as the relay and the transport both name a target. */
 export function targetKey(hostname: string, port: string | number): string {
@@ -49,7 +62,8 @@ export function targetKey(hostname: string, port: string | number): string {
 /**
  * The relay: a listener on 127.0.0.1 at an ephemeral port, the connections
  * it relays, and the failures of the targets it could not connect to, kept
- * for the transport to throw in place of Deno's client's own words.
+ * for the transport to throw in place of Deno's client's own words. Its pool
+ * sends {@linkcode Relay.credentials} as the proxy's.
  */
 export class Relay {
   readonly port: number;
@@ -58,15 +72,30 @@ export class Relay {
   readonly #listener: ReturnType<DenoNet["listen"]>;
   readonly #conns = new Set<Conn>();
   readonly #failures = new Map<string, { sequence: number; error: unknown }>();
+  readonly #connectLimitMs: number;
+  readonly #secret = randomSecret();
+  readonly #expected: Uint8Array;
   #sequence = 0;
   #closed = false;
 
-  constructor(deno: DenoNet, policy: NetworkPolicy | undefined) {
+  /** @param connectLimitMs The longest wait for a target's lookup and connection. */
+  constructor(
+    deno: DenoNet,
+    policy: NetworkPolicy | undefined,
+    connectLimitMs = CONNECT_LIMIT_MS,
+  ) {
     this.#deno = deno;
     this.#policy = policy;
+    this.#connectLimitMs = connectLimitMs;
+    this.#expected = latin1Bytes(`Basic ${btoa(`${RELAY_USER}:${this.#secret}`)}`);
     this.#listener = deno.listen({ hostname: "127.0.0.1", port: 0 });
     this.port = (this.#listener.addr as { port: number }).port;
     void this.#accept();
+  }
+
+  /** The proxy credentials the pool presents (Deno's `basicAuth`); never shown. */
+  get credentials(): { username: string; password: string } {
+    return { username: RELAY_USER, password: this.#secret };
   }
 
   /** A mark to pass {@linkcode Relay.failureSince} later. */
@@ -80,7 +109,10 @@ export class Relay {
     return failure !== undefined && failure.sequence > sequence ? failure.error : undefined;
   }
 
-  /** Stops listening and ends every connection relayed. */
+  /**
+   * Stops listening and ends every connection relayed, and so every lookup
+   * or connection under way for one.
+   */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -100,30 +132,52 @@ export class Relay {
   async #relay(conn: Conn): Promise<void> {
     this.#conns.add(conn);
     let upstream: Conn | undefined;
+    const timer = new AbortController();
+    const limit = setTimeout(() => timer.abort(), this.#connectLimitMs);
     try {
       const head = await readHead(conn);
       if (head === undefined) return;
-      const { tunnel, hostname, port, first } = parseHead(head);
+      const { tunnel, hostname, port, first, authorization } = parseHead(head);
+      if (!sameBytes(latin1Bytes(authorization), this.#expected)) {
+        await conn.write(PROXY_AUTH_REQUIRED);
+        return;
+      }
+      if (hostname === "") return;
       const key = targetKey(hostname, port);
+      // What the client sends while the target is being connected to (a
+      // forwarded request's body) is held; its end (the call aborted, its
+      // deadline passed, the relay closed) ends the wait.
+      const reader = conn.readable.getReader();
+      const next = reader.read();
+      const gone = new AbortController();
+      next.then((read) => read.done && gone.abort(), () => gone.abort());
+      const signal = AbortSignal.any([timer.signal, gone.signal]);
       try {
-        upstream = await this.#open(hostname, port);
+        upstream = await this.#open(hostname, port, signal);
       } catch (error) {
-        this.#failures.set(key, { sequence: ++this.#sequence, error });
+        if (gone.signal.aborted) return;
+        this.#failures.set(key, {
+          sequence: ++this.#sequence,
+          error: timer.signal.aborted
+            ? connectTimeout(hostname, port, this.#connectLimitMs)
+            : error,
+        });
         if (tunnel) await conn.write(encoder.encode("HTTP/1.1 502 Bad Gateway\r\n\r\n"));
         return;
       }
       this.#conns.add(upstream);
       if (this.#closed) return;
+      clearTimeout(limit);
       if (tunnel) await conn.write(encoder.encode("HTTP/1.1 200 Connection Established\r\n\r\n"));
-      if (first.byteLength > 0) await upstream.write(first);
       const to = upstream;
       await Promise.all([
-        conn.readable.pipeTo(to.writable).catch(() => {}),
+        joined(first, next, reader).pipeTo(to.writable).catch(() => {}),
         to.readable.pipeTo(conn.writable).catch(() => {}),
       ]);
     } catch {
       // The client or the target went away.
     } finally {
+      clearTimeout(limit);
       for (const end of [conn, upstream]) {
         if (end === undefined) continue;
         this.#conns.delete(end);
@@ -135,21 +189,28 @@ export class Relay {
   /**
    * A connection to the target: without a policy, by name, as Deno resolves
    * it; with one, to the first address the policy allowed (an address or an
-   * allowed host as it is).
+   * allowed host as it is). `signal` ends the wait, the lookup and the
+   * connection.
    */
-  async #open(hostname: string, port: number): Promise<Conn> {
+  async #open(hostname: string, port: number, signal: AbortSignal): Promise<Conn> {
     const bare = hostname.replace(/^\[(.*)\]$/, "$1");
     const policy = this.#policy;
-    if (policy === undefined) return await this.#deno.connect({ hostname: bare, port });
+    const connect = (address: string) =>
+      untilAborted(this.#deno.connect({ hostname: address, port, signal }), signal, closeQuietly);
+    if (policy === undefined) return await connect(bare);
     const refused = urlRefusal(policy, new URL(`http://${hostname}/`));
     if (refused instanceof BlockedFailure) throw refused;
-    if (refused === undefined) return await this.#deno.connect({ hostname: bare, port });
-    const addresses = await checkedAddresses(policy, bare, (name) => resolveDns(this.#deno, name));
+    if (refused === undefined) return await connect(bare);
+    const addresses = await untilAborted(
+      checkedAddresses(policy, bare, (name) => resolveDns(this.#deno, name, signal)),
+      signal,
+    );
     let failure: unknown;
     for (const address of addresses) {
       try {
-        return await this.#deno.connect({ hostname: address, port });
+        return await connect(address);
       } catch (error) {
+        if (signal.aborted) throw error;
         failure ??= error;
       }
     }
@@ -157,11 +218,83 @@ export class Relay {
   }
 }
 
+/** The user name the pool presents to its relay; the password is the secret. */
+const RELAY_USER = "fetchline-relay";
+
+const PROXY_AUTH_REQUIRED = new TextEncoder().encode(
+  'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="relay"\r\n' +
+    "Content-Length: 0\r\nConnection: close\r\n\r\n",
+);
+
+/** 32 random bytes, hex: the relay's secret. */
+function randomSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** True when `a` and `b` hold the same bytes, in a time that depends on their lengths only. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = a.byteLength ^ b.byteLength;
+  for (let i = 0; i < b.byteLength; i++) difference |= (a[i] ?? 0) ^ (b[i] as number);
+  return difference === 0;
+}
+
+/**
+ * `promise`, or a rejection as soon as `signal` aborts; what it resolves to
+ * after that is handed to `discard`.
+ */
+function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal,
+  discard: (value: T) => void = () => {},
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => {
+      promise.then(discard, () => {});
+      reject(signal.reason);
+    };
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
+
+function connectTimeout(hostname: string, port: number, ms: number): Error {
+  return Object.assign(
+    new Error(`Connection to ${hostname}:${port} timed out after ${ms} ms`),
+    { code: "ETIMEDOUT" },
+  );
+}
+
+/**
+ * The bytes the client sent after its head, then the read already asked
+ * for (`next`), then the rest of `reader`: what goes to the target.
+ */
+function joined(
+  first: Uint8Array,
+  next: Promise<ReadableStreamReadResult<Uint8Array>>,
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): ReadableStream<Uint8Array> {
+  let pending: Promise<ReadableStreamReadResult<Uint8Array>> | undefined = next;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.byteLength > 0) controller.enqueue(first);
+    },
+    async pull(controller) {
+      const read = await (pending ?? reader.read());
+      pending = undefined;
+      if (read.done) controller.close();
+      else controller.enqueue(read.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+}
+
 const encoder = new TextEncoder();
 
-function closeQuietly(conn: Conn): void {
+function closeQuietly(conn: Conn | undefined): void {
   try {
-    conn.close();
+    conn?.close();
   } catch {
     // Already closed.
   }
@@ -172,10 +305,10 @@ function closeQuietly(conn: Conn): void {
  * asks the system's name servers, not /etc/hosts); a runtime permission
  * error passes as it is.
  */
-async function resolveDns(deno: DenoNet, name: string): Promise<string[]> {
+async function resolveDns(deno: DenoNet, name: string, signal: AbortSignal): Promise<string[]> {
   const answers = await Promise.allSettled([
-    deno.resolveDns(name, "A"),
-    deno.resolveDns(name, "AAAA"),
+    deno.resolveDns(name, "A", { signal }),
+    deno.resolveDns(name, "AAAA", { signal }),
   ]);
   const found = answers.flatMap((answer) => answer.status === "fulfilled" ? answer.value : []);
   if (found.length > 0) return found;
@@ -209,35 +342,56 @@ function latin1(bytes: Uint8Array): string {
   return text;
 }
 
+/** `text`'s characters as bytes, each one byte (the head is read as latin1). */
+function latin1Bytes(text: string): Uint8Array {
+  return Uint8Array.from(text, (char) => char.charCodeAt(0));
+}
+
 /**
- * The target of a request head: a CONNECT's authority (`tunnel`, the bytes
- * after the head to forward), or a forwarded request's absolute URL, its
- * first line written back in origin form (`GET /path HTTP/1.1`).
+ * A request head to the relay: the `Proxy-Authorization` it carries, and
+ * its target: a CONNECT's authority (`tunnel`, the bytes after the head to
+ * forward), or a forwarded request's absolute URL, its first line written
+ * back in origin form (`GET /path HTTP/1.1`) and its `Proxy-Authorization`
+ * line dropped. A target that is not a URL has an empty `hostname`.
  */
 function parseHead(head: Uint8Array): {
   tunnel: boolean;
   hostname: string;
   port: number;
   first: Uint8Array;
+  authorization: string;
 } {
   const text = latin1(head);
-  const lineEnd = text.indexOf("\r\n");
-  const [method = "", target = "", version = ""] = text.slice(0, lineEnd).split(" ");
+  const headEnd = text.indexOf(END_OF_HEAD);
+  const [requestLine = "", ...fields] = text.slice(0, headEnd).split("\r\n");
+  const [method = "", target = "", version = ""] = requestLine.split(" ");
+  const isAuthorization = (field: string) => /^proxy-authorization:/i.test(field);
+  const authorization = fields.find(isAuthorization)?.replace(/^[^:]*:\s*/, "").trim() ?? "";
+  const after = head.subarray(headEnd + END_OF_HEAD.length);
   if (method === "CONNECT") {
-    const url = new URL(`https://${target}/`);
-    const headEnd = text.indexOf(END_OF_HEAD) + END_OF_HEAD.length;
+    const url = URL.parse(`https://${target}/`);
     return {
       tunnel: true,
-      hostname: url.hostname,
-      port: Number(url.port || 443),
-      first: head.subarray(headEnd),
+      hostname: url?.hostname ?? "",
+      port: Number(url?.port || 443),
+      first: after,
+      authorization,
     };
   }
-  const url = new URL(target);
-  const line = `${method} ${url.pathname}${url.search} ${version}`;
-  const rest = head.subarray(lineEnd);
-  const first = new Uint8Array(line.length + rest.byteLength);
-  first.set(encoder.encode(line));
-  first.set(rest, line.length);
-  return { tunnel: false, hostname: url.hostname, port: Number(url.port || 80), first };
+  const url = URL.parse(target);
+  if (url === null) return { tunnel: false, hostname: "", port: 0, first: after, authorization };
+  const kept = fields.filter((field) => !isAuthorization(field));
+  const rewritten = latin1Bytes(
+    [`${method} ${url.pathname}${url.search} ${version}`, ...kept].join("\r\n") + END_OF_HEAD,
+  );
+  const first = new Uint8Array(rewritten.byteLength + after.byteLength);
+  first.set(rewritten);
+  first.set(after, rewritten.byteLength);
+  return {
+    tunnel: false,
+    hostname: url.hostname,
+    port: Number(url.port || 80),
+    first,
+    authorization,
+  };
 }

@@ -5,6 +5,7 @@
 // runtimes with a pool import this file: the browser build has none of it.
 
 import { redactUrl } from "../masking/views.ts";
+import { parseProxyUrl } from "../http/url.ts";
 import { Failure } from "./failures.ts";
 import { inIpRange, parseIp } from "./addresses.ts";
 import type { ProxySetting } from "./types.ts";
@@ -35,7 +36,8 @@ export const PROXY_ENV_NAMES: readonly string[] = [
  * Reads the environment's proxies as Deno's own HTTP client does, so both
  * runtimes agree: where both spellings of a name are set the upper-case one
  * wins; `ALL_PROXY` serves both schemes and wins over the others; a
- * scheme-less value means `http://`. `HTTP_PROXY` is ignored when
+ * scheme-less value means `http://`; a `socks5://` or `socks5h://` one is a
+ * SOCKS5 proxy. `HTTP_PROXY` is ignored when
  * `REQUEST_METHOD` is set: under CGI a request's `Proxy:` header arrives as
  * `HTTP_PROXY` ("httpoxy"). A value that is not a proxy URL is a
  * `TypeError` naming the variable, the URL masked.
@@ -67,13 +69,16 @@ function given(
 
 function envSetting(name: string, value: string): ProxySetting {
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
-  const parsed = URL.parse(text);
-  if (parsed === null || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+  const proxy = parseProxyUrl(text);
+  if (proxy === null) {
     throw new TypeError(
-      `Invalid ${name}: expected an http: or https: URL, got ${JSON.stringify(redactUrl(text))}`,
+      `Invalid ${name}: expected an http:, https:, socks5: or socks5h: URL, got ${
+        JSON.stringify(redactUrl(text))
+      }`,
     );
   }
-  const setting: ProxySetting = { url: parsed.origin, noProxy: [] };
+  const { parsed } = proxy;
+  const setting: ProxySetting = { url: proxy.origin, noProxy: [] };
   if (parsed.username === "" && parsed.password === "") return setting;
   return {
     ...setting,
@@ -199,6 +204,7 @@ export function proxyFailure(proxy: ProxySetting, error: unknown): Failure | und
   const text = errorText(error);
   const fail = (reason: string) =>
     new Failure("proxy", `Proxy ${shownProxy(proxy)} ${reason}`, error);
+  if (proxy.url.startsWith("socks5")) return socksFailure(text, fail);
   const status = TUNNEL_STATUS.exec(text)?.[1];
   // tinyproxy answers a CONNECT with wrong credentials 401, others 407.
   if (status === "407" || status === "401") {
@@ -212,6 +218,29 @@ export function proxyFailure(proxy: ProxySetting, error: unknown): Failure | und
   }
   if (REFUSED.test(text)) return fail("refused the connection");
   return undefined;
+}
+
+// What Deno's client and the `socks` package (Node) say of a SOCKS5 proxy's
+// answers: its refusal of the credentials, and its reply to the CONNECT (RFC
+// 1928's codes, which name the target's failure, seen from the proxy).
+const SOCKS_AUTH =
+  /Password auth failure|No acceptable auth methods|Socks5 Authentication failed|no accepted authentication type/i;
+const SOCKS_UNREACHABLE = /Proxy server unreachable|ECONNREFUSED|Proxy connection timed out/i;
+const SOCKS_REPLY =
+  /General SOCKS server failure|Connection not allowed by ruleset|Network unreachable|Host unreachable|Connection refused|TTL expired|Command not supported|Address type not supported|Socks5 proxy rejected connection - (\w+)/i;
+
+/** The {@linkcode proxyFailure} of a SOCKS5 proxy. */
+function socksFailure(
+  text: string,
+  fail: (reason: string) => Failure,
+): Failure | undefined {
+  if (SOCKS_AUTH.test(text)) return fail("refused the credentials (SOCKS5)");
+  const reply = SOCKS_REPLY.exec(text);
+  if (reply !== null) {
+    const words = (reply[1] ?? reply[0]).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+    return fail(`could not connect to the target (SOCKS5 reply: ${words})`);
+  }
+  return SOCKS_UNREACHABLE.test(text) ? fail("refused the connection") : undefined;
 }
 
 /** The messages and codes of `error` and its causes, a few levels down. */

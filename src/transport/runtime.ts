@@ -248,13 +248,13 @@ function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy |
   const noProxy = policy === undefined ? "" : readNoProxy(deno);
   let relay: Relay | undefined;
   const clients: Partial<Record<"http" | "https" | "direct", [Transport, { close(): void }]>> = {};
-  const client = (kind: "http" | "https" | "direct", port: number) =>
+  const client = (kind: "http" | "https" | "direct", through?: Relay) =>
     (clients[kind] ??= denoClient(deno, {
       ...options,
-      ...(kind === "https" ? { proxy: { url: `http://127.0.0.1:${port}` } } : {}),
-      ...(kind === "http"
-        ? { poolMaxIdlePerHost: 0, proxy: { transport: "tcp", hostname: "127.0.0.1", port } }
-        : {}),
+      ...(kind === "http" ? { poolMaxIdlePerHost: 0 } : {}),
+      ...(through === undefined
+        ? {}
+        : { proxy: { url: `http://127.0.0.1:${through.port}`, basicAuth: through.credentials } }),
     }))[0];
   return {
     transport(wire, abort) {
@@ -264,7 +264,7 @@ function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy |
         if (refused instanceof BlockedFailure) return Promise.reject(refused);
         if (denoBypasses(noProxy, url)) {
           return refused === undefined
-            ? client("direct", 0)(wire, abort)
+            ? client("direct")(wire, abort)
             : Promise.reject(noProxyConflict(url));
         }
       }
@@ -272,7 +272,7 @@ function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy |
       const secure = url.protocol === "https:";
       const key = targetKey(url.hostname, url.port || (secure ? 443 : 80));
       const mark = through.sequence;
-      return client(secure ? "https" : "http", through.port)(wire, abort).catch((error) => {
+      return client(secure ? "https" : "http", through)(wire, abort).catch((error) => {
         throw abort.aborted ? error : through.failureSince(key, mark) ?? error;
       });
     },
@@ -383,8 +383,8 @@ function envGranted(deno: DenoEnv): boolean {
 
 /**
  * The environment's proxies, or `undefined` where a value is not a proxy
- * URL: Deno's client then ignores it (an `ftp:` one) or takes a kind this
- * library does not (`socks5:`), and its errors are left as they are.
+ * URL: Deno's client then ignores it (an `ftp:` one), and its errors are
+ * left as they are.
  */
 function envOrUndefined(deno: DenoEnv): DenoEnvProxies | undefined {
   try {

@@ -150,3 +150,24 @@ test("build() refuses the policy with a proxy or a custom fetch", () => {
     /^TypeError: Invalid networkPolicy: a custom fetch/,
   );
 });
+
+test("IPv6 loopback: [::1] refused by default, reached when allowed, by address and by a name resolving to it", async () => {
+  const server = await counted("::1");
+  const refusing = guarded();
+  const allowing = guarded({ allow: ["::1"], resolve: () => Promise.resolve(["::1"]) });
+  try {
+    const error = await rejection(refusing.get(`http://[::1]:${server.port}/refused`));
+    assert.ok(error instanceof BlockedDestinationException);
+    assert.match(error.message, /: ::1 \(loopback, ::1\/128\): GET http:\/\/\[::1\]:\d+\/refused$/);
+    assert.equal((await allowing.get(`http://[::1]:${server.port}/a`)).text, "ok from ::1");
+    assert.equal(
+      (await allowing.get(`http://fetchline-test.invalid:${server.port}/b`)).text,
+      "ok from ::1",
+    );
+    assert.deepEqual(server.seen, ["/a", "/b"]);
+  } finally {
+    refusing.close();
+    allowing.close();
+    await server.close();
+  }
+});

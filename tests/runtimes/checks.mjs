@@ -91,12 +91,38 @@ export function checks(lib, { url, refusedUrl }) {
 /** A certificate's shape, enough for withTls() to accept it before build(). */
 const pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----";
 
+/** Checks that `build()` of `configure(builder)` throws a TypeError naming `runtime` and `why`. */
+function refusedAtBuild(lib, runtime, configure, why) {
+  try {
+    configure(new lib.HttpClientConfigBuilder()).build();
+  } catch (error) {
+    check(error instanceof TypeError, `${error?.name}`);
+    check(error.message.includes(runtime) && why.test(error.message), error.message);
+    return;
+  }
+  throw new Error("build() accepted it");
+}
+
 /**
  * What a runtime without a pool cannot do fails at once, naming the runtime
  * (on Node and Deno the same calls are supported).
  */
 export function limits(lib, { runtime }) {
   return {
+    "a network policy is refused, naming the runtime and why": () =>
+      refusedAtBuild(
+        lib,
+        runtime,
+        (builder) => builder.withNetworkPolicy(),
+        /^Invalid networkPolicy: .* cannot check the address a connection is made to .*needs Deno or Node$/,
+      ),
+    "a Unix socket is refused, naming the runtime": () =>
+      refusedAtBuild(
+        lib,
+        runtime,
+        (builder) => builder.withUnixSocket("/var/run/docker.sock"),
+        /^Invalid unixSocket: .* cannot send over a Unix socket; it needs Deno or Node$/,
+      ),
     "a proxy is refused, naming the runtime": () => {
       try {
         new lib.HttpClientConfigBuilder().withProxy("http://127.0.0.1:9").build();
