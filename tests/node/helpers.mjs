@@ -28,6 +28,16 @@ export async function rejectsWith(promise, type, message) {
   return caught;
 }
 
+/** The error `promise` rejects with; a failure if it fulfils. */
+export async function rejection(promise) {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail("expected a rejection");
+}
+
 /** Runs `fn`, sampling the process's RSS every `everyMs`: the peak growth over before, in bytes. */
 export async function rssGrowth(fn, everyMs = 1) {
   const before = process.memoryUsage.rss();

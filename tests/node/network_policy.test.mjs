@@ -12,6 +12,7 @@ import {
   HttpClient,
   HttpClientConfigBuilder,
 } from "@fetchline/fetchline";
+import { rejection } from "./helpers.mjs";
 
 /** A node:http server on `host` (port 0: any) recording the paths it is sent. */
 async function counted(host = "127.0.0.1", port = 0, handler = undefined) {
@@ -34,15 +35,6 @@ function guarded(policy = {}, retries = 0) {
     new HttpClientConfigBuilder().withNetworkPolicy(policy)
       .withRetry({ maxRetries: retries, backoff: 0.001 }).withTimeout(10).build(),
   );
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
 }
 
 test("Every denied spelling of an address is refused before any connection, never retried", async () => {

@@ -11,6 +11,7 @@ import { ConnectionException, HttpClient, HttpClientConfigBuilder } from "@fetch
 import { startServer } from "./server.mjs";
 import { freePort, runNodeChild, startTinyproxy } from "./proxy_server.mjs";
 import { makeTlsMaterial } from "./tls_material.mjs";
+import { rejection } from "./helpers.mjs";
 
 // tinyproxy takes only word characters, dots and dashes in a password: the
 // URL spells the dash percent-encoded, which the client must decode.
@@ -20,15 +21,6 @@ function client(proxy, options = {}, caCert = undefined) {
   const builder = new HttpClientConfigBuilder().withProxy(proxy, options);
   if (caCert !== undefined) builder.withTls({ caCerts: [caCert] });
   return new HttpClient(builder.withRetry({ maxRetries: 0 }).withTimeout(10).build());
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
 }
 
 test("withProxy() forwards an http request through the proxy in absolute form", async () => {

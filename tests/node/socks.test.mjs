@@ -15,20 +15,12 @@ import { startServer } from "./server.mjs";
 import { runNodeChild } from "./proxy_server.mjs";
 import { startDante, startSocks5 } from "./socks_server.mjs";
 import { makeTlsMaterial } from "./tls_material.mjs";
+import { rejection } from "./helpers.mjs";
 
 function client(proxy, caCert = undefined) {
   const builder = new HttpClientConfigBuilder().withProxy(proxy);
   if (caCert !== undefined) builder.withTls({ caCerts: [caCert] });
   return new HttpClient(builder.withRetry({ maxRetries: 0 }).withTimeout(10).build());
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
 }
 
 test("socks5:// and socks5h:// through Dante carry http and https, the certificate checked for the URL's host", async () => {
