@@ -45,16 +45,13 @@ import { checkCookieJar, type CookieJarLike } from "../cookies/jar.ts";
 import type { FetchLike, NetworkPolicy, PoolOptions, ProxySetting } from "../transport/types.ts";
 import {
   checkNetwork,
-  checkNetworkPolicy,
   checkPool,
-  checkProxy,
-  checkTls,
-  checkUnixSocket,
   type NetworkPolicyOptions,
   type ProxyOptions,
   type TlsOptions,
   tlsView,
 } from "./network.ts";
+import { checkNetworkPolicy, checkProxy, checkTls, checkUnixSocket } from "./network_settings.ts";
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
