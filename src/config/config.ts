@@ -51,7 +51,13 @@ import {
   type TlsOptions,
   tlsView,
 } from "./network.ts";
-import { checkNetworkPolicy, checkProxy, checkTls, checkUnixSocket } from "./network_settings.ts";
+import {
+  checkNetworkPolicy,
+  checkProxy,
+  checkSettingsTogether,
+  checkTls,
+  checkUnixSocket,
+} from "./network_settings.ts";
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
@@ -758,6 +764,7 @@ export class HttpClientConfigBuilder {
  */
 export function frozenConfig(config: HttpClientConfig): HttpClientConfig {
   checkNetwork(config);
+  checkSettingsTogether(config);
   const frozen = {
     ...config,
     requestHooks: Object.freeze([...config.requestHooks]),

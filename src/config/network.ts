@@ -143,6 +143,8 @@ export function checkObject(
  * Refuses, at `build()`, network settings the client could not apply: with
  * a custom `withFetch` transport (which has no pool to give them to), or on
  * a runtime without a pool API (a browser, say), rather than ignore them.
+ * Where they pass, network_settings.ts's `checkSettingsTogether()` refuses
+ * those that exclude each other.
  */
 export function checkNetwork(
   config: {
@@ -193,15 +195,6 @@ export function checkNetwork(
       "cannot check the address a connection is made to (its fetch resolves and connects " +
         "itself); the network policy needs Deno or Node",
     );
-    // The proxy resolves the target and connects to it: the address connected to is
-    // the proxy's to choose, out of the policy's sight.
-    if (config.proxy) {
-      throw new TypeError(
-        "Invalid networkPolicy: a proxy resolves and connects to the target itself, so the " +
-          "policy cannot check the address; call withProxy(null) (the policy's connections are " +
-          "direct) or enforce the rules at the proxy",
-      );
-    }
   }
   if (config.unixSocket !== undefined) {
     refuse(
@@ -209,12 +202,5 @@ export function checkNetwork(
       "a custom fetch (withFetch()) cannot send over a Unix socket",
       "cannot send over a Unix socket; it needs Deno or Node",
     );
-    if (config.proxy || config.networkPolicy !== undefined) {
-      throw new TypeError(
-        `Invalid unixSocket: every request goes over the socket, so ${
-          config.proxy ? "a proxy" : "a network policy"
-        } would never apply`,
-      );
-    }
   }
 }

@@ -202,3 +202,33 @@ function checkPem(field: string, value: unknown, pattern: RegExp, expected: stri
   }
   return value;
 }
+
+/**
+ * Refuses, at `build()`, settings that exclude each other, once
+ * `checkNetwork()` (network.ts) let each through: a network policy with a
+ * proxy, and a Unix socket with either.
+ */
+export function checkSettingsTogether(
+  config: {
+    readonly proxy?: unknown;
+    readonly networkPolicy?: unknown;
+    readonly unixSocket?: unknown;
+  },
+): void {
+  // The proxy resolves the target and connects to it: the address connected to is
+  // the proxy's to choose, out of the policy's sight.
+  if (config.networkPolicy !== undefined && config.proxy) {
+    throw new TypeError(
+      "Invalid networkPolicy: a proxy resolves and connects to the target itself, so the " +
+        "policy cannot check the address; call withProxy(null) (the policy's connections are " +
+        "direct) or enforce the rules at the proxy",
+    );
+  }
+  if (config.unixSocket !== undefined && (config.proxy || config.networkPolicy !== undefined)) {
+    throw new TypeError(
+      `Invalid unixSocket: every request goes over the socket, so ${
+        config.proxy ? "a proxy" : "a network policy"
+      } would never apply`,
+    );
+  }
+}

@@ -5,7 +5,7 @@
 // policy and a Unix socket whatever they hold (network.ts's `checkNetwork`,
 // naming the field and the runtime): each is kept unchecked, as a setting
 // that is there, and a page's bundle carries none of their checks, nor the
-// address ranges the policy's parse.
+// address ranges the policy's parse, nor the refusals of settings together.
 
 import type { NetworkPolicy, ProxySetting, TlsSettings } from "../transport/types.ts";
 
@@ -28,3 +28,6 @@ export function checkNetworkPolicy(_options?: unknown): NetworkPolicy {
 export function checkUnixSocket(_path: unknown): string {
   return "";
 }
+
+/** Nothing to refuse together: `build()` refused each setting alone. */
+export function checkSettingsTogether(_config: unknown): void {}
