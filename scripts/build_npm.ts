@@ -20,8 +20,10 @@
  *   `fetch` elsewhere, and tough-cookie for the default cookie jar): no
  *   `node:` module, no undici;
  * - the browser build in `browser/`, with `runtime_browser.ts` (the global
- *   `fetch` only) and `memory_jar_browser.ts` (no default jar): none of what
- *   a browser cannot use, neither tough-cookie, nor proxies, nor Deno's pool;
+ *   `fetch` only), `memory_jar_browser.ts` (no default jar) and
+ *   `network_settings_browser.ts` (no checks of the settings `build()`
+ *   refuses there): none of what a browser cannot use, neither tough-cookie,
+ *   nor proxies, nor Deno's pool, nor the network policy's address ranges;
  *
  * a package.json whose `exports` map mirrors deno.json's, each subpath
  * giving the browser build to workers and browsers, the Node build under
@@ -107,6 +109,7 @@ const BUILDS: Readonly<Record<"node" | "web" | "browser", Build>> = {
     swaps: {
       "src/transport/runtime.ts": "src/transport/runtime_browser.ts",
       "src/cookies/memory_jar.ts": "src/cookies/memory_jar_browser.ts",
+      "src/config/network_settings.ts": "src/config/network_settings_browser.ts",
     },
   },
 };

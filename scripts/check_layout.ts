@@ -16,7 +16,8 @@
  *   would throw where there is none);
  * - the npm build's browser build (`npm/browser/`) imports no package but
  *   http-cache-semantics (no tough-cookie), names no Deno API, and has none of the modules only a
- *   runtime with a pool uses (proxy routing, Deno's pool and its proxies).
+ *   runtime with a pool uses (proxy routing, the network policy, the address ranges, the checks
+ *   of the settings its `build()` refuses, Deno's pool and its proxies).
  *
  * The npm builds are read by module of the sources: in a bundled build (a
  * file for each entry point, chunks they share) a module is the code after
@@ -103,6 +104,7 @@ const swaps = [
   "./src/transport/runtime_node.ts",
   "./src/transport/runtime_browser.ts",
   "./src/cookies/memory_jar_browser.ts",
+  "./src/config/network_settings_browser.ts",
 ];
 
 // Circles, over every build's files and the entry points, type and dynamic
@@ -334,12 +336,20 @@ async function checkWebBuild(dir: string, allowed: readonly AllowedImport[]) {
 await checkWebBuild("web", allowedImports);
 await checkWebBuild("browser", [cacheImport]);
 // The browser build: neither proxy routing (proxy.js, which only the
-// runtimes with a pool import) nor Deno's pool and its proxies (the Web
-// build's runtime.js, the one module that calls createHttpClient).
-const proxyFile = "src/transport/proxy.js";
+// runtimes with a pool import), nor the network policy and the address
+// ranges it and network_settings.ts's checks parse (the browser build's
+// network_settings.js, compiled from its counterpart, checks nothing
+// build() refuses there), nor Deno's pool and its proxies (the Web build's runtime.js, the
+// one module that calls createHttpClient).
+const poolOnly = [
+  "src/transport/proxy.js",
+  "src/transport/network_policy.js",
+  "src/transport/addresses.js",
+];
 try {
-  if ((await buildModules(browserDir)).has(proxyFile)) {
-    problems.push(`The npm browser build has ${proxyFile}`);
+  const browserModules = await buildModules(browserDir);
+  for (const file of poolOnly) {
+    if (browserModules.has(file)) problems.push(`The npm browser build has ${file}`);
   }
   for await (const file of jsFiles(browserDir)) {
     // A call, not a comment that names it.
@@ -362,5 +372,5 @@ console.log(
     `imports no node: or npm: module but tough-cookie, dynamically, and the cache's ` +
     `http-cache-semantics (mod.ts reaches no cache, traffic or har module); the npm Node and browser builds ` +
     `name no Deno API; its Web build imports no package but those two, and no bare Deno; its ` +
-    `browser build none but the cache's, nor proxies`,
+    `browser build none but the cache's, nor proxies, nor the network policy`,
 );

@@ -1,15 +1,18 @@
 // The files the npm package's browser build compiles in place of others
-// (scripts/build_npm.ts): its runtime, the global fetch and nothing else, and
-// its default jar, which has no tough-cookie. Which build each bundler picks,
-// and that the browser one carries neither tough-cookie nor proxies, is
-// checked by esbuild in `deno task test:runtimes` (scripts/check_conditions.ts)
-// and by `deno task check:layout`.
+// (scripts/build_npm.ts): its runtime, the global fetch and nothing else; its
+// default jar, which has no tough-cookie; its network settings, unchecked,
+// which build() refuses. Which build each bundler picks, and that the browser
+// one carries neither tough-cookie nor proxies, is checked by esbuild in
+// `deno task test:runtimes` (scripts/check_conditions.ts) and by
+// `deno task check:layout`.
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
 import { runtime } from "../src/transport/runtime_browser.ts";
 import { MemoryCookieJar } from "../src/cookies/memory_jar_browser.ts";
 import { CookieLibraryError } from "../src/cookies/jar.ts";
+import * as browser from "../src/config/network_settings_browser.ts";
+import { checkNetwork } from "../src/config/network.ts";
 import { Abort } from "../src/transport/types.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { rejectsWith } from "./helpers.ts";
@@ -70,4 +73,22 @@ Deno.test("the browser build's default jar fails the call on the first cookie, n
   assert.doesNotMatch(error.message, new RegExp(SECRET));
   assert.equal(server.requests.length, 2);
   assert.equal(await jar.getCookieString(server.url), "");
+});
+
+Deno.test("the browser build's network settings, kept unchecked, are each refused at build()", () => {
+  // Deno has a pool, so the refusal for a custom fetch stands in for the one
+  // for a runtime without a pool: both ask whether the setting is there.
+  const fetch = () => {};
+  const cases = [
+    ["proxy", { proxy: browser.checkProxy(undefined) }],
+    ["tls", { tls: browser.checkTls(undefined) }],
+    ["networkPolicy", { networkPolicy: browser.checkNetworkPolicy("nonsense") }],
+    ["unixSocket", { unixSocket: browser.checkUnixSocket("") }],
+  ] as const;
+  for (const [field, config] of cases) {
+    assert.throws(() => checkNetwork({ ...config, fetch }), {
+      name: "TypeError",
+      message: new RegExp(`^Invalid ${field}: a custom fetch`),
+    });
+  }
 });

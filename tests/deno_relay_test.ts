@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { Relay, targetKey } from "../src/transport/deno_relay.ts";
-import { checkNetworkPolicy } from "../src/config/network.ts";
+import { checkNetworkPolicy } from "../src/config/network_settings.ts";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
 
 /** A raw TCP server on 127.0.0.1 counting the connections it is given. */

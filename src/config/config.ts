@@ -45,16 +45,19 @@ import { checkCookieJar, type CookieJarLike } from "../cookies/jar.ts";
 import type { FetchLike, NetworkPolicy, PoolOptions, ProxySetting } from "../transport/types.ts";
 import {
   checkNetwork,
-  checkNetworkPolicy,
   checkPool,
-  checkProxy,
-  checkTls,
-  checkUnixSocket,
   type NetworkPolicyOptions,
   type ProxyOptions,
   type TlsOptions,
   tlsView,
 } from "./network.ts";
+import {
+  checkNetworkPolicy,
+  checkProxy,
+  checkSettingsTogether,
+  checkTls,
+  checkUnixSocket,
+} from "./network_settings.ts";
 
 /**
  * The frozen configuration of an {@linkcode HttpClient}, made by
@@ -761,6 +764,7 @@ export class HttpClientConfigBuilder {
  */
 export function frozenConfig(config: HttpClientConfig): HttpClientConfig {
   checkNetwork(config);
+  checkSettingsTogether(config);
   const frozen = {
     ...config,
     requestHooks: Object.freeze([...config.requestHooks]),
