@@ -6,6 +6,7 @@ import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import { contextExchange, type ExchangeFacts } from "../models/context.ts";
 import type { HttpRequest } from "../models/request.ts";
 import {
+  headOf,
   type HttpResponse,
   receivedResponse,
   type StreamedBody,
@@ -501,14 +502,7 @@ function withStatus(response: HttpResponse, detail: string, body?: StreamedBody)
     ...response.headers,
     "cache-status": appendStatus(response.headers["cache-status"], detail),
   };
-  const init = {
-    statusCode: response.statusCode,
-    headers,
-    elapsedMs: response.elapsedMs,
-    url: response.url,
-    request: response.request,
-    ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
-  };
+  const init = { ...headOf(response), headers };
   const streamed = body ?? streamedBodyOf(response);
   if (streamed === undefined) return receivedResponse({ ...init, content: response.content });
   return carryBody(

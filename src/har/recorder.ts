@@ -6,6 +6,7 @@ import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import { contextExchange, type ExchangeFacts } from "../models/context.ts";
 import type { HttpRequest } from "../models/request.ts";
 import {
+  headOf,
   type HttpResponse,
   receivedResponse,
   type StreamedBody,
@@ -319,14 +320,7 @@ function failedResponse(error: string): HarResponse {
  * whole is recorded whole. Nothing is read that the caller does not read.
  */
 function observed(response: HttpResponse, body: StreamedBody, capture: Capture): HttpResponse {
-  const init = {
-    statusCode: response.statusCode,
-    headers: response.headers,
-    elapsedMs: response.elapsedMs,
-    url: response.url,
-    request: response.request,
-    ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
-  };
+  const init = headOf(response);
   return streamedResponse(init, {
     take: () => {
       // Pulled only when the caller reads (no high-water mark): nothing is read ahead.

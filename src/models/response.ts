@@ -984,6 +984,21 @@ export function streamedResponse(
 }
 
 /**
+ * The fields of `response` but its content: the head of another response
+ * made around its body (a middleware's counting or releasing stream).
+ */
+export function headOf(response: HttpResponse): Omit<HttpResponseInit, "content"> {
+  return {
+    statusCode: response.statusCode,
+    headers: response.headers,
+    elapsedMs: response.elapsedMs,
+    url: response.url,
+    request: response.request,
+    ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
+  };
+}
+
+/**
  * An {@linkcode HttpResponse} for a response the transport received: its
  * headers are not copied until read (most calls never read them).
  *

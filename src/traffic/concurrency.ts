@@ -8,6 +8,7 @@ import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import { contextExchange, type ExchangeFacts } from "../models/context.ts";
 import type { HttpRequest } from "../models/request.ts";
 import {
+  headOf,
   type HttpResponse,
   type StreamedBody,
   streamedBodyOf,
@@ -286,14 +287,7 @@ class Queue {
  * body is read to its end, fails or is cancelled.
  */
 function withRelease(response: HttpResponse, body: StreamedBody, release: () => void) {
-  const init = {
-    statusCode: response.statusCode,
-    headers: response.headers,
-    elapsedMs: response.elapsedMs,
-    url: response.url,
-    request: response.request,
-    ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
-  };
+  const init = headOf(response);
   return carryBody(
     response,
     streamedResponse(init, {
