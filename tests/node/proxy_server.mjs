@@ -61,7 +61,8 @@ export async function startTinyproxy({ auth, connectPorts = [] } = {}) {
   };
 }
 
-async function waitForPort(port) {
+/** Resolves once something listens on `port` (at most 5 s); `name` is what the error says did not. */
+export async function waitForPort(port, name = "tinyproxy") {
   for (let attempt = 0; attempt < 100; attempt++) {
     const ok = await new Promise((resolve) => {
       const socket = connect(port, "127.0.0.1");
@@ -71,7 +72,7 @@ async function waitForPort(port) {
     if (ok) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`tinyproxy did not listen on port ${port} within 5 s`);
+  throw new Error(`${name} did not listen on port ${port} within 5 s`);
 }
 
 /**

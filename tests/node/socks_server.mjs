@@ -10,17 +10,9 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect, createServer } from "node:net";
+import { freePort, waitForPort } from "./proxy_server.mjs";
 
 const DANTED = "/usr/sbin/danted";
-
-/** A port nothing listens on now. */
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Starts Dante in the foreground on 127.0.0.1, relaying to loopback only,
@@ -56,7 +48,7 @@ export async function startDante() {
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    await waitForPort(port);
+    await waitForPort(port, "danted");
   } catch (error) {
     await close();
     throw error;
@@ -95,19 +87,6 @@ function startDaemon(path, args) {
     child.kill("SIGTERM");
     await exited;
   };
-}
-
-async function waitForPort(port) {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const ok = await new Promise((resolve) => {
-      const socket = connect(port, "127.0.0.1");
-      socket.once("connect", () => (socket.destroy(), resolve(true)));
-      socket.once("error", () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`danted did not listen on port ${port} within 5 s`);
 }
 
 /**
