@@ -252,6 +252,33 @@ Deno.test("LoggingRequestHook masks credential-like fields of a form body", () =
   );
 });
 
+Deno.test("LoggingRequestHook masks credential-like fields of a JSON body, at any depth, and sensitiveKeys", () => {
+  const { logger, lines } = recordingLogger();
+  const hook = new LoggingRequestHook({ logger, logBody: true, sensitiveKeys: ["Tenant"] });
+  const request = new HttpRequest("POST", "http://127.0.0.1/login", {
+    jsonData: {
+      username: "ada",
+      password: "pw-s3cret",
+      client: { client_secret: "cs-s3cret", scopes: ["read"] },
+      tenant: "t-s3cret",
+    },
+  });
+  hook.beforeRequest(request, new RequestContext(request));
+  const line = lines[1]?.[1] ?? "";
+  assert.doesNotMatch(line, /s3cret/);
+  assert.deepEqual(JSON.parse(line.split("] Body: ")[1]!), {
+    username: "ada",
+    password: "***",
+    client: { client_secret: "***", scopes: ["read"] },
+    tenant: "***",
+  });
+  // A body with nothing to mask is logged as it is sent, its spelling kept.
+  lines.length = 0;
+  const plain = new HttpRequest("POST", "http://127.0.0.1/x", { jsonData: { user: "ada" } });
+  hook.beforeRequest(plain, new RequestContext(plain));
+  assert.equal(lines[1]?.[1].split("] ")[1], 'Body: {"user": "ada"}');
+});
+
 Deno.test("LoggingRequestHook logs each call's own path, query and params when the URLs take turns", () => {
   const { logger, lines } = recordingLogger();
   const hook = new LoggingRequestHook({ logger, sensitiveKeys: ["code"] });

@@ -12,7 +12,13 @@ import type {
 import { encodeForm } from "../http/url.ts";
 import { describeRawBody } from "../http/raw_body.ts";
 import { appendParams, pathAndQuery } from "../http/url.ts";
-import { describeError, maskFormForLog, maskHeaders, redactQuery } from "../masking/views.ts";
+import {
+  describeError,
+  maskFormForLog,
+  maskHeaders,
+  maskJsonText,
+  redactQuery,
+} from "../masking/views.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { RequestContext } from "../models/context.ts";
 import type { HttpResponse } from "../models/response.ts";
@@ -76,8 +82,9 @@ const ERROR_LOGGING_KEYS = keysOf<LoggingErrorHookOptions>({ sensitiveKeys: true
  * at `info`. It gives each call one request ID (8 lower-case hex
  * characters, kept across retries) as `metadata.requestId`, and stores the
  * attempt's start as `metadata.startTime` (`performance.now()`). A form
- * body (`data`) is logged with the values of credential-like fields
- * (`client_secret`, `password`, `token`…, and `sensitiveKeys`) masked.
+ * body (`data`) and a JSON body (`jsonData`, at any depth) are logged with
+ * the values of credential-like fields (`client_secret`, `password`,
+ * `token`…, and `sensitiveKeys`) masked.
  *
  * @example Log requests to a collector
  * ```ts
@@ -342,7 +349,7 @@ function pathOf(request: HttpRequest, sensitive: ReadonlySet<string>): string {
 }
 
 function bodyOf(request: HttpRequest, sensitive: ReadonlySet<string>): string | undefined {
-  if (request.jsonText !== undefined) return request.jsonText;
+  if (request.jsonText !== undefined) return maskJsonText(request.jsonText, sensitive);
   // A string body is text like JSON; bytes, Blobs and streams are shown by kind and size.
   const { body } = request;
   if (body !== undefined) return typeof body === "string" ? body : describeRawBody(body);

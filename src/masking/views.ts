@@ -484,11 +484,17 @@ const MAX_DEPTH = 16;
  * alone is often a token). With `urls`, every other string and `URL` is
  * shown through {@linkcode redactUrl} (a proxy URL's user-info).
  */
-export function maskDeepForView(value: unknown, urls: boolean, secret = false, depth = 0): unknown {
+export function maskDeepForView(
+  value: unknown,
+  urls: boolean,
+  secret = false,
+  depth = 0,
+  extra: ReadonlySet<string> = NO_NAMES,
+): unknown {
   if (depth > MAX_DEPTH) return MASK;
   if (value instanceof URL) return urls ? redactUrl(value.href) : value;
   if (Array.isArray(value)) {
-    return value.map((item) => maskDeepForView(item, urls, secret, depth + 1));
+    return value.map((item) => maskDeepForView(item, urls, secret, depth + 1, extra));
   }
   if (
     value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype
@@ -497,8 +503,10 @@ export function maskDeepForView(value: unknown, urls: boolean, secret = false, d
     const password = (value as { password?: unknown }).password;
     const loneUser = password === undefined || password === "";
     for (const [key, item] of Object.entries(value)) {
-      const hidden = secret ? key !== "username" || loneUser : CREDENTIAL_LIKE.test(key);
-      masked[key] = maskDeepForView(item, urls, hidden, depth + 1);
+      const hidden = secret
+        ? key !== "username" || loneUser
+        : CREDENTIAL_LIKE.test(key) || extra.has(key.toLowerCase());
+      masked[key] = maskDeepForView(item, urls, hidden, depth + 1, extra);
     }
     return masked;
   }
@@ -507,11 +515,12 @@ export function maskDeepForView(value: unknown, urls: boolean, secret = false, d
 }
 
 /**
- * The text of a JSON body with the values under credential-like keys
- * masked, as {@linkcode maskDeepForView} masks them; the text as it is when
- * nothing is masked (its spelling kept) or when it is not JSON.
+ * The text of a JSON body with the values under credential-like keys (and
+ * the lower-case names in `extra`) masked, as {@linkcode maskDeepForView}
+ * masks them; the text as it is when nothing is masked (its spelling kept)
+ * or when it is not JSON.
  */
-export function maskJsonText(text: string): string {
+export function maskJsonText(text: string, extra: ReadonlySet<string> = NO_NAMES): string {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -519,7 +528,7 @@ export function maskJsonText(text: string): string {
     return text;
   }
   if (value === null || typeof value !== "object") return text;
-  const masked = JSON.stringify(maskDeepForView(value, false));
+  const masked = JSON.stringify(maskDeepForView(value, false, false, 0, extra));
   return masked === JSON.stringify(value) ? text : masked;
 }
 
