@@ -128,6 +128,18 @@ Deno.test("a response body that quotes back a credential the call sent is masked
   assert.equal(new URLSearchParams(form).get("said"), "key *** for ***");
 });
 
+Deno.test("sensitiveKeys name JSON fields to mask too, in request and response bodies", async () => {
+  const recorder = new HarRecorder({ sensitiveKeys: ["Tenant"] });
+  await using server = serve(async (request) => Response.json(await request.json()));
+  await using http = client(recorder, `http://127.0.0.1:${server.addr.port}`);
+  await http.post("/echo", { jsonData: { user: "ada", org: { tenant: "tn-SECRET-9" } } });
+  const [entry] = recorder.toHar().log.entries;
+  assert.ok(!JSON.stringify(recorder).includes("tn-SECRET-9"));
+  const masked = { user: "ada", org: { tenant: "***" } };
+  assert.deepEqual(JSON.parse(entry!.request.postData!.text!), masked);
+  assert.deepEqual(JSON.parse(entry!.response.content.text!), masked);
+});
+
 Deno.test("record → replay gives byte-identical responses with no server and no socket", async () => {
   const { recorder, bodies, url } = await session({ maskSecrets: false });
   const mock = MockTransport.fromHar(JSON.stringify(recorder.toHar()));

@@ -57,7 +57,7 @@ function masked(
   if (FORM_TYPE.test(mimeType)) return maskFormText(text, rule.sensitive);
   if (!JSON_TYPE.test(mimeType)) return text;
   if (!whole) return undefined;
-  const shown = maskJsonText(text);
+  const shown = maskJsonText(text, rule.sensitive);
   if (shown !== text) return shown;
   try {
     JSON.parse(text);

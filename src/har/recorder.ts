@@ -47,7 +47,7 @@ export interface HarRecorderOptions {
    * written only whole.
    */
   maxBodyBytes?: number | undefined;
-  /** Further header, query parameter and form field names to mask, in any letter case. */
+  /** Further header, query parameter, form field and JSON field names to mask, in any letter case. */
   sensitiveKeys?: Iterable<string> | undefined;
 }
 
