@@ -101,7 +101,7 @@ Deno.test("no secret of the recorded calls is in the HAR text; maskSecrets: fals
   for (const secret of SECRETS.slice(0, -1)) assert.ok(text.includes(secret), secret);
 });
 
-Deno.test("a response body that quotes back a credential the call sent is masked in the HAR", async () => {
+Deno.test("a response body or header that quotes back a credential the call sent is masked in the HAR", async () => {
   const recorder = new HarRecorder();
   await using server = serve((request) => {
     const url = new URL(request.url);
@@ -113,7 +113,7 @@ Deno.test("a response body that quotes back a credential the call sent is masked
         headers: { "content-type": type },
       });
     }
-    return Response.json({ echo: said });
+    return Response.json({ echo: said }, { headers: { "x-echo": said } });
   });
   await using http = client(recorder, `http://127.0.0.1:${server.addr.port}`);
   for (const path of ["/text", "/json", "/form"]) {
@@ -125,6 +125,8 @@ Deno.test("a response body that quotes back a credential the call sent is masked
   const [plain, json, form] = har.log.entries.map((entry) => entry.response.content.text);
   assert.equal(plain, "key *** for ***");
   assert.deepEqual(JSON.parse(json!), { echo: "key *** for ***" });
+  const echoed = har.log.entries[1]!.response.headers.find(({ name }) => name === "x-echo");
+  assert.equal(echoed?.value, "key *** for ***");
   assert.equal(new URLSearchParams(form).get("said"), "key *** for ***");
 });
 

@@ -7,7 +7,7 @@ import type { HttpResponse } from "../models/response.ts";
 import { appendParams, encodeForm } from "../http/url.ts";
 import { basicAuthorization, headerValue } from "../http/headers.ts";
 import { rawBodyType, utf8Length } from "../http/raw_body.ts";
-import { MASK, maskFormForLog, maskHeaders, redactUrl } from "../masking/views.ts";
+import { MASK, maskFormForLog, maskHeaders, maskSentIn, redactUrl } from "../masking/views.ts";
 import { type BodyRule, showBytes, type ShownBody, showText } from "./bodies.ts";
 import type {
   HarCookie,
@@ -26,10 +26,18 @@ export interface EntryRule extends BodyRule {
 /** The HAR version of a protocol the runtime does not tell. */
 export const UNKNOWN_VERSION = "unknown";
 
-/** `record` as a HAR list, masked by `rule` (the logs' rule: the sensitive headers and `rule.sensitive`). */
+/**
+ * `record` as a HAR list, masked by `rule` (the logs' rule: the sensitive
+ * headers and `rule.sensitive`; for a response's, the credentials the call
+ * sent, where a header quotes them back).
+ */
 function headerList(record: Readonly<Record<string, string>>, rule: EntryRule): HarNameValue[] {
-  const shown = rule.mask ? maskHeaders(record, rule.sensitive) : record;
-  return Object.entries(shown).map(([name, value]) => ({ name, value }));
+  if (!rule.mask) return Object.entries(record).map(([name, value]) => ({ name, value }));
+  const { secrets } = rule;
+  return Object.entries(maskHeaders(record, rule.sensitive)).map(([name, value]) => ({
+    name,
+    value: secrets === undefined ? value : maskSentIn(value, secrets),
+  }));
 }
 
 /** The cookies of a `Cookie` header, their values masked when `mask`. */

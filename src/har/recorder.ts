@@ -232,7 +232,7 @@ export class HarRecorder {
       throw error;
     }
     recorded.headAt = performance.now();
-    recorded.head = harResponseHead(response, rule);
+    recorded.head = harResponseHead(response, recorded.rule);
     recorded.mimeType = response.headers["content-type"] ?? "";
     recorded.encoding = response.headers["content-encoding"];
     recorded.length = response.headers["content-length"];
