@@ -5,7 +5,7 @@
 import { describeCall, HttpClientException } from "../errors.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { linkTarget } from "../http/link.ts";
-import { appendParams } from "../http/url.ts";
+import { appendParams, leavesOrigin } from "../http/url.ts";
 import { SENSITIVE_HEADERS } from "../masking/views.ts";
 import { type HttpMethod, HttpRequest, type HttpRequestFields } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
@@ -225,10 +225,7 @@ function nextRequest(
     }
     fields.url = target.href;
     if (!("params" in init)) fields.params = undefined;
-    if (
-      target.origin !== origin.origin ||
-      (origin.protocol === "https:" && target.protocol === "http:")
-    ) {
+    if (leavesOrigin(origin, target)) {
       const headers = fields.headers ?? request.headers;
       fields.headers = headers && Object.fromEntries(
         Object.entries(headers).filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())),

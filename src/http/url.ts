@@ -42,6 +42,15 @@ const ORIGINS = new Set<string>();
 const ORIGINS_KEPT = 64;
 
 /**
+ * True when a request that went to `from` and goes on to `to` leaves its
+ * origin: another origin, or https down to http. A redirect's hop and a
+ * next page that does drop the call's credentials.
+ */
+export function leavesOrigin(from: URL, to: URL): boolean {
+  return from.origin !== to.origin || (from.protocol === "https:" && to.protocol === "http:");
+}
+
+/**
  * The origin of an absolute http(s) URL, as `new URL(url).origin` gives
  * it (and throws). Calls to the same few servers repeat the parse of the
  * same authority: a `scheme://authority` text that is an origin as URL

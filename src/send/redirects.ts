@@ -9,6 +9,7 @@ import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/context.ts";
 import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
+import { leavesOrigin } from "../http/url.ts";
 import { Step } from "./deadline.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline.ts";
 import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
@@ -83,10 +84,9 @@ async function followRedirects(
     if (count === options.maxRedirects) throw tooManyRedirects(request, count);
     const next = nextUrl(request, redirect.location, redirect.url);
     const from = new URL(redirect.url);
-    const leavesOrigin = from.origin !== next.origin ||
-      (from.protocol === "https:" && next.protocol === "http:");
-    hop = redirectRequest(hop, redirect.status, next, leavesOrigin, authHeaders);
-    if (leavesOrigin && auth !== undefined) {
+    const left = leavesOrigin(from, next);
+    hop = redirectRequest(hop, redirect.status, next, left, authHeaders);
+    if (left && auth !== undefined) {
       const reapplied = await auth.reapply(hop);
       hop = reapplied.request;
       authHeaders = new Set([...authHeaders, ...reapplied.added]);
@@ -121,7 +121,7 @@ function nextUrl(request: HttpRequest, location: string, from: string): URL {
  * The request for the hop to `to`: turned into a GET without a body where
  * {@linkcode turnsIntoGet} says, else with the method and body (a stream
  * body never gets here: sendSingleRequest returns such a redirect as the
- * response). A hop that leaves the origin
+ * response). A hop that `left` the origin
  * (another origin, or https to http) drops the credential headers (the
  * fixed set and `authHeaders`) and `auth`.
  */
@@ -129,13 +129,13 @@ function redirectRequest(
   hop: HttpRequest,
   status: number,
   to: URL,
-  leavesOrigin: boolean,
+  left: boolean,
   authHeaders: ReadonlySet<string>,
 ): HttpRequest {
   const toGet = turnsIntoGet(status, hop.method);
   const dropped = (name: string): boolean => {
     const lower = name.toLowerCase();
-    return (leavesOrigin && (SENSITIVE_HEADERS.has(lower) || authHeaders.has(lower))) ||
+    return (left && (SENSITIVE_HEADERS.has(lower) || authHeaders.has(lower))) ||
       (toGet && (lower === "content-type" || lower === "content-length"));
   };
   const headers = hop.headers &&
@@ -145,6 +145,6 @@ function redirectRequest(
     params: undefined,
     headers,
     ...(toGet ? TO_GET : {}),
-    ...(leavesOrigin ? { auth: undefined } : {}),
+    ...(left ? { auth: undefined } : {}),
   });
 }
