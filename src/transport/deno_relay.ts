@@ -17,6 +17,7 @@
 // credentials, and a connection without it is answered 407 and closed,
 // before any lookup or connection. Only runtime.ts (Deno) imports this file.
 
+import { basicAuthorization } from "../http/headers.ts";
 import { checkedAddresses, urlRefusal } from "./network_policy.ts";
 import { BlockedFailure } from "./failures.ts";
 import type { NetworkPolicy } from "./types.ts";
@@ -87,7 +88,7 @@ export class Relay {
     this.#deno = deno;
     this.#policy = policy;
     this.#connectLimitMs = connectLimitMs;
-    this.#expected = latin1Bytes(`Basic ${btoa(`${RELAY_USER}:${this.#secret}`)}`);
+    this.#expected = latin1Bytes(basicAuthorization(RELAY_USER, this.#secret));
     this.#listener = deno.listen({ hostname: "127.0.0.1", port: 0 });
     this.port = (this.#listener.addr as { port: number }).port;
     void this.#accept();

@@ -6,6 +6,7 @@
 
 import { redactUrl } from "../masking/views.ts";
 import { parseProxyUrl } from "../http/url.ts";
+import { basicAuthorization } from "../http/headers.ts";
 import { Failure } from "./failures.ts";
 import { inIpRange, parseIp } from "./addresses.ts";
 import type { ProxySetting } from "./types.ts";
@@ -185,8 +186,7 @@ export function ownProxyAuthorization(
 export function proxyAuthorization(proxy: ProxySetting): string | undefined {
   const { credentials } = proxy;
   if (credentials === undefined) return undefined;
-  const bytes = new TextEncoder().encode(`${credentials.username}:${credentials.password}`);
-  return `Basic ${btoa(String.fromCharCode(...bytes))}`;
+  return basicAuthorization(credentials.username, credentials.password);
 }
 
 // What Deno's client and undici say when the proxy, not the target, failed.
