@@ -1,6 +1,11 @@
 // Pure helpers for header records and values, HTTP-dates and Retry-After
 // among them: no models, no I/O.
 
+/** The media type of a `Content-Type` value, its parameters left out, in lower case (`""` for none). */
+export function mediaType(contentType: string | undefined): string {
+  return contentType?.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+}
+
 /** The value of header `name` in `headers`, compared without regard to case. */
 export function headerValue(
   headers: Readonly<Record<string, string>> | undefined,

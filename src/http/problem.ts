@@ -4,6 +4,8 @@
 // the response (models/response.ts) hands its Content-Type and text, and
 // masks and cuts what it gets.
 
+import { mediaType } from "./headers.ts";
+
 /**
  * An RFC 9457 problem detail, as an `application/problem+json` body holds
  * it: the standard members, each kept only when it has its type (the RFC
@@ -78,7 +80,7 @@ export function errorReason(
   text: () => string,
 ): { reason?: string | undefined; problem?: ProblemDetails | undefined } {
   try {
-    const type = contentType?.split(";", 1)[0]?.trim().toLowerCase() ?? "";
+    const type = mediaType(contentType);
     if (type === "text/plain") return { reason: text() };
     if (!/^application\/(?:[\w.+-]*\+)?json$/.test(type)) return {};
     const body: unknown = JSON.parse(text());

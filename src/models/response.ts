@@ -34,6 +34,7 @@ import {
   headerValuesOf,
   type JoinedHeaders,
   keepSetCookieLines,
+  mediaType,
   SET_COOKIE_LINES,
   type WireHeaders,
 } from "../http/headers.ts";
@@ -1031,7 +1032,7 @@ export function checkTextStream(
   }
   if (what === "Line stream" || statusCode === 204) return;
   const type = response.header("content-type");
-  if (type?.split(";")[0]?.trim().toLowerCase() !== "text/event-stream") {
+  if (mediaType(type) !== "text/event-stream") {
     const shown = type === undefined ? "none" : JSON.stringify(type.slice(0, 100));
     throw new EventStreamException(
       `${what} refused with Content-Type ${shown} (expected text/event-stream): ${target}`,
