@@ -18,7 +18,7 @@ const DANTED = "/usr/sbin/danted";
  * Starts Dante in the foreground on 127.0.0.1, relaying to loopback only,
  * logging each connection it relays.
  *
- * @returns {Promise<{ port: number, url: string, log(): string, close(): Promise<void> }>}
+ * @returns {Promise<{ port: number, url: string, log(): string, relayed(): number, close(): Promise<void> }>}
  */
 export async function startDante() {
   // /tmp, not os.tmpdir(): that reads TMPDIR, which Deno's test task may not read (Dante is Linux's).
@@ -60,7 +60,10 @@ export async function startDante() {
       return "";
     }
   };
-  return { port, url: `socks5://127.0.0.1:${port}`, log, close };
+  // The connections Dante relayed, as its log counts them.
+  const relayed = () =>
+    log().split("\n").filter((line) => /pass\(\d+\): tcp\/connect/.test(line)).length;
+  return { port, url: `socks5://127.0.0.1:${port}`, log, relayed, close };
 }
 
 /**
