@@ -4,7 +4,8 @@
 
 import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import { contextExchange, type ExchangeFacts } from "../models/context.ts";
-import type { HttpRequest } from "../models/request.ts";
+import { credentialsOf, type HttpRequest } from "../models/request.ts";
+import { isCredentialHeader } from "../masking/credentials.ts";
 import {
   headOf,
   type HttpResponse,
@@ -16,7 +17,7 @@ import {
 import { checkKnownKeys, describeType, keysOf, validatePositive } from "../models/_validate.ts";
 import { carryBody } from "../send/body.ts";
 import { answerWithin } from "../send/deadline.ts";
-import { describeError } from "../masking/views.ts";
+import { describeError, maskSentIn, sentSecrets } from "../masking/views.ts";
 import { appendParams } from "../http/url.ts";
 import { headerValue } from "../http/headers.ts";
 import type { CacheEntry, CacheStore } from "./store.ts";
@@ -575,11 +576,20 @@ function keepFor(policy: CachePolicy): number {
   return policy.timeToLive() + (validated ? KEEP_VALIDATED_MS : 0);
 }
 
-/** `response` as the policy reads it: no Set-Cookie (never stored), no Cache-Status. */
+/**
+ * `response` as the policy reads it and a store keeps it: no credential
+ * header (`Set-Cookie`, a login's `X-Subject-Token`: {@linkcode isCredentialHeader}
+ * with the call's names), never stored, nor a credential the call sent
+ * where another header quotes it back (masked); no Cache-Status.
+ */
 function messageOf(response: HttpResponse): PolicyMessage {
   const headers: Record<string, string> = {};
+  const names = credentialsOf(response.request);
+  // A credential the call sent, quoted back in another header, is masked there.
+  let secrets: string[] | undefined;
   for (const [name, value] of Object.entries(response.headers)) {
-    if (name !== "set-cookie" && name !== "cache-status") headers[name] = value;
+    if (name === "cache-status" || isCredentialHeader(name, names)) continue;
+    headers[name] = maskSentIn(value, secrets ??= sentSecrets(response.request, names));
   }
   return { status: response.statusCode, headers };
 }

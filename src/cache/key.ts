@@ -6,7 +6,7 @@
 import type { HttpRequest } from "../models/request.ts";
 import { appendParams } from "../http/url.ts";
 import { comparableBody } from "../http/raw_body.ts";
-import { isSensitiveQueryName, looksLikeCredential, SENSITIVE_HEADERS } from "../masking/views.ts";
+import { isCredentialField, isCredentialHeader } from "../masking/credentials.ts";
 import type { PolicyMessage } from "./policy.ts";
 
 /** What stands in a key and in a stored request for a credential's value. */
@@ -60,19 +60,19 @@ export function cacheRequest(
   if (certificate !== undefined) secrets.push(`certificate:${certificate}`);
   if (url.search !== "") {
     const params = [...url.searchParams];
-    if (params.some(([name]) => isSensitiveQueryName(name))) {
+    if (params.some(([name]) => isCredentialField(name, declared))) {
       for (const [name, value] of params) {
-        if (isSensitiveQueryName(name)) secrets.push(`query:${name}=${value}`);
+        if (isCredentialField(name, declared)) secrets.push(`query:${name}=${value}`);
       }
       url.search = new URLSearchParams(
-        params.map(([name, value]) => [name, isSensitiveQueryName(name) ? HIDDEN : value]),
+        params.map(([name, value]) => [name, isCredentialField(name, declared) ? HIDDEN : value]),
       ).toString();
     }
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers ?? {})) {
     const lower = name.toLowerCase();
-    if (SENSITIVE_HEADERS.has(lower) || declared?.has(lower) || looksLikeCredential(lower)) {
+    if (isCredentialHeader(lower, declared)) {
       secrets.push(`header:${lower}:${value}`);
       headers[lower] = HIDDEN;
     } else headers[lower] = value;

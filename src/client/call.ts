@@ -54,6 +54,16 @@ export interface CallOptions {
   onDownloadProgress?: ((progress: Progress) => void) | undefined;
 }
 
+/**
+ * A call option of the library's own (a symbol: no caller passes it by
+ * mistake, and no key check sees it): the URL whose origin the call's
+ * credentials belong to when that is not the call's own (pagination's
+ * first page). A call sent elsewhere goes without the credential headers
+ * its request, the client's defaults and its request hooks gave it, unless
+ * the auth origins allow its origin.
+ */
+export const CREDENTIALS_OF: unique symbol = Symbol("fetchline.credentialsOf");
+
 /** The options of a convenience call: the request's fields (`timeout` among them) and the call's. */
 export interface RequestOptions extends HttpRequestInit, CallOptions {}
 
@@ -105,9 +115,11 @@ export function splitRequestOptions(options: RequestOptions): [HttpRequestInit, 
  */
 export function callLifecycle(shared: LifecycleOptions, call: CallOptions): LifecycleOptions {
   const { signal, readTimeout, totalTimeout, stream, onUploadProgress, onDownloadProgress } = call;
+  const credentialsOf = (call as { [CREDENTIALS_OF]?: string })[CREDENTIALS_OF];
   if (
     signal === undefined && readTimeout === undefined && totalTimeout === undefined &&
-    stream === undefined && onUploadProgress === undefined && onDownloadProgress === undefined
+    stream === undefined && onUploadProgress === undefined && onDownloadProgress === undefined &&
+    credentialsOf === undefined
   ) {
     return shared;
   }
@@ -122,6 +134,7 @@ export function callLifecycle(shared: LifecycleOptions, call: CallOptions): Life
     ...(onDownloadProgress !== undefined && { onDownloadProgress }),
     ...(stream && { stream }),
     ...(signal !== undefined && { signal }),
+    ...(credentialsOf !== undefined && { credentialsOf }),
     ...(readTimeout !== undefined &&
       { readTimeout: validateNullableTimeout("readTimeout", readTimeout) }),
     ...(totalTimeout !== undefined &&

@@ -5,12 +5,16 @@
 import { describeCall, HttpClientException } from "../errors.ts";
 import { mergeHeaders } from "../http/headers.ts";
 import { linkTarget } from "../http/link.ts";
-import { appendParams, leavesOrigin } from "../http/url.ts";
-import { SENSITIVE_HEADERS } from "../masking/views.ts";
+import { appendParams } from "../http/url.ts";
 import { type HttpMethod, HttpRequest, type HttpRequestFields } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { validatePositive } from "../models/_validate.ts";
-import { type CallOptions, type RequestOptions, splitRequestOptions } from "./call.ts";
+import {
+  type CallOptions,
+  CREDENTIALS_OF,
+  type RequestOptions,
+  splitRequestOptions,
+} from "./call.ts";
 
 /** What pagination needs of its client: one call. */
 export interface PaginatedClient {
@@ -137,7 +141,9 @@ function walk<T>(
     const visited = new Set<string>();
     let counted = 0;
     for (let page = 1;; page++) {
-      const response = (await client.request(request, call)).raiseForStatus();
+      // Every page's credentials are the first page's: a page elsewhere goes without them.
+      const options = origin === undefined ? call : { ...call, [CREDENTIALS_OF]: origin.href };
+      const response = (await client.request(request, options)).raiseForStatus();
       const sent = response.request;
       origin ??= new URL(sent.url);
       visited.add(pageKey(request.method, appendParams(sent.url, sent.params)));
@@ -152,7 +158,7 @@ function walk<T>(
       const wanted = await next(response, found);
       if (wanted === undefined || wanted === null) return;
       const previous = request.url;
-      [request, call] = nextRequest(request, call, response, wanted, origin);
+      [request, call] = nextRequest(request, call, response, wanted);
       if (!hasBody(request)) {
         // A request with a body (a QUERY's cursor) may differ by its body alone: not checked.
         const url = request.url === previous ? sent.url : request.url;
@@ -203,7 +209,6 @@ function nextRequest(
   call: CallOptions,
   response: HttpResponse,
   wanted: Exclude<NextPage, undefined | null>,
-  origin: URL,
 ): [HttpRequest, CallOptions] {
   const options: NextPageOptions = typeof wanted === "string" || wanted instanceof URL
     ? { url: wanted }
@@ -225,13 +230,6 @@ function nextRequest(
     }
     fields.url = target.href;
     if (!("params" in init)) fields.params = undefined;
-    if (leavesOrigin(origin, target)) {
-      const headers = fields.headers ?? request.headers;
-      fields.headers = headers && Object.fromEntries(
-        Object.entries(headers).filter(([name]) => !SENSITIVE_HEADERS.has(name.toLowerCase())),
-      );
-      fields.auth = undefined;
-    }
   } else if (init.params !== undefined) {
     fields.params = { ...request.params, ...init.params };
   }

@@ -21,6 +21,11 @@ import { mergeHeaders } from "../http/headers.ts";
 import { checkJsonStyle } from "../json/serialize_json.ts";
 import { parseHttpUrl } from "../http/url.ts";
 import { maskDeepForView, maskHeadersForView, redactUrl, withView } from "../masking/views.ts";
+import {
+  CREDENTIAL_HEADERS,
+  type CredentialNames,
+  credentialNames,
+} from "../masking/credentials.ts";
 import type {
   ErrorHookInterface,
   Logger,
@@ -119,6 +124,13 @@ export interface HttpClientConfig {
    * With no base URL, the origin of each call's own request as well.
    */
   readonly authOrigins?: ReadonlySet<string>;
+  /**
+   * Header names the client adds to the credentials (`add`: its own secret
+   * headers, and `withLogging`'s `sensitiveKeys`) and takes out of those that
+   * only look like credentials (`except`: `Idempotency-Key`), lower-case
+   * (`withCredentialHeaders`).
+   */
+  readonly credentialHeaders?: Readonly<CredentialHeadersOptions>;
   /**
    * The cookie jar (default none): `true` for one of the client's own in
    * memory, else the jar given, which views and `JSON.stringify()` show as
@@ -338,6 +350,20 @@ const TOKEN_AUTH_KEYS = keysOf<TokenAuthOptions>({
   ...TOKEN_AUTH_HOOK_OPTIONS,
   tokenManager: true,
 });
+
+/** Options of {@linkcode HttpClientConfigBuilder.withCredentialHeaders}. */
+export interface CredentialHeadersOptions {
+  /** Header names that carry a credential although they do not look like one (`X-Client-Code`). */
+  readonly add?: readonly string[] | undefined;
+  /**
+   * Header names that look like a credential's but are not (`Idempotency-Key`,
+   * `X-Cache-Key`); never `Authorization`, `Proxy-Authorization`, `Cookie`,
+   * `Set-Cookie` or `X-API-Key`.
+   */
+  readonly except?: readonly string[] | undefined;
+}
+
+const CREDENTIAL_HEADERS_KEYS = keysOf<CredentialHeadersOptions>({ add: true, except: true });
 
 /** Options of {@linkcode HttpClientConfigBuilder.withLogging}. */
 export interface LoggingOptions {
@@ -707,7 +733,52 @@ export class HttpClientConfigBuilder {
     const request = new LoggingRequestHook(options);
     const response = new LoggingResponseHook(options);
     const error = new LoggingErrorHook({ logger, sensitiveKeys });
+    // The names a client logs masked are its credentials on every other path too.
+    if (sensitiveKeys !== undefined) this.withCredentialHeaders({ add: [...sensitiveKeys] });
     return this.withRequestHook(request).withResponseHook(response).withErrorHook(error);
+  }
+
+  /**
+   * Names, in any letter case, the headers that carry this client's
+   * credentials beyond those the library knows (`add`: a header such as
+   * `X-Client-Code`), and the headers that only look like credentials
+   * (`except`: `Idempotency-Key`, whose name holds `key`). A credential
+   * header is masked in every log line, error, view and HAR file, never
+   * written to a cache store, and dropped from a request that leaves its
+   * origin. Calls add to the names given before. `Authorization`,
+   * `Proxy-Authorization`, `Cookie`, `Set-Cookie` and `X-API-Key` are always
+   * credentials: `except` naming one is a TypeError.
+   *
+   * @example Mask a header of one's own, and show an idempotency key
+   * ```ts
+   * import { HttpClientConfigBuilder } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const config = new HttpClientConfigBuilder()
+   *   .withHeaders({ "X-Client-Code": "c-123", "Idempotency-Key": "k-1" })
+   *   .withCredentialHeaders({ add: ["X-Client-Code"], except: ["Idempotency-Key"] })
+   *   .build();
+   * const shown = JSON.stringify(config);
+   * assert.ok(!shown.includes("c-123"));
+   * assert.ok(shown.includes("k-1"));
+   * ```
+   */
+  withCredentialHeaders(options: CredentialHeadersOptions): this {
+    checkKnownKeys("credential headers options", options, CREDENTIAL_HEADERS_KEYS);
+    const add = headerNames("add", options.add);
+    const except = headerNames("except", options.except);
+    const fixed = except.find((name) => CREDENTIAL_HEADERS.has(name));
+    if (fixed !== undefined) {
+      throw new TypeError(
+        `Invalid except: ${JSON.stringify(fixed)} always carries a credential`,
+      );
+    }
+    const before = this.#config.credentialHeaders;
+    this.#config.credentialHeaders = Object.freeze({
+      add: Object.freeze([...new Set([...before?.add ?? [], ...add])]),
+      except: Object.freeze([...new Set([...before?.except ?? [], ...except])]),
+    });
+    return this;
   }
 
   /**
@@ -775,12 +846,30 @@ export function frozenConfig(config: HttpClientConfig): HttpClientConfig {
   return Object.freeze(withView(frozen, () => configView(frozen), "HttpClientConfig"));
 }
 
+/**
+ * The credential header names of `config` beyond the library's own: the
+ * headers its hooks declare (`credentialHeaders`), `withCredentialHeaders`'s
+ * `add` and its `except`; `undefined` when there are none.
+ */
+export function configCredentials(config: HttpClientConfig): CredentialNames | undefined {
+  const declared: string[] = [...config.credentialHeaders?.add ?? []];
+  const hooks: readonly { credentialHeaders?: unknown }[] = config.authHook === undefined
+    ? config.requestHooks
+    : [...config.requestHooks, config.authHook];
+  for (const hook of hooks) {
+    const names: unknown = hook.credentialHeaders;
+    if (!Array.isArray(names)) continue;
+    for (const name of names) if (typeof name === "string") declared.push(name);
+  }
+  return credentialNames(declared, config.credentialHeaders?.except);
+}
+
 /** The masked view of a configuration, a plain object (see {@linkcode HttpClientConfig}). */
 export function configView(config: HttpClientConfig): Record<string, unknown> {
   return {
     ...config,
     baseUrl: config.baseUrl === undefined ? undefined : redactUrl(config.baseUrl),
-    headers: maskHeadersForView(config.headers),
+    headers: maskHeadersForView(config.headers, configCredentials(config)),
     pool: config.pool === undefined ? undefined : maskDeepForView(config.pool, true),
     tls: config.tls === undefined ? undefined : tlsView(config.tls),
     authOrigins: config.authOrigins === undefined ? undefined : [...config.authOrigins],
@@ -857,6 +946,22 @@ function checkAuthHook(hook: AuthHookInterface): AuthHookInterface {
 }
 
 /** The origins of absolute `http:` or `https:` URLs (or origins), as a set. */
+/** A list of header names, lower-cased; a TypeError naming `field` for anything else. */
+function headerNames(field: string, names: unknown): string[] {
+  if (names === undefined) return [];
+  if (!Array.isArray(names)) {
+    throw new TypeError(`Invalid ${field}: expected an array of header names`);
+  }
+  return names.map((name, index) => {
+    if (typeof name !== "string" || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new TypeError(
+        `Invalid ${field}[${index}]: expected a header name, got ${describeType(name)}`,
+      );
+    }
+    return name.toLowerCase();
+  });
+}
+
 function checkAuthOrigins(origins: Iterable<string | URL>): Set<string> {
   const set = new Set<string>();
   for (const origin of origins) {

@@ -16,10 +16,14 @@ import {
   describeError,
   maskFormForLog,
   maskHeaders,
+  maskHeadersForView,
   maskJsonText,
+  maskSecretsIn,
   redactQuery,
+  sentSecrets,
 } from "../masking/views.ts";
-import type { HttpRequest } from "../models/request.ts";
+import { bothNames, type CredentialNames } from "../masking/credentials.ts";
+import { credentialsOf, type HttpRequest } from "../models/request.ts";
 import type { RequestContext } from "../models/context.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, keysOf } from "../models/_validate.ts";
@@ -119,7 +123,8 @@ export class LoggingRequestHook implements RequestHookInterface {
 
   /** Logs the request and returns it unchanged. */
   beforeRequest(request: HttpRequest, context: RequestContext): HttpRequest {
-    const { logHeaders, logBody, sensitive, logger } = this.#settings;
+    const { logHeaders, logBody, logger } = this.#settings;
+    const sensitive = bothNames(this.#settings.sensitive, credentialsOf(request));
     const id = (context.metadata.requestId ??= newRequestId()) as string;
     context.metadata.startTime = performance.now();
     logger.info(`[${id}] HTTP ${request.method} ${this.#pathOf(request, sensitive)}`);
@@ -134,7 +139,7 @@ export class LoggingRequestHook implements RequestHookInterface {
   }
 
   /** {@linkcode pathOf}, kept for the last URL without params. */
-  #pathOf(request: HttpRequest, sensitive: ReadonlySet<string>): string {
+  #pathOf(request: HttpRequest, sensitive: CredentialNames): string {
     if (request.params !== undefined) return pathOf(request, sensitive);
     if (request.url !== this.#lastUrl) {
       this.#lastPath = pathOf(request, sensitive);
@@ -180,20 +185,24 @@ export class LoggingResponseHook implements ResponseHookInterface {
 
   /** Logs the response and returns it unchanged. */
   afterResponse(response: HttpResponse, context: RequestContext): HttpResponse {
-    const { logHeaders, logBody, sensitive, logger } = this.#settings;
+    const { logHeaders, logBody, logger } = this.#settings;
     const id = requestIdOf(context);
     const failed = response.statusCode >= 400;
     const line = `[${id}] Response: ${response.statusCode} (${response.elapsedMs.toFixed(2)}ms)`;
     if (failed) logger.warn(line);
     else logger.info(line);
+    if (!logHeaders && !(logBody && failed && !response.isStreamed)) return response;
+    // What the call sent, where the server quotes it back, is masked as the names are.
+    const sensitive = bothNames(this.#settings.sensitive, credentialsOf(response.request));
+    const secrets = sentSecrets(response.request, sensitive);
     if (logHeaders) {
-      logger.info(
-        `[${id}] Response Headers: ${JSON.stringify(maskHeaders(response.headers, sensitive))}`,
-      );
+      const headers = maskHeadersForView(response.headers, sensitive, secrets);
+      logger.info(`[${id}] Response Headers: ${JSON.stringify(headers)}`);
     }
     // A streamed body is the caller's to read: it is never read here.
     if (logBody && failed && !response.isStreamed) {
-      logger.info(`[${id}] Response Body: ${response.text}`);
+      const body = maskSecretsIn(maskJsonText(response.text, sensitive), secrets);
+      logger.info(`[${id}] Response Body: ${body}`);
     }
     return response;
   }
@@ -266,7 +275,7 @@ export class LoggingErrorHook implements ErrorHookInterface {
     this.#settings.logger.error(
       `[${requestIdOf(context)}] Request failed (attempt ${context.attempt + 1}/${
         context.maxRetries + 1
-      }): ${describeError(error, this.#settings.sensitive)}`,
+      }): ${describeSent(error, context, this.#settings.sensitive)}`,
     );
   }
 
@@ -278,6 +287,16 @@ export class LoggingErrorHook implements ErrorHookInterface {
   onRetry(context: RequestContext, info: RetryInfo): void {
     this.#settings.logger.warn(retryLine(context, info, this.#settings.sensitive));
   }
+}
+
+/**
+ * {@linkcode describeError} of `error`, with every credential the call of
+ * `context` sent masked where the message quotes it (a middleware's error
+ * may name the token it saw).
+ */
+function describeSent(error: unknown, context: RequestContext, sensitive: CredentialNames): string {
+  const names = bothNames(sensitive, credentialsOf(context.request));
+  return maskSecretsIn(describeError(error, names), sentSecrets(context.request, names));
 }
 
 /** Random 32-bit words for request IDs, drawn a batch at a time: far cheaper than a UUID each. */
@@ -309,10 +328,10 @@ function requestIdOf(context: RequestContext): string {
 function retryLine(
   context: RequestContext,
   info: RetryInfo,
-  sensitive: ReadonlySet<string>,
+  sensitive: CredentialNames,
 ): string {
   const reason = info.response === undefined
-    ? describeError(info.error, sensitive)
+    ? describeSent(info.error, context, sensitive)
     : `status ${info.response.statusCode}`;
   return `[${requestIdOf(context)}] Retrying in ${(info.delayMs / 1000).toFixed(2)} s (attempt ${
     context.attempt + 2

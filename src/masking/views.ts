@@ -4,51 +4,12 @@
 // console.log() and JSON.stringify() view masks it, exceptions and their
 // causes included.
 
+import { type CredentialNames, isCredentialField, isCredentialHeader } from "./credentials.ts";
+
 /** The mask written in place of a secret. */
 export const MASK = "***";
 
-/**
- * Query parameter names whose values are masked wherever a URL is shown,
- * compared without regard to case (after percent-decoding): the names real
- * APIs put credentials in (OAuth, API keys, secrets and passwords, signed
- * URLs of S3, GCS and Azure SAS, sessions). Left out on purpose: `code`,
- * which names error, country and promotion codes far more often than the
- * OAuth authorization code (that one arrives at a redirect URI; a client
- * sends it in a form body), and `state` and `sid`, which are not credentials.
- */
-export const SENSITIVE_QUERY_NAMES: ReadonlySet<string> = new Set([
-  "access_token",
-  "refresh_token",
-  "id_token",
-  "token",
-  "auth_token",
-  "api_token",
-  "oauth_token",
-  "oauth_signature",
-  "api_key",
-  "apikey",
-  "api-key",
-  "key",
-  "client_secret",
-  "client_assertion",
-  "secret",
-  "password",
-  "passwd",
-  "pwd",
-  "signature",
-  "sig",
-  "x-amz-signature",
-  "x-amz-security-token",
-  "x-goog-signature",
-  "auth",
-  "authorization",
-  "jwt",
-  "session",
-  "session_id",
-  "sessionid",
-]);
-
-const NO_NAMES: ReadonlySet<string> = new Set();
+const NO_NAMES: CredentialNames = new Set();
 
 /**
  * `url` with its user-info and credential-like query values masked.
@@ -61,11 +22,11 @@ const NO_NAMES: ReadonlySet<string> = new Set();
  * parse (a bad port, a relative `//user:pw@host`) is masked the same way
  * where its authority holds the `@`, and from after its scheme up to its
  * last `@` otherwise. The query and fragment keep their
- * spelling; only the values of {@linkcode SENSITIVE_QUERY_NAMES} and of the
+ * spelling; only the values of credential fields ({@linkcode isCredentialField}) and of the
  * lower-case names in `extra` become `***`. A URL with no `@`, `?` or `#` is
  * returned as it is, without a parse.
  */
-export function redactUrl(url: string, extra: ReadonlySet<string> = NO_NAMES): string {
+export function redactUrl(url: string, extra: CredentialNames = NO_NAMES): string {
   const shown = url.includes("@") ? maskUserInfo(url) : url;
   return redactQuery(shown, extra);
 }
@@ -115,7 +76,7 @@ function maskUnparsedUserInfo(url: string): string {
  * `text` with the values of credential-like parameters masked after its
  * first `?` or `#` (a URL, or a path and query), the rest as it is.
  */
-export function redactQuery(text: string, extra: ReadonlySet<string> = NO_NAMES): string {
+export function redactQuery(text: string, extra: CredentialNames = NO_NAMES): string {
   const query = text.search(/[?#]/);
   if (query === -1) return text;
   let shown = text.slice(0, query);
@@ -147,26 +108,15 @@ function indexOfAny(text: string, chars: string, from: number, blank = false): n
 }
 
 /**
- * True when a query parameter's name is one of
- * {@linkcode SENSITIVE_QUERY_NAMES}, compared without regard to case, after
- * percent-decoding and without an array suffix (`token[]`, `api_key[0]`).
+ * True when a query parameter's name is a credential's
+ * ({@linkcode isCredentialField}).
  */
 export function isSensitiveQueryName(name: string): boolean {
-  return isSensitive(name, NO_NAMES);
+  return isCredentialField(name);
 }
 
-function isSensitive(rawName: string, extra: ReadonlySet<string>): boolean {
-  // A server reads `%61pi_key` or `api+key` decoded, as URLSearchParams does.
-  let name = /[%+]/.test(rawName)
-    ? new URLSearchParams(`${rawName}=`).keys().next().value ?? rawName
-    : rawName;
-  // PHP and Rails read `token[]=…` and `token[0]=…` as the parameter `token`.
-  if (name.endsWith("]")) {
-    const bracket = name.indexOf("[");
-    if (bracket > 0) name = name.slice(0, bracket);
-  }
-  const lower = name.toLowerCase();
-  return SENSITIVE_QUERY_NAMES.has(lower) || extra.has(lower);
+function isSensitive(rawName: string, extra: CredentialNames): boolean {
+  return isCredentialField(rawName, extra);
 }
 
 /** Punctuation that closes a sentence or a parenthesis: kept outside a URL or a value in text. */
@@ -180,7 +130,7 @@ const CLOSING = "),.;:'\"]>";
  * by hand, in linear time: the regular expressions for these shapes are
  * retried at every position of a long run and take quadratic time.
  */
-export function redactText(text: string, extra: ReadonlySet<string> = NO_NAMES): string {
+export function redactText(text: string, extra: CredentialNames = NO_NAMES): string {
   if (!/[@?#]/.test(text)) return text;
   return maskPairs(text.replace(/\S+/g, (word) => maskUrlIn(word, extra)), extra);
 }
@@ -193,7 +143,7 @@ const SPECIAL_SCHEMES: ReadonlySet<string> = new Set(["http", "https", "ws", "ws
  * colon and a slash; a special scheme and a colon with an `@` after it; or
  * two slashes with an `@` after them (a scheme-relative URL).
  */
-function maskUrlIn(word: string, extra: ReadonlySet<string>): string {
+function maskUrlIn(word: string, extra: CredentialNames): string {
   const lastAt = word.lastIndexOf("@");
   const masked = (start: number, from: number) => {
     const end = withoutClosing(word, from, word.length);
@@ -237,7 +187,7 @@ function withoutClosing(text: string, from: number, to: number): number {
  * pair follows `?`, `&`, `;` or `#`, and its value runs to white space or
  * `&`, without the closing punctuation at its end.
  */
-function maskPairs(text: string, extra: ReadonlySet<string>): string {
+function maskPairs(text: string, extra: CredentialNames): string {
   let shown = "";
   let copied = 0;
   for (let at = indexOfAny(text, "?&;#", 0); at < text.length;) {
@@ -260,7 +210,7 @@ function maskPairs(text: string, extra: ReadonlySet<string>): string {
  * `<Type>: <message>` of what was thrown, the URLs in it masked (user-info,
  * credential-like query values, and the `sensitive` ones): for a log line.
  */
-export function describeError(error: unknown, sensitive: ReadonlySet<string> = NO_NAMES): string {
+export function describeError(error: unknown, sensitive: CredentialNames = NO_NAMES): string {
   const described = error instanceof Error
     ? `${error.name}: ${error.message}`
     : `Error: ${String(error)}`;
@@ -297,14 +247,12 @@ export interface SentCredentials {
  */
 export function sentSecrets(
   sent: SentCredentials,
-  declared: ReadonlySet<string> = NO_NAMES,
+  declared: CredentialNames = NO_NAMES,
 ): string[] {
   const secrets: string[] = [];
   for (const [name, value] of Object.entries(sent.headers ?? {})) {
     const lower = name.toLowerCase();
-    if (!SENSITIVE_HEADERS.has(lower) && !CREDENTIAL_LIKE.test(lower) && !declared.has(lower)) {
-      continue;
-    }
+    if (!isCredentialHeader(lower, declared)) continue;
     // Word by word, but for an auth scheme's name: a message then reads `Bearer ***`.
     for (const word of value.split(/\s+/)) if (!AUTH_SCHEMES.test(word)) secrets.push(word);
     if (lower === "cookie") {
@@ -328,7 +276,7 @@ export function sentSecrets(
     )
   );
   for (const [name, value] of [...query, ...fields]) {
-    if (isSensitive(name, NO_NAMES)) secrets.push(value);
+    if (isCredentialField(name, declared)) secrets.push(value);
   }
   jsonSecrets(sent.jsonData, false, secrets, 0);
   return secrets;
@@ -343,7 +291,7 @@ function jsonSecrets(value: unknown, hidden: boolean, secrets: string[], depth: 
     for (const item of value) jsonSecrets(item, hidden, secrets, depth + 1);
   } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) {
-      jsonSecrets(item, hidden || CREDENTIAL_LIKE.test(key), secrets, depth + 1);
+      jsonSecrets(item, hidden || isCredentialField(key), secrets, depth + 1);
     }
   }
 }
@@ -372,28 +320,6 @@ export function maskSentIn(text: string, secrets: readonly string[]): string {
 
 // The masked views of headers, fields, params, forms and objects.
 
-/** Header names whose values are always masked, lower-case. */
-export const SENSITIVE_HEADERS: ReadonlySet<string> = new Set([
-  "authorization",
-  "proxy-authorization",
-  "cookie",
-  "set-cookie",
-  "x-api-key",
-]);
-
-/**
- * Header names that look like credentials (custom auth headers such as
- * `X-Token` or `X-Session-Key`): masked in `console.log()` views, whose
- * text, unlike a logging hook's line, has no fixed form, so they can afford
- * to mask more than needed.
- */
-const CREDENTIAL_LIKE = /auth|token|secret|key|cookie|session|passw/i;
-
-/** True when a header or field name looks like a credential's ({@linkcode CREDENTIAL_LIKE}). */
-export function looksLikeCredential(name: string): boolean {
-  return CREDENTIAL_LIKE.test(name);
-}
-
 /** A copy of `record`: the values of the names `hidden` holds for masked, the others `shown`. */
 function maskRecord<T, U = T>(
   record: Readonly<Record<string, T>>,
@@ -408,17 +334,21 @@ function maskRecord<T, U = T>(
 }
 
 /**
- * A copy of `headers` for a `console.log()` view: sensitive and
- * credential-like values masked, and the URLs in the others (`Location`,
+ * A copy of `headers` for a `console.log()` view: the values of credential
+ * headers ({@linkcode isCredentialHeader}, with `names`) masked, each of
+ * `secrets` (what the call sent, {@linkcode sentSecrets}) masked where
+ * another header quotes it, and the URLs in the others (`Location`,
  * `Link`, `Referer`) masked as every shown URL is.
  */
 export function maskHeadersForView(
   headers: Readonly<Record<string, string>>,
+  names: CredentialNames = NO_NAMES,
+  secrets: readonly string[] = [],
 ): Record<string, string> {
   return maskRecord(
     headers,
-    (name) => SENSITIVE_HEADERS.has(name.toLowerCase()) || CREDENTIAL_LIKE.test(name),
-    (value) => redactText(value),
+    (name) => isCredentialHeader(name, names),
+    (value) => redactText(secrets.length === 0 ? value : maskSentIn(value, secrets), names),
   );
 }
 
@@ -430,22 +360,22 @@ export function maskHeadersForView(
 export function maskFieldsForView<T>(
   fields: Readonly<Record<string, T>>,
 ): Record<string, T | typeof MASK> {
-  return maskRecord(fields, (name) => CREDENTIAL_LIKE.test(name));
+  return maskRecord(fields, (name) => isCredentialField(name));
 }
 
 /**
- * A copy of `headers` with the values of sensitive names masked, and the
- * URLs in the others (`Location`, `Link`) masked as every shown URL is;
- * `extra` holds further lower-case names, of headers and of query
- * parameters.
+ * A copy of `headers` with the values of credential headers
+ * ({@linkcode isCredentialHeader}) masked, and the URLs in the others
+ * (`Location`, `Link`) masked as every shown URL is; `extra` holds further
+ * lower-case names, of headers and of query parameters.
  */
 export function maskHeaders(
   headers: Readonly<Record<string, string>>,
-  extra: ReadonlySet<string> = NO_NAMES,
+  extra: CredentialNames = NO_NAMES,
 ): Record<string, string> {
   return maskRecord(
     headers,
-    (name) => SENSITIVE_HEADERS.has(name.toLowerCase()) || extra.has(name.toLowerCase()),
+    (name) => isCredentialHeader(name, extra),
     (value) => redactText(value, extra),
   );
 }
@@ -465,12 +395,9 @@ export function maskParamsForView<T>(params: Readonly<Record<string, T>>): Recor
  */
 export function maskFormForLog<T>(
   data: Readonly<Record<string, T>>,
-  sensitive: ReadonlySet<string>,
+  sensitive: CredentialNames,
 ): Record<string, T> {
-  return maskRecord(
-    data,
-    (name) => isSensitiveQueryName(name) || sensitive.has(name.toLowerCase()),
-  ) as Record<string, T>;
+  return maskRecord(data, (name) => isCredentialField(name, sensitive)) as Record<string, T>;
 }
 
 /** How deep {@linkcode maskDeepForView} goes; deeper values are masked whole. */
@@ -489,7 +416,7 @@ export function maskDeepForView(
   urls: boolean,
   secret = false,
   depth = 0,
-  extra: ReadonlySet<string> = NO_NAMES,
+  extra: CredentialNames = NO_NAMES,
 ): unknown {
   if (depth > MAX_DEPTH) return MASK;
   if (value instanceof URL) return urls ? redactUrl(value.href) : value;
@@ -503,9 +430,7 @@ export function maskDeepForView(
     const password = (value as { password?: unknown }).password;
     const loneUser = password === undefined || password === "";
     for (const [key, item] of Object.entries(value)) {
-      const hidden = secret
-        ? key !== "username" || loneUser
-        : CREDENTIAL_LIKE.test(key) || extra.has(key.toLowerCase());
+      const hidden = secret ? key !== "username" || loneUser : isCredentialField(key, extra);
       masked[key] = maskDeepForView(item, urls, hidden, depth + 1, extra);
     }
     return masked;
@@ -520,7 +445,7 @@ export function maskDeepForView(
  * masks them; the text as it is when nothing is masked (its spelling kept)
  * or when it is not JSON.
  */
-export function maskJsonText(text: string, extra: ReadonlySet<string> = NO_NAMES): string {
+export function maskJsonText(text: string, extra: CredentialNames = NO_NAMES): string {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -537,7 +462,7 @@ export function maskJsonText(text: string, extra: ReadonlySet<string> = NO_NAMES
  * masked, as in a URL's query ({@linkcode redactQuery}), and of `extra`
  * ones (lower-case names).
  */
-export function maskFormText(text: string, extra: ReadonlySet<string> = NO_NAMES): string {
+export function maskFormText(text: string, extra: CredentialNames = NO_NAMES): string {
   return redactQuery(`?${text}`, extra).slice(1);
 }
 

@@ -6,6 +6,7 @@ import type { HttpRequest } from "./request.ts";
 import type { HttpResponse } from "./response.ts";
 import type { TokenData } from "./token_data.ts";
 import { checkKnownKeys, keysOf } from "./_validate.ts";
+import type { CredentialNames } from "../masking/credentials.ts";
 
 /**
  * Sends a token request through a client's transport: its pool (so its
@@ -34,7 +35,7 @@ export interface ExchangeFacts {
   /** The client's limit of a body read whole. */
   readonly maxResponseBytes: number;
   /** Lower-case names of the credential headers the client's hooks declare, if any. */
-  readonly credentialHeaders: ReadonlySet<string> | undefined;
+  readonly credentialHeaders: CredentialNames | undefined;
   /** The client certificate (PEM) the client shows a server that asks (`withTls()`), if any. */
   readonly clientCertificate: string | undefined;
   /** The client's logger (that of its logging hooks, `withLogging()`), if it has one. */

@@ -12,6 +12,7 @@ import {
   maskParamsForView,
   redactUrl,
 } from "../masking/views.ts";
+import type { CredentialNames } from "../masking/credentials.ts";
 import {
   checkKnownKeys,
   describeType,
@@ -257,6 +258,18 @@ function checkAuth(auth: unknown): readonly [string, string] {
 let jsonStyleOf: (request: HttpRequest) => JsonStyle;
 
 /**
+ * Binds to `request` the credential names of the client sending it (the
+ * send path does, for the requests a call hands back): its views mask them.
+ */
+export let bindRequestCredentials: (
+  request: HttpRequest,
+  names: CredentialNames | undefined,
+) => void;
+
+/** The credential names bound to `request`, if any. */
+export let credentialsOf: (request: HttpRequest) => CredentialNames | undefined;
+
+/**
  * An immutable HTTP request. The instance and its `headers`, `params`,
  * `data`, `files` and `auth` are frozen; changed copies come from
  * {@linkcode HttpRequest.withHeaders} and {@linkcode HttpRequest.with}.
@@ -306,9 +319,19 @@ export class HttpRequest implements HttpRequestFields {
   readonly #jsonText: string | undefined;
   /** How `jsonText` is spaced: the client's `withJsonStyle`, kept by every copy. */
   readonly #jsonStyle: JsonStyle;
+  /**
+   * The credential names of the client that sends it (its declared and added
+   * headers), bound by the send path as a call starts and kept by copies:
+   * the views and the logging hooks mask them.
+   */
+  #credentials: CredentialNames | undefined = undefined;
 
   static {
     jsonStyleOf = (request) => request.#jsonStyle;
+    bindRequestCredentials = (request, names) => {
+      request.#credentials = names;
+    };
+    credentialsOf = (request) => request.#credentials;
   }
 
   /**
@@ -374,6 +397,7 @@ export class HttpRequest implements HttpRequestFields {
     if (body !== undefined) this.body = body === from?.body ? body : checkRawBody(body);
     if (jsonData !== undefined) this.jsonData = jsonData;
     const style = this.#jsonStyle = jsonStyle ?? (from === undefined ? "python" : from.#jsonStyle);
+    if (from !== undefined) this.#credentials = from.#credentials;
     // A copy with the same jsonData and style sends the same bytes: no second serialization.
     this.#jsonText = jsonData === undefined
       ? undefined
@@ -482,7 +506,7 @@ export class HttpRequest implements HttpRequestFields {
 defineRedactedInspect(HttpRequest, (request) => ({
   ...request.toObject(),
   url: redactUrl(request.url),
-  headers: request.headers && maskHeadersForView(request.headers),
+  headers: request.headers && maskHeadersForView(request.headers, credentialsOf(request)),
   params: request.params && maskParamsForView(request.params),
   data: request.data && maskFieldsForView(request.data),
   jsonData: maskDeepForView(request.jsonData, false),

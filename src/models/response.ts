@@ -22,7 +22,8 @@ import {
 } from "../masking/views.ts";
 import { errorReason, MAX_REASON_BODY, type ProblemDetails } from "../http/problem.ts";
 import { checkKnownKeys, describeType, keysOf } from "./_validate.ts";
-import type { HttpRequest } from "./request.ts";
+import { bindRequestCredentials, credentialsOf, type HttpRequest } from "./request.ts";
+import type { CredentialNames } from "../masking/credentials.ts";
 import {
   events,
   type LineLimit,
@@ -339,7 +340,7 @@ export interface ResponseContext {
 /** The call a response came from: its context, and the credential headers its client declares. */
 interface ResponseCall {
   readonly context: ResponseContext;
-  readonly credentialHeaders: ReadonlySet<string> | undefined;
+  readonly credentialHeaders: CredentialNames | undefined;
 }
 
 /**
@@ -350,8 +351,11 @@ interface ResponseCall {
 export let bindResponseContext: (
   response: HttpResponse,
   context: ResponseContext,
-  credentialHeaders: ReadonlySet<string> | undefined,
+  credentialHeaders: CredentialNames | undefined,
 ) => void;
+
+/** The credential names of the call that returned `response`, once bound. */
+let callCredentialsOf: (response: HttpResponse) => CredentialNames | undefined;
 
 /** The longest reason of a server that a status message quotes, in characters. */
 const MAX_REASON = 200;
@@ -404,7 +408,11 @@ export class HttpResponse {
     bindResponseContext = (response, context, credentialHeaders) => {
       response.#call = { context, credentialHeaders };
       response.#context = undefined;
+      if (credentialHeaders !== undefined) {
+        bindRequestCredentials(response.request, credentialHeaders);
+      }
     };
+    callCredentialsOf = (response) => response.#call?.credentialHeaders;
   }
 
   /** Creates a response of `init`: the status, headers, body, timing, URL and request. */
@@ -757,7 +765,12 @@ export interface StreamedHttpResponse extends
 defineRedactedInspect(HttpResponse, (response) => ({
   statusCode: response.statusCode,
   url: redactUrl(response.url),
-  headers: maskHeadersForView(response.headers),
+  // A credential the call sent, quoted back in a response header, is masked there too.
+  headers: maskHeadersForView(
+    response.headers,
+    callCredentialsOf(response),
+    sentSecrets(response.request, credentialsOf(response.request) ?? callCredentialsOf(response)),
+  ),
   content: response.isStreamed ? "(streamed)" : response.content,
   elapsedMs: response.elapsedMs,
   request: response.request,

@@ -11,7 +11,9 @@ import type {
 } from "../hooks/hook_interfaces.ts";
 import type { RetryPolicy } from "../config/config.ts";
 import { ConnectionException, HttpClientException, TimeoutException } from "../errors.ts";
-import { HttpRequest } from "../models/request.ts";
+import { bindRequestCredentials, HttpRequest } from "../models/request.ts";
+import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
+import { leavesOrigin } from "../http/url.ts";
 import { bindResponseContext, HttpResponse } from "../models/response.ts";
 import { RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
@@ -43,6 +45,13 @@ export interface LifecycleOptions extends SendOptions, AuthOptions {
   readonly readTimeout: number | null;
   /** Told when a call starts and when it ends (the client waits for its calls on `await using`). */
   readonly calls?: CallCounter | undefined;
+  /**
+   * The URL whose origin the call's credentials belong to, when not the
+   * call's own (pagination's pages after the first): sent to another origin
+   * (or from https to http), the call goes without credential headers and
+   * `auth`, unless the auth origins name its origin.
+   */
+  readonly credentialsOf?: string | undefined;
 }
 
 /** Counts the calls in flight. */
@@ -95,6 +104,10 @@ export async function executeCall(
   // A streamed response returned unread: the call ends with its body.
   let handedOver = false;
   try {
+    // The client's credential names go with the request and every copy of it: views mask them.
+    if (options.credentialHeaders !== undefined) {
+      bindRequestCredentials(prepared, options.credentialHeaders);
+    }
     const context = new RequestContext(prepared, { maxRetries: retry.maxRetries });
     for (;;) {
       let received: HttpResponse | undefined;
@@ -105,7 +118,10 @@ export async function executeCall(
         // Hooks that return values (not promises) cost no await: each is a
         // turn of the microtask queue.
         const requested = runRequestHooks(options.requestHooks, prepared, context);
-        const hooked = requested instanceof Promise ? await requested : requested;
+        const hooked = withoutForeignCredentials(
+          requested instanceof Promise ? await requested : requested,
+          options,
+        );
         context.request = hooked;
         const { authHook } = options;
         received = authHook === undefined
@@ -131,7 +147,10 @@ export async function executeCall(
         throw error;
       }
       if (delay === undefined) {
-        if ("error" in outcome) throw outcome.error;
+        if ("error" in outcome) {
+          bindErrorCredentials(outcome.error, options.credentialHeaders);
+          throw outcome.error;
+        }
         const { response } = outcome;
         bindResponseContext(response, context, options.credentialHeaders);
         if (calls !== undefined && options.stream) {
@@ -156,6 +175,38 @@ export async function executeCall(
   } finally {
     if (!handedOver) calls?.ended();
   }
+}
+
+/**
+ * `request` without its credential headers and `auth` when the call's
+ * credentials belong to another origin (`credentialsOf`) than the one it
+ * goes to, and the auth origins do not name that one: whoever set them (the
+ * call, the client's defaults, a request hook such as `AuthorizationHook`).
+ */
+function withoutForeignCredentials(request: HttpRequest, options: LifecycleOptions): HttpRequest {
+  const { credentialsOf } = options;
+  if (credentialsOf === undefined) return request;
+  const to = new URL(request.url);
+  if (!leavesOrigin(new URL(credentialsOf), to) || options.authOrigins?.has(to.origin)) {
+    return request;
+  }
+  const names = options.credentialHeaders;
+  const headers = request.headers &&
+    Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => !isCredentialHeader(name, names)),
+    );
+  return request.with({ headers, auth: undefined });
+}
+
+/**
+ * Binds the client's credential names to the request an exception of the
+ * call carries (and its response's), so that its views mask them.
+ */
+function bindErrorCredentials(error: unknown, names: CredentialNames | undefined): void {
+  if (names === undefined || typeof error !== "object" || error === null) return;
+  const { request, response } = error as { request?: unknown; response?: unknown };
+  if (request instanceof HttpRequest) bindRequestCredentials(request, names);
+  if (response instanceof HttpResponse) bindRequestCredentials(response.request, names);
 }
 
 /**

@@ -2,8 +2,7 @@
 
 import type { AuthHookInterface } from "../auth/hooks.ts";
 import { bindTokenSender } from "../auth/hooks.ts";
-import type { HttpClientConfig } from "../config/config.ts";
-import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
+import { configCredentials, type HttpClientConfig } from "../config/config.ts";
 import { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext, TokenSender } from "../models/context.ts";
@@ -37,21 +36,12 @@ export function authScope(config: HttpClientConfig): AuthScope {
   const { baseUrl } = config;
   const authOrigins = config.authOrigins ??
     new Set(baseUrl === undefined ? [] : [new URL(baseUrl).origin]);
-  const declared = new Set<string>();
-  const hooks: readonly RequestHookInterface[] = config.authHook === undefined
-    ? config.requestHooks
-    : [...config.requestHooks, config.authHook];
-  for (const hook of hooks) {
-    const names: unknown = hook.credentialHeaders;
-    if (!Array.isArray(names)) continue;
-    for (const name of names) if (typeof name === "string") declared.add(name.toLowerCase());
-  }
   return {
     authOrigins,
     // An explicit list is the whole list: a client that names its API's origin must not send
     // its credentials to any other URL it is called with (a webhook a user gave, say).
     authOwnOrigin: baseUrl === undefined && config.authOrigins === undefined,
-    credentialHeaders: declared.size === 0 ? undefined : declared,
+    credentialHeaders: configCredentials(config),
   };
 }
 
@@ -74,6 +64,8 @@ export interface AuthOptions {
   readonly authOwnOrigin?: boolean | undefined;
   /** Sends the hook's token requests through the client's transport. */
   readonly tokenSender?: TokenSender | undefined;
+  /** The URL whose origin the call's credentials belong to, when not the call's own. */
+  readonly credentialsOf?: string | undefined;
 }
 
 /** A request after the auth hook, and the lower-case names of the headers the hook added. */
@@ -100,7 +92,11 @@ export async function sendAuthenticated(
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
   const hookedOrigin = originOf(hooked.url);
-  const allowed = allowedOrigin(options, hookedOrigin);
+  // A call whose credentials belong elsewhere (pagination's later pages) has that origin as its own.
+  const allowed = allowedOrigin(
+    options,
+    options.credentialsOf === undefined ? hookedOrigin : originOf(options.credentialsOf),
+  );
   const seconds = attemptTimeout(hooked, options);
   bindTokenSender(context, options.tokenSender);
   let failed: HttpResponse | undefined;

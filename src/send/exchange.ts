@@ -43,6 +43,7 @@ import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
+import type { CredentialNames } from "../masking/credentials.ts";
 import { sendBody, streamedCall } from "./body.ts";
 import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { HttpRequest } from "../models/request.ts";
@@ -59,7 +60,7 @@ export interface SendOptions extends AbortSources, CallTimeouts {
   /** The largest body read, in bytes (`Infinity`: no limit). */
   readonly maxResponseBytes: number;
   /** Lower-case names of further credential headers, which a redirect drops when it leaves the origin. */
-  readonly credentialHeaders?: ReadonlySet<string> | undefined;
+  readonly credentialHeaders?: CredentialNames | undefined;
   /** True for a streamed call: the response comes at its head, its body unread. */
   readonly stream?: boolean | undefined;
   /** A streamed body's longest wait for the next chunk, in seconds (`null`: none). */
@@ -592,7 +593,7 @@ class LinkFacts implements ExchangeFacts {
     return this.chain.options.maxResponseBytes;
   }
 
-  get credentialHeaders(): ReadonlySet<string> | undefined {
+  get credentialHeaders(): CredentialNames | undefined {
     return this.chain.options.credentialHeaders;
   }
 

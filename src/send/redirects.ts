@@ -8,7 +8,8 @@ import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { RequestContext } from "../models/context.ts";
-import { redactUrl, SENSITIVE_HEADERS } from "../masking/views.ts";
+import { redactUrl } from "../masking/views.ts";
+import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
 import { leavesOrigin } from "../http/url.ts";
 import { Step } from "./deadline.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline.ts";
@@ -79,13 +80,14 @@ async function followRedirects(
   let hop = request;
   // The declared credential headers and every header the auth hook added on
   // any hop so far: all leave with the origin.
-  let authHeaders = new Set([...options.credentialHeaders ?? NONE, ...auth?.headers ?? NONE]);
+  // (The client's credential names, with their exceptions, are asked of each header as well.)
+  let authHeaders = new Set([...auth?.headers ?? NONE]);
   for (let count = 0;; count++) {
     if (count === options.maxRedirects) throw tooManyRedirects(request, count);
     const next = nextUrl(request, redirect.location, redirect.url);
     const from = new URL(redirect.url);
     const left = leavesOrigin(from, next);
-    hop = redirectRequest(hop, redirect.status, next, left, authHeaders);
+    hop = redirectRequest(hop, redirect.status, next, left, authHeaders, options.credentialHeaders);
     if (left && auth !== undefined) {
       const reapplied = await auth.reapply(hop);
       hop = reapplied.request;
@@ -123,7 +125,8 @@ function nextUrl(request: HttpRequest, location: string, from: string): URL {
  * body never gets here: sendSingleRequest returns such a redirect as the
  * response). A hop that `left` the origin
  * (another origin, or https to http) drops the credential headers (the
- * fixed set and `authHeaders`) and `auth`.
+ * credential headers of the client (`credentials`: {@linkcode isCredentialHeader}),
+ * and `authHeaders`, which the auth hook added) and `auth`.
  */
 function redirectRequest(
   hop: HttpRequest,
@@ -131,11 +134,12 @@ function redirectRequest(
   to: URL,
   left: boolean,
   authHeaders: ReadonlySet<string>,
+  credentials: CredentialNames | undefined,
 ): HttpRequest {
   const toGet = turnsIntoGet(status, hop.method);
   const dropped = (name: string): boolean => {
     const lower = name.toLowerCase();
-    return (left && (SENSITIVE_HEADERS.has(lower) || authHeaders.has(lower))) ||
+    return (left && (isCredentialHeader(lower, credentials) || authHeaders.has(lower))) ||
       (toGet && (lower === "content-type" || lower === "content-length"));
   };
   const headers = hop.headers &&
