@@ -15,6 +15,7 @@ import { specialRange } from "../src/transport/addresses.ts";
 import { parseIp } from "../src/transport/addresses.ts";
 import { rejectsWith, throwsAtOnce } from "./helpers.ts";
 import { makeTlsMaterial } from "./tls_material.ts";
+import { proxyChildCode, runDenoChild } from "./proxy_server.ts";
 
 // [URL host as written, the address it is, the rule]
 const DENIED: readonly (readonly [string, string, string])[] = [
@@ -189,6 +190,40 @@ Deno.test("An allowed range and an allowed host are reached; a redirect from one
   assert.equal(error.address, "127.0.0.3");
   assert.deepEqual(allowed.seen, ["/a", "/b", "/c", "/jump"]);
   assert.deepEqual(denied.seen, []);
+});
+
+Deno.test("The policy's resolve answers for an allowed host name too, and its answer is connected to unchecked", async () => {
+  const { server, seen, port } = counted("127.0.0.3");
+  await using _ = server;
+  const asked: string[] = [];
+  await using client = guarded({
+    allow: ["fetchline-test.invalid"],
+    resolve: (name) => (asked.push(name), Promise.resolve(["127.0.0.3"])),
+  });
+  // The system cannot resolve the name; the policy's resolve can, and the name is allowed.
+  assert.equal(
+    (await client.get(`http://fetchline-test.invalid:${port}/named`)).text,
+    "ok from 127.0.0.3",
+  );
+  assert.deepEqual(asked, ["fetchline-test.invalid"]);
+  assert.deepEqual(seen, ["/named"]);
+});
+
+Deno.test("An allowed host the environment's NO_PROXY names is refused when the policy has a resolve: Deno's client would ask the system", async () => {
+  const { server, seen, port } = counted("127.0.0.3");
+  await using _ = server;
+  const setup = `.withNetworkPolicy({ allow: ["fetchline-test.invalid"], ` +
+    `resolve: () => Promise.resolve(["127.0.0.3"]) })`;
+  const out = await runDenoChild(
+    proxyChildCode(setup, `http://fetchline-test.invalid:${port}/direct`),
+    { NO_PROXY: "fetchline-test.invalid" },
+    ["--allow-net=127.0.0.3,fetchline-test.invalid", "--allow-env=NO_PROXY,no_proxy"],
+  );
+  assert.match(
+    out,
+    /^error HttpClientException .*The network policy cannot check fetchline-test\.invalid on Deno: the environment's NO_PROXY names it, .*\(remove it from NO_PROXY: the policy's resolve answers for every host name\): GET http:/m,
+  );
+  assert.deepEqual(seen, []);
 });
 
 Deno.test("The address checked is the address connected to: a resolver whose second answer differs never steers the connection", async () => {

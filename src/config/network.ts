@@ -96,8 +96,10 @@ export interface NetworkPolicyOptions {
   allow?: readonly string[];
   /**
    * Resolves a host name to its IP addresses in place of the system's
-   * resolver (tests, DNS over HTTPS). Its answers are checked like the
-   * system's, and the connection goes to one it allowed.
+   * resolver (tests, DNS over HTTPS), for every host name the policy's
+   * connections go to, an allowed one too. Its answers are checked like the
+   * system's (an allowed host's are not), and the connection goes to one it
+   * allowed.
    */
   resolve?: (hostname: string) => Promise<readonly string[]>;
 }

@@ -189,8 +189,9 @@ export class Relay {
 
   /**
    * A connection to the target: without a policy, by name, as Deno resolves
-   * it; with one, to the first address the policy allowed (an address or an
-   * allowed host as it is). `signal` ends the wait, the lookup and the
+   * it; with one, to the first address the policy allowed (an allowed
+   * address as it is, an allowed host by name when the policy has no
+   * `resolve` of its own). `signal` ends the wait, the lookup and the
    * connection.
    */
   async #open(hostname: string, port: number, signal: AbortSignal): Promise<Conn> {

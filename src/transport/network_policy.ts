@@ -64,9 +64,11 @@ export function hostAllowed(policy: NetworkPolicy, hostname: string): boolean {
 /**
  * What the policy says of `url` before any connection: a
  * {@linkcode BlockedFailure} when its host is an address it refuses,
- * `"resolve"` when its host is a name whose addresses must be checked as
- * they are connected to, `undefined` when it may be connected to as it is
- * (an allowed address, or an allowed host).
+ * `"resolve"` when its host is a name the client must resolve itself (see
+ * {@linkcode checkedAddresses}): every name but an allowed one, and every
+ * name when the policy has a `resolve`, which replaces the system resolver
+ * for an allowed host too; `undefined` when it may be connected to as it is
+ * (an allowed address, or an allowed host the system resolves).
  */
 export function urlRefusal(
   policy: NetworkPolicy,
@@ -74,7 +76,9 @@ export function urlRefusal(
 ): BlockedFailure | "resolve" | undefined {
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   const ip = parseIp(host);
-  if (ip === undefined) return hostAllowed(policy, host) ? undefined : "resolve";
+  if (ip === undefined) {
+    return hostAllowed(policy, host) && policy.resolve === undefined ? undefined : "resolve";
+  }
   const refused = addressRefusal(policy, ip);
   return refused === undefined ? undefined : blocked(host, formatIp(ip), refused);
 }
@@ -87,7 +91,8 @@ function blocked(host: string, address: string, refused: AddressRule): BlockedFa
  * Resolves `hostname` (with the policy's `resolve`, else `system`) and
  * returns the answers the policy allows, in the resolver's order; a
  * {@linkcode BlockedFailure} naming the first answer when it allows none.
- * An answer that is not an IP address is the resolver's error.
+ * Every answer for a host `allow` names is allowed, unchecked, as the host
+ * is. An answer that is not an IP address is the resolver's error.
  */
 export async function checkedAddresses(
   policy: NetworkPolicy,
@@ -104,6 +109,7 @@ export async function checkedAddresses(
     throw Object.assign(new Error(`No address found for ${hostname}`), { code: "ENOTFOUND" });
   }
   const allowed: string[] = [];
+  const trusted = hostAllowed(policy, hostname);
   let first: BlockedFailure | undefined;
   for (const answer of answers) {
     const ip = typeof answer === "string" ? parseIp(answer) : undefined;
@@ -113,7 +119,7 @@ export async function checkedAddresses(
           "is not an IP address",
       );
     }
-    const refused = addressRefusal(policy, ip);
+    const refused = trusted ? undefined : addressRefusal(policy, ip);
     if (refused === undefined) allowed.push(formatIp(ip));
     else first ??= blocked(hostname, formatIp(ip), refused);
   }

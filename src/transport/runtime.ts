@@ -241,7 +241,8 @@ function denoEnvProxyTransport(deno: DenoClients, options: PoolOptions): Pool {
  * policy's refusal, a refused connection, an unknown host) is thrown in
  * place of Deno's client's words for it. A host the environment's NO_PROXY
  * names Deno's client reaches directly, resolving it itself: under a policy
- * that is refused for a host name (its address could not be checked), and
+ * that is refused for a host name (its address could not be checked, nor
+ * the policy's `resolve` asked for it), and
  * the policy reads NO_PROXY for it (`--allow-env=NO_PROXY,no_proxy`).
  */
 function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy | undefined): Pool {
@@ -265,7 +266,7 @@ function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy |
         if (denoBypasses(noProxy, url)) {
           return refused === undefined
             ? client("direct")(wire, abort)
-            : Promise.reject(noProxyConflict(url));
+            : Promise.reject(noProxyConflict(url, policy.resolve !== undefined));
         }
       }
       const through = relay ??= new Relay(deno, policy);
@@ -283,12 +284,15 @@ function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy |
   };
 }
 
-function noProxyConflict(url: URL): Failure {
+/** `resolving`: the policy has a `resolve`, which answers for an allowed host too. */
+function noProxyConflict(url: URL, resolving: boolean): Failure {
   return new Failure(
     "route",
     `The network policy cannot check ${url.hostname} on Deno: the environment's NO_PROXY ` +
       "names it, and Deno's HTTP client then resolves and connects to it itself (remove it " +
-      "from NO_PROXY, or allow the host)",
+      `from NO_PROXY${
+        resolving ? ": the policy's resolve answers for every host name" : ", or allow the host"
+      })`,
   );
 }
 

@@ -1,8 +1,9 @@
 // withNetworkPolicy() on the npm build under Node: undici's connect lookup
 // resolves once per connection, checks every answer and hands back only the
 // allowed ones; an address host is checked before any connection; a
-// redirect to a denied address, an allowed host and range, a resolver whose
-// answers change between calls; the policy refused with a proxy.
+// redirect to a denied address, an allowed host and range, an allowed host
+// resolved by the policy's resolve, a resolver whose answers change between
+// calls; the policy refused with a proxy.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -102,6 +103,35 @@ test("A name that resolves to a denied address is refused; an allowed range and 
     good.close();
     await allowed.close();
     await denied.close();
+  }
+});
+
+test("An allowed host name is resolved by the policy's resolve (else the system) and its answer connected to unchecked", async () => {
+  const server = await counted("127.0.0.3");
+  const system = await counted("127.0.0.1");
+  const asked = [];
+  const named = guarded({
+    allow: ["api.fetchline-test.invalid"],
+    resolve: (name) => (asked.push(name), Promise.resolve(["127.0.0.3"])),
+  });
+  const plain = guarded({ allow: ["localhost"] });
+  try {
+    // The system cannot resolve the name; the policy's resolve can, and the name is allowed.
+    const url = `http://api.fetchline-test.invalid:${server.port}/named`;
+    assert.equal((await named.get(url)).text, "ok from 127.0.0.3");
+    assert.deepEqual(asked, ["api.fetchline-test.invalid"]);
+    // Without a resolve, the system's answers for an allowed name are not checked either.
+    assert.equal(
+      (await plain.get(`http://localhost:${system.port}/system`)).text,
+      "ok from 127.0.0.1",
+    );
+    assert.deepEqual(server.seen, ["/named"]);
+    assert.deepEqual(system.seen, ["/system"]);
+  } finally {
+    named.close();
+    plain.close();
+    await server.close();
+    await system.close();
   }
 });
 
