@@ -15,7 +15,7 @@ import {
 } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf, validatePositive } from "../models/_validate.ts";
 import { carryBody } from "../send/body.ts";
-import { describeError, sentSecrets } from "../masking/views.ts";
+import { describeError, maskSecretsIn, sentSecrets } from "../masking/views.ts";
 import { Capture, showBytes } from "./bodies.ts";
 import { type EntryRule, harRequest, harResponseHead, UNKNOWN_VERSION } from "./entries.ts";
 import type { Har, HarContent, HarEntry, HarRequest, HarResponse } from "./types.ts";
@@ -32,8 +32,8 @@ export interface HarRecorderOptions {
    * credential-like query values and form fields (`token`, `api_key`,
    * `password`…); a URL's user-info; cookie values; the values of a JSON
    * body's credential-like fields (`password`, `accessToken`, `apiKey`…);
-   * in a response's text body, the credentials the call sent, where the
-   * server quotes them back. `false` records every secret as sent and received: a HAR is a file
+   * in a response's text body and a failed exchange's error, the
+   * credentials the call sent, where they are quoted back. `false` records every secret as sent and received: a HAR is a file
    * people share, attach to issues and open in tools, and anyone who reads
    * one with secrets in it can call the API as you. Turn it off only for a
    * recording that never leaves your machine.
@@ -227,7 +227,10 @@ export class HarRecorder {
     try {
       response = await next(request);
     } catch (error) {
-      recorded.error = describeError(error, rule.mask ? rule.sensitive : undefined);
+      // Masked as every message is: the URLs in it, and the credentials the call sent.
+      const described = describeError(error, rule.mask ? rule.sensitive : undefined);
+      const { secrets } = recorded.rule;
+      recorded.error = secrets === undefined ? described : maskSecretsIn(described, secrets);
       recorded.endedAt = performance.now();
       throw error;
     }

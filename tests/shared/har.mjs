@@ -207,6 +207,33 @@ export default function ({ lib, fixture, runtime, assert }) {
         assert.equal(hit.response.bodySize, 0);
         assert.equal(JSON.parse(hit.response.content.text).method, "GET");
       },
+    "an inner middleware's error quoting the call's credentials is recorded masked in _error":
+      async () => {
+        const recorder = new lib.HarRecorder();
+        const leaky = () => {
+          throw new Error(
+            "upstream refused Authorization: Bearer tok-SECRET-1 (raw tok-SECRET-1), " +
+              `X-API-Key key-SECRET-2, at ${fixture.url}/up?token=qtok-SECRET-3`,
+          );
+        };
+        const http = clientOf([recorder, leaky]);
+        try {
+          await assert.rejects(
+            http.get("/har/session", {
+              headers: { Authorization: "Bearer tok-SECRET-1", "X-API-Key": "key-SECRET-2" },
+            }),
+            Error,
+          );
+        } finally {
+          await http.close();
+        }
+        const error = recorder.toHar().log.entries[0].response._error;
+        assert.ok(!SECRETS.test(error), error);
+        assert.match(
+          error,
+          /^Error: upstream refused Authorization: Bearer \*\*\* \(raw \*\*\*\), X-API-Key \*\*\*, at .*\/up\?token=\*\*\*$/,
+        );
+      },
     "a failed exchange is an entry with status 0 and the error, masked; replayed, it fails again":
       async () => {
         const recorder = new lib.HarRecorder();
