@@ -44,7 +44,10 @@ export interface HarRecorderOptions {
   /**
    * The most bytes of a body written (default 1 MiB); a longer one is cut
    * there and its entry says so (`_truncated: true`). A masked JSON body is
-   * written only whole.
+   * written only whole: a longer one is left out, never parsed (a part of it
+   * cannot be masked), and its entry says so. What the recorder keeps of a
+   * body is bounded by this: it never copies or parses a longer string,
+   * bytes or response body whole to show the start of it.
    */
   maxBodyBytes?: number | undefined;
   /** Further header, query parameter, form field and JSON field names to mask, in any letter case. */
@@ -219,8 +222,11 @@ export class HarRecorder {
       startedDateTime: new Date().toISOString(),
       since: performance.now(),
       request: harRequest(request, rule),
-      // A response body that quotes back what the call sent has it masked too.
-      rule: rule.mask ? { ...rule, secrets: sentSecrets(request, rule.sensitive) } : rule,
+      // A response body that quotes back what the call sent has it masked too
+      // (each once: a large JSON body may hold the same one in every row).
+      rule: rule.mask
+        ? { ...rule, secrets: [...new Set(sentSecrets(request, rule.sensitive))] }
+        : rule,
     };
     this.#entries.push(recorded);
     let response: HttpResponse;
