@@ -1,10 +1,10 @@
 // A program run by har_test.ts in a process of its own, with
 // `--v8-flags=--expose-gc`: it records 30 MiB bodies with `maxBodyBytes` of
 // 64 KiB (a JSON upload, a text upload, a form upload, a streamed JSON
-// response read to its end) and prints, for each, how many bytes of heap (array
-// buffers too) the recorder grew by (the request built before, a collection first, none
-// after, so what the recorder made and dropped counts too) and what its
-// entry says of the body.
+// response read to its end) and prints, for each, how many bytes of heap
+// (array buffers too) the recorder grew by (the request built before, a
+// collection first, none after, so what the recorder made and dropped
+// counts too) and what its entry says of the body.
 
 import { HttpClient, HttpClientConfigBuilder, HttpRequest, RequestContext } from "../mod.ts";
 import { HarRecorder } from "../har.ts";

@@ -4,7 +4,8 @@
 // after the server closed); no secret of the calls is in the HAR text, and
 // `maskSecrets: false` records them; a body past maxBodyBytes is cut and
 // marked, and costs the recorder memory bounded by maxBodyBytes (a child
-// process measures its heap: tests/har_memory_child.ts); a recording of Chromium's (tests/fixtures/chromium.har, made by
+// process measures its heap: tests/har_memory_child.ts); a recording of
+// Chromium's (tests/fixtures/chromium.har, made by
 // scripts/record_chromium_har.ts) replays; bad input is named. The same
 // behaviour on every runtime is in the shared suite (tests/shared/har.mjs).
 
