@@ -3,7 +3,9 @@
 // and opens no socket (the sanitizers check each test, and the replay runs
 // after the server closed); no secret of the calls is in the HAR text, and
 // `maskSecrets: false` records them; a body past maxBodyBytes is cut and
-// marked; a recording of Chromium's (tests/fixtures/chromium.har, made by
+// marked, and costs the recorder memory bounded by maxBodyBytes (a child
+// process measures its heap: tests/har_memory_child.ts); a recording of
+// Chromium's (tests/fixtures/chromium.har, made by
 // scripts/record_chromium_har.ts) replays; bad input is named. The same
 // behaviour on every runtime is in the shared suite (tests/shared/har.mjs).
 
@@ -187,6 +189,48 @@ Deno.test("a body past maxBodyBytes is cut and marked; bodies: false keeps sizes
   const none = (await session({ bodies: false })).recorder.toHar().log.entries[3]!.response.content;
   assert.equal(none.size, 300);
   assert.equal(none.text, undefined);
+});
+
+Deno.test("the recorder's memory for a 30 MiB body is bounded by maxBodyBytes (64 KiB), not the body's size", async () => {
+  const output = await new Deno.Command("sh", {
+    args: [
+      "-c",
+      'exec "$0" run --quiet --v8-flags=--expose-gc "$1"',
+      Deno.execPath(),
+      new URL("./har_memory_child.ts", import.meta.url).pathname,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout).trim();
+  assert.ok(output.success, `${text} ${new TextDecoder().decode(output.stderr)}`);
+  const { json, text: plain, form, stream } = JSON.parse(text);
+  // Generous: a copy of the body, or its parse, is 30 MiB and more.
+  const bound = 3 * 64 * 1024 + 20 * 2 ** 20;
+  for (const [name, { growth }] of Object.entries({ json, plain, form, stream })) {
+    assert.ok(growth < bound, `${name}: the heap grew by ${(growth / 2 ** 20).toFixed(1)} MiB`);
+  }
+  // A masked JSON body past the limit is left out (a cut one cannot be masked), and marked.
+  assert.equal(json.postData.text, undefined);
+  assert.equal(json.postData._truncated, true);
+  assert.match(json.postData.comment, /^not recorded: /);
+  assert.equal(plain.postData.text, "y".repeat(64 * 1024));
+  assert.equal(plain.postData._truncated, true);
+  assert.match(form.postData.text, /^password=\*\*\*&note=z+$/);
+  assert.equal(stream.content.text, undefined);
+  assert.equal(stream.content._truncated, true);
+  assert.ok(stream.content.size >= 30 * 2 ** 20);
+});
+
+Deno.test("a form body (data) past maxBodyBytes is cut and marked, its fields masked", async () => {
+  const recorder = new HarRecorder({ maxBodyBytes: 100 });
+  await using server = serve(async (request) => new Response(await request.text()));
+  await using http = client(recorder, `http://127.0.0.1:${server.addr.port}`);
+  await http.post("/form", { data: { password: "pw-SECRET-4", note: "n".repeat(500) } });
+  const postData = recorder.toHar().log.entries[0]!.request.postData!;
+  assert.equal(postData.text, `password=***&note=${"n".repeat(100 - 18)}`);
+  assert.equal(postData._truncated, true);
+  assert.deepEqual(postData.params?.map(({ name }) => name), ["password", "note"]);
 });
 
 Deno.test("the recorder reads no streamed body the caller does not read", async () => {

@@ -71,8 +71,18 @@ function masked(
 /** A JSON body that cannot be masked is left out, saying why. */
 const UNMASKABLE = "not recorded: a JSON body is shown only whole and parsed, to mask its secrets";
 
-/** A string body as written (masked, then cut to `rule.maxBytes`). */
+/**
+ * A string body as written: masked, then cut to `rule.maxBytes`. One longer
+ * than that in UTF-16 units (so in bytes too) is cut first, never parsed or
+ * copied whole: a masked JSON body is then left out, as a cut one cannot be
+ * masked; what the recorder holds of it is bounded by `rule.maxBytes`.
+ */
 export function showText(text: string, mimeType: string, rule: BodyRule): ShownBody {
+  if (text.length > rule.maxBytes) {
+    // Its first `maxBytes` units are at least `maxBytes` bytes: all showBytes keeps.
+    const start = encoder.encode(text.slice(0, rule.maxBytes));
+    return { ...showBytes(start, mimeType, rule, false), truncated: true };
+  }
   const shown = masked(text, mimeType, rule, true);
   if (shown === undefined) return { comment: UNMASKABLE };
   const bytes = encoder.encode(shown);

@@ -160,7 +160,12 @@ function postDataOf(
   if (data === undefined) return { bodySize: 0 };
   const text = encodeForm(fields);
   return {
-    postData: { mimeType, params, ...(rule.bodies ? { text } : { comment: NOT_RECORDED }) },
+    postData: {
+      mimeType,
+      params,
+      // Its fields masked already; cut to the limit as any body.
+      ...(rule.bodies ? shownFields(showText(text, mimeType, rule)) : { comment: NOT_RECORDED }),
+    },
     bodySize: utf8Length(encodeForm(data)),
   };
 }

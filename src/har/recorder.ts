@@ -15,7 +15,7 @@ import {
 } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf, validatePositive } from "../models/_validate.ts";
 import { carryBody } from "../send/body.ts";
-import { describeError, sentSecrets } from "../masking/views.ts";
+import { describeError, maskSecretsIn, sentSecrets } from "../masking/views.ts";
 import { Capture, showBytes } from "./bodies.ts";
 import { type EntryRule, harRequest, harResponseHead, UNKNOWN_VERSION } from "./entries.ts";
 import type { Har, HarContent, HarEntry, HarRequest, HarResponse } from "./types.ts";
@@ -32,8 +32,8 @@ export interface HarRecorderOptions {
    * credential-like query values and form fields (`token`, `api_key`,
    * `password`…); a URL's user-info; cookie values; the values of a JSON
    * body's credential-like fields (`password`, `accessToken`, `apiKey`…);
-   * in a response's text body, the credentials the call sent, where the
-   * server quotes them back. `false` records every secret as sent and received: a HAR is a file
+   * in a response's text body and a failed exchange's error, the
+   * credentials the call sent, where they are quoted back. `false` records every secret as sent and received: a HAR is a file
    * people share, attach to issues and open in tools, and anyone who reads
    * one with secrets in it can call the API as you. Turn it off only for a
    * recording that never leaves your machine.
@@ -44,7 +44,10 @@ export interface HarRecorderOptions {
   /**
    * The most bytes of a body written (default 1 MiB); a longer one is cut
    * there and its entry says so (`_truncated: true`). A masked JSON body is
-   * written only whole.
+   * written only whole: a longer one is left out, never parsed (a part of it
+   * cannot be masked), and its entry says so. What the recorder keeps of a
+   * body is bounded by this: it never copies or parses a longer string,
+   * bytes or response body whole to show the start of it.
    */
   maxBodyBytes?: number | undefined;
   /** Further header, query parameter, form field and JSON field names to mask, in any letter case. */
@@ -219,15 +222,21 @@ export class HarRecorder {
       startedDateTime: new Date().toISOString(),
       since: performance.now(),
       request: harRequest(request, rule),
-      // A response body that quotes back what the call sent has it masked too.
-      rule: rule.mask ? { ...rule, secrets: sentSecrets(request, rule.sensitive) } : rule,
+      // A response body that quotes back what the call sent has it masked too
+      // (each once: a large JSON body may hold the same one in every row).
+      rule: rule.mask
+        ? { ...rule, secrets: [...new Set(sentSecrets(request, rule.sensitive))] }
+        : rule,
     };
     this.#entries.push(recorded);
     let response: HttpResponse;
     try {
       response = await next(request);
     } catch (error) {
-      recorded.error = describeError(error, rule.mask ? rule.sensitive : undefined);
+      // Masked as every message is: the URLs in it, and the credentials the call sent.
+      const described = describeError(error, rule.mask ? rule.sensitive : undefined);
+      const { secrets } = recorded.rule;
+      recorded.error = secrets === undefined ? described : maskSecretsIn(described, secrets);
       recorded.endedAt = performance.now();
       throw error;
     }

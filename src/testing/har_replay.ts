@@ -3,7 +3,8 @@
 // body unless told otherwise), in the order they were recorded; a masked
 // value (`***`) in the recording matches any value.
 
-import { MASK, redactUrl } from "../masking/views.ts";
+import { HttpClientException } from "../errors.ts";
+import { describeError, MASK, redactUrl } from "../masking/views.ts";
 import { fromBase64 } from "../har/bodies.ts";
 import { describeType, isPlainRecord } from "../models/_validate.ts";
 import type { Har, HarEntry, HarPostData, HarRequest } from "../har/types.ts";
@@ -23,6 +24,10 @@ export interface HarRoute<C extends Call> {
   readonly label: string;
   readonly matches: (call: C) => boolean;
   readonly reply: (call: C) => Response;
+  /** True once its entry has answered: it answers no more (the message of a miss leaves it out). */
+  readonly used?: () => boolean;
+  /** True when its entry's request is `call`'s, used or not. */
+  readonly fits?: (call: C) => boolean;
 }
 
 const FIELDS: ReadonlySet<string> = new Set(["method", "url", "origin", "path", "query", "body"]);
@@ -62,8 +67,79 @@ function entriesOf(har: unknown): HarEntry[] {
     if (!isPlainRecord(response) || typeof response.status !== "number") {
       throw new TypeError(`Invalid ${field}.response.status: expected a number`);
     }
+    checkReplayable(request, response, field);
   });
   return entries as HarEntry[];
+}
+
+/** A reason phrase, as `Response` takes it. */
+const REASON = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+/**
+ * Checks what the replay reads of an entry (`field`), so a corrupt one is
+ * named when the recording is loaded, not when a request meets it: a
+ * TypeError naming the field, what is wrong, and the entry's request.
+ */
+function checkReplayable(
+  request: Record<string, unknown>,
+  response: Record<string, unknown>,
+  field: string,
+): void {
+  const entry = `the entry of ${String(request.method).toUpperCase()} ${
+    redactUrl(String(request.url))
+  }`;
+  const fail = (path: string, expected: string, got: string) => {
+    throw new TypeError(`Invalid ${field}.${path}: expected ${expected}, got ${got} (${entry})`);
+  };
+  const text = (value: unknown, path: string, base64: boolean) => {
+    if (value === undefined) return;
+    if (typeof value !== "string") fail(path, "text", describeType(value));
+    if (base64 && !isBase64(value as string)) fail(path, "base64 text", "text that is not base64");
+  };
+  const pairs = (value: unknown, path: string, valueOptional: boolean) => {
+    if (value === undefined) return;
+    if (!Array.isArray(value)) fail(path, "a list of { name, value }", describeType(value));
+    (value as unknown[]).forEach((pair, i) => {
+      if (!isPlainRecord(pair)) return fail(`${path}[${i}]`, "{ name, value }", describeType(pair));
+      if (typeof pair.name !== "string") {
+        fail(`${path}[${i}].name`, "text", describeType(pair.name));
+      }
+      if (typeof pair.value !== "string" && !(valueOptional && pair.value === undefined)) {
+        fail(`${path}[${i}].value`, "text", describeType(pair.value));
+      }
+    });
+  };
+  const { status, statusText, content } = response;
+  if (!Number.isInteger(status)) fail("response.status", "an integer", String(status));
+  if (statusText !== undefined && (typeof statusText !== "string" || !REASON.test(statusText))) {
+    const got = typeof statusText === "string"
+      ? "text with a control character or one past U+00FF"
+      : describeType(statusText);
+    fail("response.statusText", "a reason phrase", got);
+  }
+  pairs(response.headers, "response.headers", false);
+  if (content !== undefined) {
+    if (!isPlainRecord(content)) fail("response.content", "an object", describeType(content));
+    else text(content.text, "response.content.text", content.encoding === "base64");
+  }
+  const { postData } = request;
+  if (postData !== undefined) {
+    if (!isPlainRecord(postData)) fail("request.postData", "an object", describeType(postData));
+    else {
+      text(postData.text, "request.postData.text", postData._encoding === "base64");
+      pairs(postData.params, "request.postData.params", true);
+    }
+  }
+}
+
+/** True when `text` is base64, as `atob` reads it. */
+function isBase64(text: string): boolean {
+  try {
+    atob(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The test of a call against a recorded request for `match`. */
@@ -160,13 +236,9 @@ function sameValue(recorded: unknown, called: unknown): boolean {
   return recorded === called;
 }
 
-/** The recorded response of `entry` as a `Response`; a failed exchange throws as a network failure. */
+/** The recorded response of `entry`, an exchange that did not fail, as a `Response`. */
 function responseOf(entry: HarEntry, method: string): Response {
   const { status, statusText, headers = [], content } = entry.response;
-  if (status < 200 || status > 599) {
-    const error = typeof entry.response._error === "string" ? `: ${entry.response._error}` : "";
-    throw new TypeError(`Network error: the recorded exchange failed${error}`);
-  }
   const replayed = new Headers();
   for (const { name, value } of headers) {
     // HTTP/2 pseudo-headers (`:status`) and names a Headers refuses are not headers to replay.
@@ -205,20 +277,57 @@ export function harRoutes<C extends Call>(
   repeat: boolean,
 ): HarRoute<C>[] {
   const entries = entriesOf(har);
-  const fits = matcherOf(match);
-  const used = new Set<HarEntry>();
-  const routes: HarRoute<C>[] = entries.map((entry) => ({
-    label: `${entry.request.method.toUpperCase()} ${redactUrl(entry.request.url)}`,
-    matches: (call) => !used.has(entry) && fits(call, entry.request),
-    reply: (call) => (used.add(entry), responseOf(entry, call.method)),
+  const matcher = matcherOf(match);
+  const labels = entries.map(({ request }) =>
+    `${request.method.toUpperCase()} ${redactUrl(request.url)}`
+  );
+  // A mistake of the recording (changed since it was checked) or of `match`
+  // is named, and not retried as a network failure would be.
+  const fits = (call: C, index: number) =>
+    named(index, labels[index]!, "matched", () => matcher(call, entries[index]!.request));
+  const replay = (call: C, index: number) => {
+    const entry = entries[index]!;
+    failedExchange(entry);
+    return named(index, labels[index]!, "replayed", () => responseOf(entry, call.method));
+  };
+  const used = new Set<number>();
+  const routes: HarRoute<C>[] = entries.map((_, index) => ({
+    label: labels[index]!,
+    matches: (call) => !used.has(index) && fits(call, index),
+    reply: (call) => (used.add(index), replay(call, index)),
+    used: () => used.has(index),
+    fits: (call) => fits(call, index),
   }));
   if (repeat) {
-    const last = (call: C) => entries.findLast((entry) => fits(call, entry.request));
+    const last = (call: C) => entries.findLastIndex((_, index) => fits(call, index));
     routes.push({
       label: "(a recorded request again)",
-      matches: (call) => last(call) !== undefined,
-      reply: (call) => responseOf(last(call)!, call.method),
+      matches: (call) => last(call) !== -1,
+      reply: (call) => replay(call, last(call)),
     });
   }
   return routes;
+}
+
+/** An entry of an exchange that failed (status 0) fails the request as a network failure does. */
+function failedExchange(entry: HarEntry): void {
+  const { status } = entry.response;
+  if (status < 200 || status > 599) {
+    const error = typeof entry.response._error === "string" ? `: ${entry.response._error}` : "";
+    throw new TypeError(`Network error: the recorded exchange failed${error}`);
+  }
+}
+
+/** What `make` returns; what it throws, as an `HttpClientException` naming the entry. */
+function named<T>(index: number, label: string, doing: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    throw new HttpClientException(
+      `The recorded har.log.entries[${index}] (${label}) cannot be ${doing}: ${
+        describeError(error)
+      }`,
+      { cause: error },
+    );
+  }
 }

@@ -108,6 +108,10 @@ interface Route {
   readonly label: string;
   readonly matches: (call: MockCall) => boolean;
   readonly reply: MockReply | MockHandler;
+  /** A recorded entry's: true once it has answered (it answers no more). */
+  readonly used?: () => boolean;
+  /** A recorded entry's: true when its request is the call's, used or not. */
+  readonly fits?: (call: MockCall) => boolean;
 }
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -270,8 +274,8 @@ export interface HarReplayOptions {
   /**
    * What a request gets once every recorded entry it matches has answered:
    * with `false` (the default, as VCR and vcrpy do) an
-   * {@linkcode UnmatchedRequestException}; with `true` the last of them
-   * again.
+   * {@linkcode UnmatchedRequestException} that says how many there were
+   * and that they are used up; with `true` the last of them again.
    */
   readonly repeat?: boolean;
 }
@@ -307,13 +311,22 @@ export class UnmatchedRequestException extends HttpClientException {
   /** The request no route matched, as the transport received it. */
   readonly call: MockCall;
 
-  /** An exception for `call`, listing the `routes`' labels (`GET /users`) in order. */
-  constructor(call: MockCall, routes: readonly string[]) {
+  /**
+   * An exception for `call`, listing the `routes`' labels (`GET /users`) in
+   * order; `usedUp`, the number of a recording's entries for `call` that
+   * answered already (`fromHar()`), says so.
+   */
+  constructor(call: MockCall, routes: readonly string[], usedUp = 0) {
     const listed = routes.length === 0
-      ? "no routes"
+      ? usedUp === 0 ? "no routes" : "no other routes"
       : `routes ${routes.slice(0, LISTED).join("; ")}` +
         (routes.length > LISTED ? ` and ${routes.length - LISTED} more` : "");
-    super(`No mock route matches ${describeCall(call)}: ${listed}`);
+    const spent = usedUp === 0
+      ? ""
+      : `the recording's ${
+        usedUp === 1 ? "1 entry for it is" : `${usedUp} entries for it are`
+      } used up (fromHar's repeat: true answers again with the last); `;
+    super(`No mock route matches ${describeCall(call)}: ${spent}${listed}`);
     this.call = call;
   }
 }
@@ -404,7 +417,11 @@ export class MockTransport {
    * @param har The recording: an object, or its JSON text.
    * @param options How requests are matched ({@linkcode HarReplayOptions}).
    * @returns The transport; give its `fetch` to `withFetch()`.
-   * @throws {TypeError} For a recording that is not a HAR, naming the field.
+   * @throws {TypeError} For a recording that is not a HAR, or an entry the
+   * replay cannot read (a body that is not base64 as it says, headers that
+   * are not a list of `{ name, value }`…), naming the field and the entry's
+   * request. An entry changed after this check that cannot be replayed fails
+   * its request with an `HttpClientException` naming it, never retried.
    *
    * @example Replay a recorded answer
    * ```ts
@@ -506,7 +523,10 @@ export class MockTransport {
     this.#calls.push(call);
     const route = this.#routes.find((candidate) => candidate.matches(call));
     if (route === undefined) {
-      throw new UnmatchedRequestException(call, this.#routes.map(({ label }) => label));
+      // A recording's entries that answered already are no routes any more: counted if they were the call's.
+      const open = this.#routes.filter(({ used }) => used?.() !== true);
+      const usedUp = this.#routes.filter(({ used, fits }) => used?.() === true && fits?.(call));
+      throw new UnmatchedRequestException(call, open.map(({ label }) => label), usedUp.length);
     }
     const given = route.reply;
     const reply = typeof given === "function" ? await untilAborted(given(call), signal) : given;

@@ -77,6 +77,53 @@ export default function ({ lib, fixture, runtime, assert }) {
     }
   }
 
+  /** A HAR of one entry a `[method, url, response fields]`, each answering 200 with `text`. */
+  function harOf(...entries) {
+    return {
+      log: {
+        version: "1.2",
+        creator: { name: "test", version: "1" },
+        entries: entries.map(([method, url, response = {}, request = {}]) => ({
+          startedDateTime: "2026-01-01T00:00:00.000Z",
+          time: 1,
+          cache: {},
+          timings: { send: 0, wait: 1, receive: 0 },
+          request: {
+            method,
+            url,
+            httpVersion: "HTTP/1.1",
+            cookies: [],
+            headers: [],
+            queryString: [],
+            headersSize: -1,
+            bodySize: 0,
+            ...request,
+          },
+          response: {
+            status: 200,
+            statusText: "OK",
+            httpVersion: "HTTP/1.1",
+            cookies: [],
+            headers: [{ name: "content-type", value: "text/plain" }],
+            content: { size: 2, mimeType: "text/plain", text: "ok" },
+            redirectURL: "",
+            headersSize: -1,
+            bodySize: 2,
+            ...response,
+          },
+        })),
+      },
+    };
+  }
+
+  /** A client of `mock` that retries twice at once: a replay's error that is retried shows. */
+  function replayClient(mock) {
+    return new lib.HttpClient(
+      new lib.HttpClientConfigBuilder().withFetch(mock.fetch)
+        .withRetry({ maxRetries: 2, backoff: 0.001 }).build(),
+    );
+  }
+
   return {
     "a recorded session is a HAR 1.2 log, one entry an exchange, with no secret in its text":
       async () => {
@@ -206,6 +253,138 @@ export default function ({ lib, fixture, runtime, assert }) {
         assert.equal(hit.cache._cacheStatus, "fetchline; hit");
         assert.equal(hit.response.bodySize, 0);
         assert.equal(JSON.parse(hit.response.content.text).method, "GET");
+      },
+    "an inner middleware's error quoting the call's credentials is recorded masked in _error":
+      async () => {
+        const recorder = new lib.HarRecorder();
+        const leaky = () => {
+          throw new Error(
+            "upstream refused Authorization: Bearer tok-SECRET-1 (raw tok-SECRET-1), " +
+              `X-API-Key key-SECRET-2, at ${fixture.url}/up?token=qtok-SECRET-3`,
+          );
+        };
+        const http = clientOf([recorder, leaky]);
+        try {
+          await assert.rejects(
+            http.get("/har/session", {
+              headers: { Authorization: "Bearer tok-SECRET-1", "X-API-Key": "key-SECRET-2" },
+            }),
+            Error,
+          );
+        } finally {
+          await http.close();
+        }
+        const error = recorder.toHar().log.entries[0].response._error;
+        assert.ok(!SECRETS.test(error), error);
+        assert.match(
+          error,
+          /^Error: upstream refused Authorization: Bearer \*\*\* \(raw \*\*\*\), X-API-Key \*\*\*, at .*\/up\?token=\*\*\*$/,
+        );
+      },
+    "fromHar refuses a corrupt entry with a TypeError naming the entry, its request and what is wrong":
+      () => {
+        const good = ["GET", "https://api.test/a"];
+        const url = "https://api.test/b?token=tok-SECRET-1";
+        const named = (field, what) =>
+          new RegExp(
+            `^Invalid har\\.log\\.entries\\[1\\]\\.${field}: expected ${what}, got .* \\(the entry of GET https://api\\.test/b\\?token=\\*\\*\\*\\)$`,
+          );
+        const corrupt = [
+          [{ content: { size: 3, mimeType: "x", encoding: "base64", text: "n0t base64!" } }, {}, [
+            "response\\.content\\.text",
+            "base64 text",
+          ]],
+          [{ headers: { "content-type": "text/plain" } }, {}, [
+            "response\\.headers",
+            "a list of \\{ name, value \\}",
+          ]],
+          [{ headers: [null] }, {}, ["response\\.headers\\[0\\]", "\\{ name, value \\}"]],
+          [{ headers: [{ name: "x-n", value: 1 }] }, {}, [
+            "response\\.headers\\[0\\]\\.value",
+            "text",
+          ]],
+          [{ content: { size: 1, mimeType: "text/plain", text: 7 } }, {}, [
+            "response\\.content\\.text",
+            "text",
+          ]],
+          [{ status: 200.5 }, {}, ["response\\.status", "an integer"]],
+          [{ statusText: "OK\r\nX-Injected: 1" }, {}, ["response\\.statusText", "a reason phrase"]],
+          [{}, {
+            postData: { mimeType: "application/octet-stream", _encoding: "base64", text: "%%" },
+          }, [
+            "request\\.postData\\.text",
+            "base64 text",
+          ]],
+          [{}, { postData: { mimeType: "application/x-www-form-urlencoded", params: "a=1" } }, [
+            "request\\.postData\\.params",
+            "a list of \\{ name, value \\}",
+          ]],
+        ];
+        for (const [response, request, [field, what]] of corrupt) {
+          const har = harOf(good, ["GET", url, response, request]);
+          const error = assert.throws(() => lib.MockTransport.fromHar(har), TypeError);
+          assert.match(error.message, named(field, what));
+          assert.ok(!SECRETS.test(error.message), error.message);
+        }
+      },
+    "a recorded entry found corrupt at replay fails the call once, naming the entry, not retried":
+      async () => {
+        const har = harOf(["GET", "https://api.test/a?token=tok-SECRET-1"]);
+        const mock = lib.MockTransport.fromHar(har);
+        // Changed after fromHar checked it: only the replay can find it.
+        har.log.entries[0].response.headers = { "content-type": "text/plain" };
+        const http = replayClient(mock);
+        try {
+          const error = await assert.rejects(
+            http.get("https://api.test/a?token=tok-SECRET-1"),
+            lib.HttpClientException,
+            /^The recorded har\.log\.entries\[0\] \(GET https:\/\/api\.test\/a\?token=\*\*\*\) cannot be replayed: TypeError: /,
+          );
+          assert.ok(
+            !(error instanceof lib.ConnectionException),
+            "a replay's mistake is no network failure",
+          );
+          assert.ok(!SECRETS.test(error.message), error.message);
+        } finally {
+          await http.close();
+        }
+        assert.equal(mock.calls.length, 1, "not retried");
+      },
+    "a request past the recording's entries for it says they are used up and names repeat: true":
+      async () => {
+        const mock = lib.MockTransport.fromHar(
+          harOf(["GET", "https://api.test/a"], ["GET", "https://api.test/a"], [
+            "POST",
+            "https://api.test/b",
+          ]),
+        );
+        const http = replayClient(mock);
+        try {
+          await http.get("https://api.test/a");
+          await http.get("https://api.test/a");
+          const error = await assert.rejects(
+            http.get("https://api.test/a"),
+            lib.UnmatchedRequestException,
+          );
+          assert.equal(
+            error.message,
+            "No mock route matches GET https://api.test/a: the recording's 2 entries for it are used up " +
+              "(fromHar's repeat: true answers again with the last); routes POST https://api.test/b",
+          );
+          await http.post("https://api.test/b");
+          const last = await assert.rejects(
+            http.post("https://api.test/b"),
+            lib.UnmatchedRequestException,
+          );
+          assert.equal(
+            last.message,
+            "No mock route matches POST https://api.test/b: the recording's 1 entry for it is used up " +
+              "(fromHar's repeat: true answers again with the last); no other routes",
+          );
+        } finally {
+          await http.close();
+        }
+        assert.equal(mock.calls.length, 5, "not retried");
       },
     "a failed exchange is an entry with status 0 and the error, masked; replayed, it fails again":
       async () => {
