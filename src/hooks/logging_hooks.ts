@@ -45,18 +45,15 @@ export interface LoggingRequestHookOptions {
   /** Log the request body. Default false. */
   logBody?: boolean | undefined;
   /**
-   * Further header and query parameter names whose values are masked, in any
-   * letter case. Always masked: the headers `authorization`,
-   * `proxy-authorization`, `cookie`, `set-cookie` and `x-api-key`, and the
-   * query parameters `access_token`, `refresh_token`, `id_token`, `token`,
-   * `auth_token`, `api_token`, `oauth_token`, `oauth_signature`, `api_key`,
-   * `apikey`, `api-key`, `key`, `client_secret`, `client_assertion`,
-   * `secret`, `password`, `passwd`, `pwd`, `signature`, `sig`,
-   * `x-amz-signature`, `x-amz-security-token`, `x-goog-signature`, `auth`,
-   * `authorization`, `jwt`, `session`, `session_id` and `sessionid` (not
+   * Further header and field names whose values are masked, in any letter
+   * case, beyond the library's one definition of a credential (README
+   * "Secrets stay hidden": `Authorization`, `Cookie`, `X-API-Key`, any
+   * header or field whose name contains `auth`, `token`, `secret`, `key`…,
+   * and fields such as `password`, `pwd`, `client_assertion`, `otp`; not
    * `code`, which is far more often an error or country code than an OAuth
-   * one). A masked value is written `***`; the rest of the line keeps its
-   * spelling.
+   * one). Through `withLogging()` they are the client's credentials on every
+   * other path too. A masked value is written `***`; the rest of the line
+   * keeps its spelling.
    */
   sensitiveKeys?: Iterable<string> | undefined;
   /** Where to write. Default `console`. */
