@@ -5,8 +5,8 @@
 
 import assert from "node:assert/strict";
 import { createClient } from "redis";
-import { DenoKvCacheStore, RedisCacheStore } from "../cache.ts";
-import { HttpClientException } from "../mod.ts";
+import { DenoKvCacheStore, HttpCache, RedisCacheStore } from "../cache.ts";
+import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "../mod.ts";
 import { assertEntry, bytes, checkRedisStore, entry, sharedEntry } from "./cache_store_checks.ts";
 import { startRedis } from "./redis_server.ts";
 
@@ -186,5 +186,98 @@ Deno.test("RedisCacheStore on a real redis-server, through node-redis here and i
     );
   } finally {
     await redis.close();
+  }
+});
+
+/** A server whose answers (`size` bytes) quote the credentials each request sent; `served()` counts them. */
+function echoServer(size = 100) {
+  let count = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    count++;
+    return new Response(new Uint8Array(size).fill(7), {
+      headers: {
+        "Cache-Control": "private, max-age=600",
+        "X-Echoed": `you sent ${request.headers.get("authorization")}`,
+        "X-Echo-Key": request.headers.get("x-api-key") ?? "none",
+        "Set-Cookie": "session=s3cr3t-cookie; Path=/",
+      },
+    });
+  });
+  return Object.assign(server, {
+    url: `http://127.0.0.1:${server.addr.port}`,
+    served: () => count,
+  });
+}
+
+/** A client of `base` with `cache`, no retries. */
+function clientOf(base: string, cache: HttpCache): HttpClient {
+  return new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(base).withCache(cache).withRetry({ maxRetries: 0 })
+      .build(),
+  );
+}
+
+Deno.test("RedisCacheStore: no credential, echoed or not, and no fragment reaches redis", async () => {
+  await using server = await startRedis();
+  await using origin = echoServer();
+  const redis = await createClient({ url: server.url }).connect();
+  try {
+    const cache = new HttpCache({ store: new RedisCacheStore(redis) });
+    const client = clientOf(origin.url, cache);
+    try {
+      const credentials = { Authorization: "Bearer t0ken-echoed", "X-API-Key": "k3y-echoed" };
+      const first = await client.get("/me", { headers: credentials });
+      assert.equal(first.header("x-echo-key"), "k3y-echoed");
+      await client.get("/ui#access_token=fr4gment-t0ken");
+      await cache.whenIdle();
+      const hit = await client.get("/me", { headers: credentials });
+      assert.equal(hit.header("cache-status"), "fetchline; hit");
+      assert.ok(!hit.header("x-echoed")!.includes("t0ken-echoed"), hit.header("x-echoed"));
+      assert.equal(hit.header("set-cookie"), undefined);
+      // The fragment is no part of the key: the URL without it is the same entry.
+      assert.equal((await client.get("/ui")).header("cache-status"), "fetchline; hit");
+    } finally {
+      await client.close();
+    }
+    const keys = await redis.sendCommand(["KEYS", "*"]) as string[];
+    assert.equal(keys.length, 2, `keys ${keys}`);
+    let dump = keys.join("\n");
+    for (const key of keys) dump += `\n${await redis.sendCommand(["GET", key])}`;
+    for (
+      const secret of ["t0ken-echoed", "k3y-echoed", "fr4gment-t0ken", "access_token", "s3cr3t"]
+    ) {
+      assert.ok(!dump.includes(secret), `${secret} reached redis`);
+    }
+  } finally {
+    await redis.close();
+  }
+});
+
+Deno.test("DenoKvCacheStore: close() waits for the cache's last write, so kv.close() next loses nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "fetchline-kv-" });
+  const path = `${dir}/cache.sqlite`;
+  await using origin = echoServer();
+  try {
+    for (const run of [1, 2]) {
+      const kv = await Deno.openKv(path);
+      const errors: unknown[] = [];
+      const cache = new HttpCache({
+        store: new DenoKvCacheStore(kv),
+        onError: (error) => errors.push(error),
+      });
+      const client = clientOf(origin.url, cache);
+      try {
+        const page = await client.get("/page");
+        const expected = run === 1 ? "fetchline; fwd=miss; stored" : "fetchline; hit";
+        assert.equal(page.header("cache-status"), expected, `run ${run}`);
+      } finally {
+        await client.close();
+        kv.close();
+      }
+      assert.deepEqual(errors, [], `run ${run}`);
+    }
+    assert.equal(origin.served(), 1, "the second run reads what the first wrote");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -4,7 +4,12 @@
 
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
-import { HttpClient, HttpClientConfigBuilder, type HttpResponse } from "../mod.ts";
+import {
+  BlockedDestinationException,
+  HttpClient,
+  HttpClientConfigBuilder,
+  type HttpResponse,
+} from "../mod.ts";
 import {
   type CacheEntry,
   type CacheStore,
@@ -869,4 +874,89 @@ Deno.test("await using waits for a streamed body the cache wrapped, as for any s
   assert.equal((await response.read()).text, "streamed");
   await disposing;
   assert.equal(disposed, true);
+});
+
+Deno.test("a shared cache never serves a client what its network policy refuses, whoever stored it", async () => {
+  await using origin = server(() =>
+    new Response("the users", { headers: { "Cache-Control": "max-age=600" } })
+  );
+  const port = new URL(origin.url).port;
+  const cache = new HttpCache({ store: new MemoryCacheStore() });
+  const guarded = (
+    base: string,
+    policy: Parameters<HttpClientConfigBuilder["withNetworkPolicy"]>[0],
+  ) =>
+    new HttpClient(
+      new HttpClientConfigBuilder().withBaseUrl(base).withCache(cache).withNetworkPolicy(policy)
+        .withRetry({ maxRetries: 0 }).build(),
+    );
+  await using open = cachedClient(origin.url, cache);
+  assert.equal((await open.get("/admin/users")).text, "the users");
+  await cache.whenIdle();
+  // The default policy refuses a loopback address: no hit, no server call.
+  await using refused = guarded(origin.url, {});
+  await assert.rejects(refused.get("/admin/users"), BlockedDestinationException);
+  await using allowed = guarded(origin.url, { allow: ["127.0.0.1"] });
+  assert.equal((await allowed.get("/admin/users")).header("cache-status"), "fetchline; hit");
+  // A host name: stored by a client whose policy resolves it to the loopback and allows it...
+  const named = `http://fetchline-test.invalid:${port}`;
+  const lookups: string[] = [];
+  const resolve = (host: string) => (lookups.push(host), Promise.resolve(["127.0.0.1"]));
+  await using storing = guarded(named, { allow: ["127.0.0.0/8"], resolve });
+  assert.equal((await storing.get("/admin/users")).text, "the users");
+  await cache.whenIdle();
+  // ...is looked up by another client's policy, which refuses its answer.
+  lookups.length = 0;
+  await using resolving = guarded(named, { resolve });
+  await assert.rejects(resolving.get("/admin/users"), BlockedDestinationException);
+  assert.deepEqual(lookups, ["fetchline-test.invalid"]);
+  // A name the allow list names passes without a lookup, as on the network.
+  lookups.length = 0;
+  await using trusted = guarded(named, { allow: ["fetchline-test.invalid"], resolve });
+  assert.equal((await trusted.get("/admin/users")).header("cache-status"), "fetchline; hit");
+  assert.deepEqual(lookups, []);
+  // A lookup that hangs is bounded by the call's timeout.
+  await using stuck = new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(named).withCache(cache).withTimeout(0.3)
+      .withNetworkPolicy({ resolve: () => new Promise(() => {}) }).withRetry({ maxRetries: 0 })
+      .build(),
+  );
+  const started = performance.now();
+  await assert.rejects(stuck.get("/admin/users"), /timed out/i);
+  assert.ok(performance.now() - started < 3_000);
+  assert.equal(origin.seen.length, 2, "server calls");
+});
+
+Deno.test("close() waits for the cache's pending writes, bounded by storeTimeout", async () => {
+  await using origin = server(() =>
+    new Response("x", { headers: { "Cache-Control": "max-age=60" } })
+  );
+  let written = 0;
+  let release: (() => void) | undefined;
+  const slow: CacheStore = {
+    get: () => undefined,
+    set: () => new Promise<void>((resolve) => setTimeout(() => (written++, resolve()), 100)),
+    delete: () => undefined,
+  };
+  const client = cachedClient(origin.url, new HttpCache({ store: slow }));
+  await client.get("/");
+  await client.close();
+  assert.equal(written, 1, "the write settled before close() resolved");
+  // A store that never answers holds close() no longer than storeTimeout.
+  const stuck: CacheStore = {
+    get: () => undefined,
+    set: () => new Promise<void>((resolve) => release = resolve),
+    delete: () => undefined,
+  };
+  const errors: unknown[] = [];
+  const cache = new HttpCache({ store: stuck, storeTimeout: 0.2, onError: (e) => errors.push(e) });
+  const other = cachedClient(origin.url, cache);
+  await other.get("/");
+  const started = performance.now();
+  await other.close();
+  const waited = performance.now() - started;
+  assert.ok(waited >= 150 && waited < 1_500, `waited ${waited} ms`);
+  await cache.whenIdle();
+  assert.match(String(errors[0]), /cache store/i);
+  release?.();
 });

@@ -203,6 +203,10 @@ export class HttpCache {
       if (onlyIfCached) return gatewayTimeout(request, since);
       return this.#forward(request, next, keyed, facts, "miss");
     }
+    // A stored answer is the client's network policy's to allow, as the
+    // network is, whoever stored it: a refusal fails the call.
+    const checked = facts?.checkDestination(appendParams(request.url, request.params));
+    if (checked !== undefined) await checked;
     const { policy } = stored;
     const evaluation = evaluate(policy, keyed.message);
     const { revalidation } = evaluation;
@@ -234,17 +238,22 @@ export class HttpCache {
       return served(request, stored, policy.responseHeaders(), detail, since, facts);
     }
     if (response.statusCode !== 304) {
-      return this.#store(response, keyed, facts, `fwd=${fwd}; fwd-status=${response.statusCode}`);
+      // A refused credential ends stale serving: what was stored for it is removed.
+      if (refused(response)) this.#remove(key, facts);
+      const detail = `fwd=${fwd}; fwd-status=${response.statusCode}`;
+      return this.#store(response, request, keyed, facts, detail);
     }
     await response.cancel();
     const { policy: updated, matches } = policy.revalidatedPolicy(
       keyed.message,
-      notModified(response),
+      notModified(response, secretsOf(request, facts)),
     );
     // A 304 whose validator selects no stored response cannot stand for it (RFC 9111 4.3.4).
     if (!matches) return this.#forward(request, next, keyed, facts, fwd);
-    // Written unless it renews nothing a later request reads: no freshness, the same headers.
-    if (updated.maxAge() > 0 || !sameHeaders(policy, updated)) {
+    // A 304 with no-store removes the entry (RFC 9111 4.3.4, 5.2.2.5); else it is
+    // written unless it renews nothing a later request reads: no freshness, the same headers.
+    if (!updated.storable()) this.#remove(key, facts);
+    else if (updated.maxAge() > 0 || !sameHeaders(policy, updated)) {
       this.#write(key, updated, stored.body, facts);
     }
     const detail = `fwd=${fwd}; fwd-status=304`;
@@ -259,7 +268,7 @@ export class HttpCache {
     facts: ExchangeFacts | undefined,
     fwd: string,
   ): Promise<HttpResponse> {
-    return this.#store(await next(request), keyed, facts, `fwd=${fwd}`);
+    return this.#store(await next(request), request, keyed, facts, `fwd=${fwd}`);
   }
 
   /**
@@ -268,11 +277,12 @@ export class HttpCache {
    */
   #store(
     response: HttpResponse,
+    request: HttpRequest,
     keyed: CacheRequest,
     facts: ExchangeFacts | undefined,
     status: string,
   ): HttpResponse {
-    const policy = policyOf(keyed.message, messageOf(response));
+    const policy = policyOf(keyed.message, messageOf(response, secretsOf(request, facts)));
     if (!policy.storable() || keepFor(policy) <= 0 || keyed.key === undefined) {
       return withStatus(response, status);
     }
@@ -340,6 +350,11 @@ export class HttpCache {
     this.#settle(() => this.store.set(key, entry, ttl), facts);
   }
 
+  /** Removes the entry under `key` (its promise waited for in the background). */
+  #remove(key: string, facts: ExchangeFacts | undefined): void {
+    this.#settle(() => this.store.delete(key), facts);
+  }
+
   /** Runs a store's `operation`: its failure is told; its promise is waited for in the background. */
   #settle(operation: () => unknown, facts: ExchangeFacts | undefined): void {
     try {
@@ -397,18 +412,31 @@ export class HttpCache {
     const detached: ExchangeFacts = Object.create(facts, { remainingMs: { value: Infinity } });
     const revalidated = facts.background(sent).then((response) => {
       if (response.statusCode === 304) {
-        const updated = stored.policy.revalidatedPolicy(keyed.message, notModified(response));
-        this.#write(key, updated.policy, stored.body, detached);
-      } else this.#store(response, keyed, detached, "");
+        const secrets = secretsOf(request, facts);
+        const updated = stored.policy.revalidatedPolicy(
+          keyed.message,
+          notModified(response, secrets),
+        ).policy;
+        if (!updated.storable()) this.#remove(key, detached);
+        else this.#write(key, updated, stored.body, detached);
+      } else {
+        if (refused(response)) this.#remove(key, detached);
+        this.#store(response, sent, keyed, detached, "");
+      }
     });
     this.#track(revalidated, detached, key);
   }
 
-  /** Keeps `work` among the running until it settles; its failure is told. */
+  /**
+   * Keeps `work` among the running until it settles, and hands it to the
+   * client, whose close waits for it at most `storeTimeout`; its failure is
+   * told.
+   */
   #track(work: Promise<unknown>, facts: ExchangeFacts | undefined, key: unknown = work): void {
     const settled = work.catch((error) => this.#report(error, facts))
       .finally(() => this.#running.delete(key));
     this.#running.set(key, settled);
+    facts?.waitUntil(settled, this.storeTimeout * 1000);
   }
 
   /** Tells `error` to `onError`, else warns the client's logger (or the console), masked. */
@@ -579,19 +607,27 @@ function keepFor(policy: CachePolicy): number {
 /**
  * `response` as the policy reads it and a store keeps it: no credential
  * header (`Set-Cookie`, a login's `X-Subject-Token`: {@linkcode isCredentialHeader}
- * with the call's names), never stored, nor a credential the call sent
- * where another header quotes it back (masked); no Cache-Status.
+ * with the call's names), never stored; no Cache-Status; and each of
+ * `secrets` (what the call sent: a header that quotes it back) masked.
  */
-function messageOf(response: HttpResponse): PolicyMessage {
+function messageOf(response: HttpResponse, secrets: readonly string[]): PolicyMessage {
   const headers: Record<string, string> = {};
   const names = credentialsOf(response.request);
-  // A credential the call sent, quoted back in another header, is masked there.
-  let secrets: string[] | undefined;
   for (const [name, value] of Object.entries(response.headers)) {
     if (name === "cache-status" || isCredentialHeader(name, names)) continue;
-    headers[name] = maskSentIn(value, secrets ??= sentSecrets(response.request, names));
+    headers[name] = secrets.length === 0 ? value : maskSentIn(value, secrets);
   }
   return { status: response.statusCode, headers };
+}
+
+/** The credentials `request` sent ({@linkcode sentSecrets}), to be masked wherever a response quotes them. */
+function secretsOf(request: HttpRequest, facts: ExchangeFacts | undefined): string[] {
+  return sentSecrets(request, facts?.credentialHeaders);
+}
+
+/** True for a 401 or a 403: the server refused the request's credential. */
+function refused(response: HttpResponse): boolean {
+  return response.statusCode === 401 || response.statusCode === 403;
 }
 
 /**
@@ -600,8 +636,8 @@ function messageOf(response: HttpResponse): PolicyMessage {
  * and a stored `Age` is not the revalidated response's age (kept, it would
  * leave a response that came stale by its Age stale after each 304).
  */
-function notModified(response: HttpResponse): PolicyMessage {
-  const message = messageOf(response);
+function notModified(response: HttpResponse, secrets: readonly string[]): PolicyMessage {
+  const message = messageOf(response, secrets);
   message.headers.age ??= "0";
   return message;
 }

@@ -50,6 +50,8 @@ export function cacheRequest(
 ): CacheRequest | Promise<CacheRequest> {
   const declared = caller?.credentialHeaders;
   const url = new URL(appendParams(request.url, request.params));
+  // A fragment is never sent: it is neither keyed nor stored.
+  url.hash = "";
   const secrets: string[] = [];
   if (url.username !== "" || url.password !== "") {
     secrets.push(`userinfo:${url.username}:${url.password}`);
@@ -59,15 +61,19 @@ export function cacheRequest(
   const certificate = caller?.clientCertificate;
   if (certificate !== undefined) secrets.push(`certificate:${certificate}`);
   if (url.search !== "") {
-    const params = [...url.searchParams];
-    if (params.some(([name]) => isCredentialField(name, declared))) {
-      for (const [name, value] of params) {
-        if (isCredentialField(name, declared)) secrets.push(`query:${name}=${value}`);
-      }
-      url.search = new URLSearchParams(
-        params.map(([name, value]) => [name, isCredentialField(name, declared) ? HIDDEN : value]),
-      ).toString();
-    }
+    // Field by field as sent: a value's bytes are kept (decoded, two values
+    // that are not UTF-8 would read the same), a credential's hidden.
+    const fields = url.search.slice(1).split("&");
+    let hidden = false;
+    const kept = fields.map((field) => {
+      const equals = field.indexOf("=");
+      const name = equals === -1 ? field : field.slice(0, equals);
+      if (!isCredentialField(name, declared)) return field;
+      hidden = true;
+      secrets.push(`query:${field}`);
+      return `${name}=${HIDDEN}`;
+    });
+    if (hidden) url.search = kept.join("&");
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers ?? {})) {

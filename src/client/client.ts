@@ -25,7 +25,7 @@ import type { Pool, Transport } from "../transport/types.ts";
 import { type CallCounter, CallsInFlight, executeCall } from "../send/attempts.ts";
 import type { LifecycleOptions } from "../send/attempts.ts";
 import { authScope } from "../send/auth.ts";
-import { chainLinks } from "../send/exchange.ts";
+import { BackgroundWork, chainLinks } from "../send/exchange.ts";
 import { abortSteps } from "../send/deadline.ts";
 import { callLifecycle, checkCallOptions, prepareRequest, splitRequestOptions } from "./call.ts";
 import type { CallOptions, RequestOptions } from "./call.ts";
@@ -359,9 +359,16 @@ export class HttpClient {
    * the client it was derived from stays open. Requests in flight fail with
    * {@linkcode HttpClientException}; later calls fail with "Client is closed".
    * Calling it again does nothing.
+   *
+   * @returns A promise that resolves once the work its middleware left
+   * running (a cache's pending store writes and background revalidations)
+   * has settled, each at most the bound its middleware gave (a cache's
+   * `storeTimeout`): await it before closing the store's own client (a
+   * `Deno.Kv`, Redis). It never rejects.
    */
-  close(): void {
+  close(): Promise<void> {
     this.#scope.close();
+    return this.#scope.work.settled();
   }
 
   /**
@@ -391,15 +398,21 @@ export class HttpClient {
     return jsonView(this);
   }
 
-  /** Closes the client at the end of a `using` block. */
+  /**
+   * Closes the client at the end of a `using` block (which cannot wait for
+   * its middleware's work: `await using` does).
+   */
   [Symbol.dispose](): void {
-    this.close();
+    void this.close();
   }
 
-  /** Lets requests in flight finish (derived clients' too), then closes, at the end of an `await using` block. */
+  /**
+   * Lets requests in flight finish (derived clients' too), then closes, at
+   * the end of an `await using` block, and waits as {@linkcode HttpClient.close} does.
+   */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.#scope.calls.idle();
-    this.close();
+    await this.close();
   }
 
   #call(method: string, url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
@@ -439,6 +452,8 @@ export class HttpClient {
       logger: [...config.errorHooks, ...config.responseHooks, ...config.requestHooks]
         .map((hook) => tokenLoggers.get(hook)).find((logger) => logger !== undefined),
       cookies,
+      checkDestination: scope.checkDestination(),
+      backgroundWork: scope.work,
       ...authScope(config),
       calls: scope.calls,
     };
@@ -541,6 +556,8 @@ const POOL_SETTINGS = ["pool", "proxy", "tls", "fetch", "networkPolicy", "unixSo
 interface SharedPool {
   readonly settings: PoolSettings;
   transport(): Transport;
+  /** The pool's `checkDestination`, when it has a network policy (the pool made first). */
+  checkDestination(): Pool["checkDestination"];
 }
 
 /** The lifetime of one client, and its place among the clients derived from one another. */
@@ -551,6 +568,8 @@ class ClientScope {
   readonly signal: AbortSignal;
   /** This client's calls in flight, counted for its parents too (their `await using` waits for them). */
   readonly calls: CallsInFlight;
+  /** The work its middleware left running (its derived clients' too), which its close waits for. */
+  readonly work: BackgroundWork;
   readonly #closer = new AbortController();
   readonly #pool: SharedPool;
 
@@ -561,6 +580,7 @@ class ClientScope {
       ? this.#closer.signal
       : AbortSignal.any([this.#closer.signal, parent.signal]);
     this.calls = parent === undefined ? new CallsInFlight() : new NestedCalls(parent.calls);
+    this.work = new BackgroundWork(parent?.work);
     const shared = parent === undefined ? undefined : parent.#pool;
     const fits = shared !== undefined &&
       POOL_SETTINGS.every((key) => settings[key] === shared.settings[key]);
@@ -575,6 +595,11 @@ class ClientScope {
   /** The transport of this client's pool, made on first use. */
   transport(): Transport {
     return this.#pool.transport();
+  }
+
+  /** The network policy's check of a URL answered without the network, once the pool is made. */
+  checkDestination(): Pool["checkDestination"] {
+    return this.#pool.checkDestination();
   }
 
   /** Closes this client and every client derived from it: their steps in flight are aborted. */
@@ -592,6 +617,7 @@ class ClientScope {
  */
 function newPool(settings: PoolSettings, closed: AbortSignal): SharedPool {
   let transport: Transport | undefined;
+  let check: Pool["checkDestination"];
   const create = (): Transport => {
     const { fetch, pool: options, proxy, tls, networkPolicy: policy, unixSocket } = settings;
     if (fetch !== undefined) return fetchTransport(fetch);
@@ -605,9 +631,11 @@ function newPool(settings: PoolSettings, closed: AbortSignal): SharedPool {
         : { proxy: proxy ?? null }),
     });
     closed.addEventListener("abort", () => pool.close(), { once: true });
+    check = pool.checkDestination;
     return pool.transport;
   };
-  return { settings, transport: () => transport ??= create() };
+  const made = () => transport ??= create();
+  return { settings, transport: made, checkDestination: () => (made(), check) };
 }
 
 /** A derived client's count of calls in flight, which its parent's count includes. */

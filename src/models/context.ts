@@ -56,6 +56,25 @@ export interface ExchangeFacts {
    */
   onEnd(listener: () => void): () => void;
   /**
+   * Checks `url` against the client's network policy as the network path
+   * does (a host name is resolved and each answer checked, unless the
+   * policy's `allow` names it), for a link that answers without the network
+   * (a cache's hit): `undefined` when it passes at once or the client has
+   * no policy, else a promise that rejects with a
+   * `BlockedDestinationException` when the policy refuses it. The
+   * exchange's timeout, the caller's signal and the client's close end the
+   * wait.
+   */
+  checkDestination(url: string): Promise<void> | undefined;
+  /**
+   * Hands the client `work` the link leaves running past the exchange (a
+   * cache's store write, a background revalidation): the client's `close()`
+   * (and `await using`) waits for it to settle, at most `maxWaitMs` from the
+   * close, so that what the link had under way is not lost to a store
+   * closed next. Its failure is the link's to tell.
+   */
+  waitUntil(work: Promise<unknown>, maxWaitMs: number): void;
+  /**
    * Names the wait the link is in (`"the concurrency queue"`), so a timeout
    * that ends the exchange there says so; `undefined` once it is over.
    */

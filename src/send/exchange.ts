@@ -39,7 +39,7 @@ import {
   RuntimeLimitError,
 } from "../transport/failures.ts";
 import { toWireRequest } from "../transport/request.ts";
-import type { Transport, WireResponse } from "../transport/types.ts";
+import type { Abort, Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
@@ -85,6 +85,68 @@ export interface SendOptions extends AbortSources, CallTimeouts {
    * to each request).
    */
   readonly cookies?: CookieJarLike | undefined;
+  /**
+   * The client's network policy's check of a URL a link answers without
+   * the network (`Pool.checkDestination`), told to the middleware; absent
+   * without a policy.
+   */
+  readonly checkDestination?:
+    | ((url: string, abort: Abort) => Promise<void> | undefined)
+    | undefined;
+  /** Where the links hand the work they leave running, for the client's close to wait for. */
+  readonly backgroundWork?: BackgroundWork | undefined;
+}
+
+/**
+ * The work a client's middleware links left running past their exchanges
+ * (`ExchangeFacts.waitUntil`: a cache's store writes and revalidations),
+ * which its close waits for, each at most its own bound. A derived
+ * client's is counted in its parent's too, as its calls are.
+ */
+export class BackgroundWork {
+  readonly #running = new Set<{ readonly work: Promise<unknown>; readonly maxWaitMs: number }>();
+
+  /** @param parent The parent client's, which counts this one's work too. */
+  constructor(readonly parent?: BackgroundWork) {}
+
+  /** Keeps `work` until it settles; a close waits for it at most `maxWaitMs`. */
+  add(work: Promise<unknown>, maxWaitMs: number): void {
+    this.parent?.add(work, maxWaitMs);
+    const entry = { work, maxWaitMs };
+    this.#running.add(entry);
+    const done = () => void this.#running.delete(entry);
+    work.then(done, done);
+  }
+
+  /**
+   * Resolves once the work running has settled, each at most its
+   * `maxWaitMs` from now; work added meanwhile (a revalidation's write) is
+   * waited for too, within its own bound from now. Never rejects.
+   */
+  settled(): Promise<void> {
+    if (this.#running.size === 0) return Promise.resolve();
+    return this.#settledSince(performance.now());
+  }
+
+  async #settledSince(since: number): Promise<void> {
+    // Each round waits for every entry within its bound; a few rounds take in what was added.
+    for (let round = 0; round < 16 && this.#running.size > 0; round++) {
+      const waits: Promise<void>[] = [];
+      for (const { work, maxWaitMs } of this.#running) {
+        const left = since + maxWaitMs - performance.now();
+        if (left <= 0) continue;
+        waits.push(
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, left);
+            const done = () => (clearTimeout(timer), resolve());
+            work.then(done, done);
+          }),
+        );
+      }
+      if (waits.length === 0) return;
+      await Promise.all(waits);
+    }
+  }
 }
 
 const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
@@ -137,7 +199,7 @@ export async function sendSingleRequest(
         hop,
         context,
         (sent) => exchange(sent, request, step, since, options),
-        new Chain(middleware, context, step, since, options),
+        new Chain(middleware, context, step, since, options, request),
       );
       response = await untilAborted(chain, step, () => ended(request, step, options));
     }
@@ -541,6 +603,8 @@ class Chain {
     readonly step: Step,
     readonly since: number,
     readonly options: SendOptions,
+    /** The request its failures name (the call's, or a background send's). */
+    readonly request: HttpRequest,
   ) {}
 
   /** Sends `request` through the links from `from` and the transport, read whole, in a step of its own. */
@@ -565,7 +629,7 @@ class Chain {
     const longer = seconds === null || client === null ? null : Math.max(seconds, client);
     startStepTimeout(step, longer, own, since);
     try {
-      const chain = new Chain(this.links, this.context, step, since, own);
+      const chain = new Chain(this.links, this.context, step, since, own, request);
       const sent = runMiddleware(
         this.links,
         request,
@@ -620,6 +684,37 @@ class LinkFacts implements ExchangeFacts {
     const { step } = this.chain;
     step.onAbort(listener);
     return () => step.offAbort(listener);
+  }
+
+  checkDestination(url: string): Promise<void> | undefined {
+    const { step, options, request } = this.chain;
+    const check = options.checkDestination;
+    if (check === undefined) return undefined;
+    const failed = (error: unknown) => {
+      throw toClientError(error, request, step, options);
+    };
+    let pending: Promise<void> | undefined;
+    try {
+      pending = check(url, step);
+    } catch (error) {
+      return Promise.reject(error).catch(failed);
+    }
+    if (pending === undefined) return undefined;
+    return untilAborted(pending, step, () => ended(request, step, options)).catch(failed);
+  }
+
+  waitUntil(work: Promise<unknown>, maxWaitMs: number): void {
+    if (!(work instanceof Promise)) {
+      throw new TypeError(`Invalid work: expected a Promise, got ${describeType(work)}`);
+    }
+    if (typeof maxWaitMs !== "number" || !(maxWaitMs >= 0) || maxWaitMs === Infinity) {
+      throw new RangeError(
+        `Invalid maxWaitMs: expected a finite number of milliseconds >= 0, got ${
+          typeof maxWaitMs === "number" ? maxWaitMs : describeType(maxWaitMs)
+        }`,
+      );
+    }
+    this.chain.options.backgroundWork?.add(work, maxWaitMs);
   }
 
   waiting(name: string | undefined): void {

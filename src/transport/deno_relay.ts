@@ -307,7 +307,11 @@ function closeQuietly(conn: Conn | undefined): void {
  * asks the system's name servers, not /etc/hosts); a runtime permission
  * error passes as it is.
  */
-async function resolveDns(deno: DenoNet, name: string, signal: AbortSignal): Promise<string[]> {
+export async function resolveDns(
+  deno: DenoNet,
+  name: string,
+  signal: AbortSignal,
+): Promise<string[]> {
   const answers = await Promise.allSettled([
     deno.resolveDns(name, "A", { signal }),
     deno.resolveDns(name, "AAAA", { signal }),

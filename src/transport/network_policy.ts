@@ -8,7 +8,7 @@
 import { formatIp, inRange, parseIp, parseRange, specialRange } from "./addresses.ts";
 import type { AddressRule, IpRange, IpValue } from "./addresses.ts";
 import { BlockedFailure, RuntimeLimitError } from "./failures.ts";
-import type { NetworkPolicy, Transport } from "./types.ts";
+import type { Abort, NetworkPolicy, Transport } from "./types.ts";
 
 /** A policy's lists, parsed once. */
 interface Rules {
@@ -125,6 +125,40 @@ export async function checkedAddresses(
   }
   if (allowed.length === 0) throw first;
   return allowed;
+}
+
+/**
+ * The policy's check of a URL an answer that makes no connection stands
+ * for (a cache's hit, `Pool.checkDestination`), as a connection to it is
+ * checked: an address as it is, an allowed host name as it is, any other
+ * name resolved with the policy's `resolve`, else `lookup` (the resolver
+ * the pool's connections use), and refused when the policy allows none of
+ * its answers. `abort` ends the lookup.
+ */
+export function destinationCheck(
+  policy: NetworkPolicy,
+  lookup: (hostname: string, signal: AbortSignal) => Promise<readonly string[]>,
+): (url: string, abort: Abort) => Promise<void> | undefined {
+  return (url, abort) => {
+    let refused: BlockedFailure | "resolve" | undefined;
+    let hostname: string;
+    try {
+      const parsed = new URL(url);
+      hostname = parsed.hostname;
+      // A host `allow` names passes without a lookup: its answers are never checked.
+      if (hostAllowed(policy, hostname)) return undefined;
+      refused = urlRefusal(policy, parsed);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (refused === undefined) return undefined;
+    if (refused instanceof BlockedFailure) return Promise.reject(refused);
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    abort.onAbort(stop);
+    return checkedAddresses(policy, hostname, (name) => lookup(name, controller.signal))
+      .then(() => {}).finally(() => abort.offAbort(stop));
+  };
 }
 
 /**

@@ -19,9 +19,9 @@ import {
 import type { EnvProxies } from "./proxy.ts";
 import { uploadReader } from "./body.ts";
 import { BlockedFailure, Failure, noFileSystem } from "./failures.ts";
-import { Relay, targetKey } from "./deno_relay.ts";
+import { Relay, resolveDns, targetKey } from "./deno_relay.ts";
 import type { DenoNet } from "./deno_relay.ts";
-import { urlRefusal } from "./network_policy.ts";
+import { destinationCheck, urlRefusal } from "./network_policy.ts";
 import type {
   FileSource,
   NetworkOptions,
@@ -281,6 +281,10 @@ function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy |
       for (const entry of Object.values(clients)) entry[1].close();
       relay?.close();
     },
+    // The relay's resolver: the addresses checked are those it would connect to.
+    checkDestination: policy === undefined
+      ? undefined
+      : destinationCheck(policy, (name, signal) => resolveDns(deno, name, signal)),
   };
 }
 

@@ -31,7 +31,7 @@ import {
 } from "./proxy.ts";
 import type { EnvProxies } from "./proxy.ts";
 import { decodeFailure, headOverflow } from "./failures.ts";
-import { checkedAddresses, guardedTransport } from "./network_policy.ts";
+import { checkedAddresses, destinationCheck, guardedTransport } from "./network_policy.ts";
 import { hasNoBody, isZlibWrapped } from "./fetch.ts";
 import { joinHeaders } from "../http/headers.ts";
 import type {
@@ -103,6 +103,8 @@ function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Po
   const transport: Transport = (wire, abort) => send(route, wire, abort);
   return {
     transport: policy === undefined ? transport : guardedTransport(policy, transport),
+    // The resolver of the pool's lookup (policyLookup): the addresses checked are those it would connect to.
+    checkDestination: policy === undefined ? undefined : destinationCheck(policy, systemLookup),
     close: () => {
       for (const dispatcher of [agent, ...proxied.values()]) {
         void dispatcher.destroy().catch(() => {});
@@ -253,6 +255,13 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+/** A name's addresses from the system's resolver (`dns.lookup()`, as Node's own connections). */
+async function systemLookup(hostname: string): Promise<string[]> {
+  return (await dnsLookup(hostname, { all: true, order: "verbatim" })).map((entry) =>
+    entry.address
+  );
+}
+
 /**
  * The `lookup` of a pool with a network policy, which `net.connect()` calls
  * for each new connection to a host name: it resolves the name once (the
@@ -263,11 +272,9 @@ type LookupCallback = (
  * connection kept alive is reused without a lookup.
  */
 function policyLookup(policy: NetworkPolicy): LookupFunction {
-  const system = async (hostname: string) =>
-    (await dnsLookup(hostname, { all: true, order: "verbatim" })).map((entry) => entry.address);
   return (hostname, options, callback) => {
     const done = callback as LookupCallback;
-    checkedAddresses(policy, hostname, system).then((addresses) => {
+    checkedAddresses(policy, hostname, systemLookup).then((addresses) => {
       const asked = options.family;
       const family = asked === 4 || asked === "IPv4" ? 4 : asked === 6 || asked === "IPv6" ? 6 : 0;
       const entries = addresses.map((address) => ({

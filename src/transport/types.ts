@@ -145,6 +145,16 @@ export interface NetworkOptions {
 export interface Pool {
   readonly transport: Transport;
   close(): void;
+  /**
+   * The pool's network policy's check of `url`, as its connection to it
+   * would be checked, for an answer that makes no connection (a cache's
+   * hit): `undefined` when it passes at once, else a promise that rejects
+   * with a `BlockedFailure` when the policy refuses it; `abort` ends a
+   * lookup. Absent when the pool has no policy.
+   */
+  readonly checkDestination?:
+    | ((url: string, abort: Abort) => Promise<void> | undefined)
+    | undefined;
 }
 
 /**

@@ -333,6 +333,78 @@ export default function ({ lib, fixture, runtime, assert }) {
         assert.deepEqual(errors, [], "a 5xx is no store error");
       }, { cache: newCache({ onError: (error) => errors.push(error) }) });
     },
+    "a revalidation answered 304 with no-store removes the entry": () => {
+      const inner = new lib.MemoryCacheStore();
+      const written = [];
+      const store = {
+        get: (key) => inner.get(key),
+        set: (key, entry, ttl) => (written.push([key, entry]), inner.set(key, entry, ttl)),
+        delete: (key) => inner.delete(key),
+      };
+      return withCache(async (http, cache) => {
+        const id = run();
+        const path = resource(id, {
+          cc: "max-age=60",
+          age: "61",
+          etag: '"v1"',
+          cc304: "no-store",
+        });
+        assert.equal(status(await http.get(path)), "fetchline; fwd=miss; stored");
+        const revalidated = await http.get(path);
+        assert.equal(status(revalidated), "fetchline; fwd=stale; fwd-status=304");
+        assert.equal(revalidated.json().call, 1, "the stored body, this once");
+        await cache.whenIdle();
+        assert.equal(written.length, 1, "entries written");
+        assert.equal(await inner.get(written[0][0]), undefined, "the entry is removed");
+        const again = await http.get(path);
+        assert.equal(status(again), "fetchline; fwd=miss; stored");
+        assert.equal((await calls(id)).length, 3, "server calls");
+      }, { cache: newCache({ store }) });
+    },
+    "a revalidation answered 401 or 403 ends stale serving": () =>
+      withCache(async (http, cache) => {
+        const id = run();
+        // Stale by 1 s, within its stale-while-revalidate; every call after the first is a 401.
+        const later = resource(id, {
+          cc: "max-age=60, stale-while-revalidate=600",
+          age: "61",
+          "fail-after": "1",
+          code: "401",
+        });
+        assert.equal(status(await http.get(later)), "fetchline; fwd=miss; stored");
+        const stale = await http.get(later);
+        assert.equal(status(stale), "fetchline; hit; detail=stale-while-revalidate");
+        await cache.whenIdle();
+        const refused = await http.get(later);
+        assert.equal(refused.statusCode, 401, "no stale answer once the credential is refused");
+        // A 403 to a revalidation ends stale-if-error's window too.
+        const now = resource(id, {
+          cc: "max-age=60, stale-if-error=600",
+          age: "61",
+          "fail-after": "1",
+          code: "403",
+        });
+        assert.equal(status(await http.get(now)), "fetchline; fwd=miss; stored");
+        assert.equal((await http.get(now)).statusCode, 403);
+        await cache.whenIdle();
+        const kept = await http.get(now, asking("max-stale=6000, only-if-cached"));
+        assert.equal(kept.statusCode, 504, "the refused entry is removed");
+      }),
+    "a query's bytes are its key: values that are not UTF-8 never share an entry": () =>
+      withCache(async (http) => {
+        const id = run();
+        // Beside a credential-like parameter too (its value hidden in the key).
+        const base = resource(id, { cc: "max-age=60" });
+        for (const extra of ["", "&api_key=k3y-value"]) {
+          const first = await http.get(`${base}${extra}&q=M%FCller`);
+          assert.equal(status(first), "fetchline; fwd=miss; stored", extra);
+          const other = await http.get(`${base}${extra}&q=M%E4ller`);
+          assert.equal(status(other), "fetchline; fwd=miss; stored", extra);
+          const hit = await http.get(`${base}${extra}&q=M%FCller`);
+          assert.equal(status(hit), "fetchline; hit", extra);
+          assert.equal(hit.json().call, first.json().call, extra);
+        }
+      }),
     "stale-if-error: a refused connection within the window serves the stale response": () => {
       const errors = [];
       let first = true;

@@ -4,8 +4,9 @@
 // - `cc`, `etag`, `vary`, `age`: those headers; `expires-in` and
 //   `modified-ago` (seconds): Date now, and Expires or Last-Modified that
 //   much after or before it; `cookie=1`: a Set-Cookie;
-// - a GET whose If-None-Match is the ETag: a 304 with Cache-Control, ETag,
-//   Vary, X-Version and Age: 0 (the stored Age is replaced: fresh again);
+// - a GET whose If-None-Match is the ETag: a 304 with Cache-Control (that
+//   of `cc304` when given), ETag, Vary, X-Version and Age: 0 (the stored Age
+//   is replaced: fresh again);
 // - `fail-after=n&code=502`: calls of this URL after its first n answer
 //   that status;
 // - `size=n`: a body of n bytes (byte i is i % 251) in pieces of 16 KiB;
@@ -78,7 +79,12 @@ export const routes = {
     const headers = { ...cachingHeaders(params), ...version };
     const tag = params.get("etag");
     if (tag !== null && req.headers["if-none-match"] === tag) {
-      res.writeHead(304, { ...headers, age: "0" });
+      const cc304 = params.get("cc304");
+      res.writeHead(304, {
+        ...headers,
+        ...(cc304 === null ? {} : { "cache-control": cc304 }),
+        age: "0",
+      });
       return res.end();
     }
     if (params.has("age")) headers.age = params.get("age");
