@@ -51,3 +51,18 @@ Deno.test("Every root file of deno.json's exports is pinned", async () => {
     .map((path) => path.slice(2)).sort();
   assert.deepEqual(files, Object.keys(pinned).sort());
 });
+
+Deno.test("Every exception README's Errors list names is exported from the entry point it says", async () => {
+  const readme = await Deno.readTextFile(new URL("README.md", root));
+  const start = readme.indexOf("\n## Errors\n");
+  const section = readme.slice(start, readme.indexOf("\nA permission error", start));
+  const named = new Set(section.match(/\b[A-Z]\w*Exception\b/g) ?? []);
+  assert.ok(named.size >= 10, `README's Errors list names ${named.size} exceptions`);
+  for (const name of named) {
+    // A line that names another entry point (`@fetchline/fetchline/testing`) says where it lives.
+    const line = section.split(/\n- /).find((item) => item.includes(`\`${name}\``))!;
+    const entry = line.match(/`@fetchline\/fetchline\/(\w+)`/)?.[1];
+    const file = entry === undefined ? "mod.ts" : `${entry}.ts`;
+    assert.ok(pinned[file]?.values.includes(name), `${name} is not exported from ${file}`);
+  }
+});

@@ -12,7 +12,9 @@ import {
   TokenData,
   TokenManager,
 } from "../mod.ts";
-import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
+import type { MiddlewareFunction } from "../interfaces.ts";
+import { type FixtureServer, type RecordedRequest, startFixtureServer } from "./fixture_server.ts";
+import { startRawServer } from "./raw_server.ts";
 
 /** An endless body: `cancelled` resolves once the client gives it up. */
 function endlessBody() {
@@ -114,4 +116,65 @@ Deno.test("An upload callback that throws at the start gives the caller's stream
   );
   assert.equal(await within(cancelled, 5000, "the body to be cancelled"), boom);
   assert.equal(server.requests.length, 0);
+});
+
+/** A raw listener trickling a 1000-byte body (a byte every 50 ms), and the client's requests. */
+async function trickleServer() {
+  const requests: RecordedRequest[] = [];
+  const raw = await startRawServer("trickle", requests);
+  /** True once at most `open` connections are left, false if more are still open after `ms`. */
+  const openAtMost = async (open: number, ms = 5000) => {
+    for (const end = Date.now() + ms; raw.openConnections > open && Date.now() < end;) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    return raw.openConnections <= open;
+  };
+  return { raw, requests, openAtMost, [Symbol.asyncDispose]: () => raw.close() };
+}
+
+function streamingClient(url: string, middleware: MiddlewareFunction) {
+  return new HttpClient(
+    new HttpClientConfigBuilder().withBaseUrl(url).withTimeout(5).withRetry({ maxRetries: 0 })
+      .withMiddleware(middleware).build(),
+  );
+}
+
+Deno.test("A middleware that throws after next() on a streamed call leaves the body it dropped cancelled", async () => {
+  await using server = await trickleServer();
+  const boom = new Error("middleware boom");
+  await using api = streamingClient(server.raw.url, async (request, next) => {
+    await next(request);
+    throw boom;
+  });
+  await assert.rejects(api.stream("GET", "/feed"), (error) => error === boom);
+  assert.equal(server.requests.length, 1);
+  assert.ok(await server.openAtMost(0), "the dropped body's connection is still open");
+});
+
+Deno.test("A middleware that calls next() twice and returns the second response leaves the first cancelled", async () => {
+  await using server = await trickleServer();
+  await using api = streamingClient(server.raw.url, async (request, next) => {
+    await next(request);
+    return await next(request);
+  });
+  const response = await api.stream("GET", "/feed");
+  assert.equal(server.requests.length, 2);
+  assert.ok(await server.openAtMost(1), "the first response's connection is still open");
+  // The response returned is the caller's, unread until read or cancelled.
+  assert.equal(server.raw.openConnections, 1);
+  await response.cancel();
+  assert.ok(await server.openAtMost(0), "the returned body's connection is still open");
+});
+
+Deno.test("A middleware that reads a streamed body and returns the buffered response returns it whole", async () => {
+  await using server = startFixtureServer();
+  server.route("/feed", () => new Response("whole body"));
+  await using api = client(server, (b) =>
+    b.withMiddleware(async (request, next) => {
+      const response = await next(request);
+      return (await response.read()).raiseForStatus();
+    }));
+  const response = await api.stream("GET", "/feed");
+  assert.equal(response.isStreamed, false);
+  assert.equal((await response.read()).text, "whole body");
 });

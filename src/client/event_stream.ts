@@ -21,6 +21,7 @@ import {
   validateSeconds,
 } from "../models/_validate.ts";
 import { abortedCallError } from "../send/exchange.ts";
+import { startWait } from "../send/deadline.ts";
 import type { CallOptions } from "./call.ts";
 
 /** What a reader needs of its client. */
@@ -255,16 +256,16 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
     signal?.addEventListener("abort", stop);
     closed.addEventListener("abort", stop);
     if (signal?.aborted || closed.aborted) stop();
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: (() => void) | undefined;
     if (totalTimeout !== null) {
       this.#deadline = performance.now() + totalTimeout * 1000;
-      timer = setTimeout(() => {
+      timer = startWait(() => {
         this.#timedOut = true;
         stop();
-      }, Math.min(totalTimeout * 1000, MAX_TIMER_MS));
+      }, totalTimeout * 1000);
     }
     return () => {
-      clearTimeout(timer);
+      timer?.();
       signal?.removeEventListener("abort", stop);
       closed.removeEventListener("abort", stop);
     };
@@ -388,12 +389,6 @@ function lastEventIdHeader(id: string): string | undefined {
 }
 
 /**
- * The longest wait a timer counts, in milliseconds (about 24.8 days): a
- * longer one fires at once, on Node and Deno alike.
- */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-/**
  * Waits `ms` and up to a quarter more, at random (so clients dropped
  * together do not come back together); `signal` ends the wait at once (and
  * no timer is left).
@@ -402,12 +397,12 @@ function reconnectionWait(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = () => {
-      clearTimeout(timer);
+      stop();
       signal.removeEventListener("abort", done);
       resolve();
     };
-    // A server's `retry` can be any number of digits: past a timer's range it waits the longest one.
-    const timer = setTimeout(done, Math.min(ms * (1 + Math.random() / 4), MAX_TIMER_MS));
+    // A server's `retry` can be any number of digits: startWait waits it whole.
+    const stop = startWait(done, ms * (1 + Math.random() / 4));
     signal.addEventListener("abort", done);
   });
 }

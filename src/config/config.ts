@@ -48,6 +48,7 @@ import {
 } from "../auth/hooks.ts";
 import { checkCookieJar, type CookieJarLike } from "../cookies/jar.ts";
 import type { FetchLike, NetworkPolicy, PoolOptions, ProxySetting } from "../transport/types.ts";
+import { sleep } from "../send/deadline.ts";
 import {
   checkNetwork,
   checkPool,
@@ -182,7 +183,12 @@ export interface RetryOptions {
    * ```
    */
   shouldRetry?: ((info: ShouldRetryInfo) => boolean | undefined) | undefined;
-  /** Waits `ms` milliseconds, rejecting when `signal` aborts; replace it in tests. */
+  /**
+   * Waits `ms` milliseconds, rejecting when `signal` aborts; replace it in
+   * tests. `ms` may be past what one `setTimeout` counts (2^31 - 1 ms, about
+   * 24.8 days: a server's `Retry-After` can ask for any length): a sleep of
+   * your own must wait it whole, where the runtime's timer would fire at once.
+   */
   sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
   /** A number in [0, 1) for the jitter; replace it in tests. Default `Math.random`. */
   random?: (() => number) | undefined;
@@ -301,22 +307,6 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
     shouldRetry: "shouldRetry" in options ? options.shouldRetry : base.shouldRetry,
     sleep: options.sleep ?? base.sleep,
     random: options.random ?? base.random,
-  });
-}
-
-/** Waits `ms`, rejecting with the signal's reason when it aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const id = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    function onAbort() {
-      clearTimeout(id);
-      reject(signal.reason);
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 

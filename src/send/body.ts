@@ -148,6 +148,12 @@ export function carryBody(from: HttpResponse, to: HttpResponse): HttpResponse {
   return to;
 }
 
+/** True when `a` and `b` hold the same streamed body (one carries the other's: {@linkcode carryBody}). */
+export function sharesBody(a: HttpResponse, b: HttpResponse): boolean {
+  const body = bodies.get(a);
+  return body !== undefined && body === bodies.get(b);
+}
+
 const bodies = new WeakMap<HttpResponse, WireBody>();
 
 // The body of a streamed call as its one stream.

@@ -44,7 +44,7 @@ import { isOneShot } from "../http/raw_body.ts";
 import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import type { CredentialNames } from "../masking/credentials.ts";
-import { sendBody, streamedCall } from "./body.ts";
+import { sendBody, sharesBody, streamedCall } from "./body.ts";
 import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { HttpRequest } from "../models/request.ts";
 import { HttpResponse, receivedResponse } from "../models/response.ts";
@@ -583,16 +583,70 @@ function runMiddleware(
     if (index === links.length) return exchange(sent);
     const link = links[index]!;
     bindContextExchange(context, new LinkFacts(chain, index));
-    return Promise.resolve(link(sent, (next) => at(index + 1, next), context)).then((response) => {
-      if (response instanceof HttpResponse) return response;
-      throw new TypeError(
-        `Invalid middleware result: expected a promise of an HttpResponse, got ${
-          describeType(response)
-        }`,
-      );
-    });
+    if (chain.options.stream !== true) {
+      return Promise.resolve(link(sent, (next) => at(index + 1, next), context)).then(checked);
+    }
+    const dropped = new DroppedBodies();
+    let result: Promise<HttpResponse>;
+    try {
+      result = Promise.resolve(link(sent, (next) => dropped.watch(at(index + 1, next)), context))
+        .then(checked);
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    return dropped.cancelAfter(result);
   };
   return at(from, request);
+}
+
+function checked(response: unknown): HttpResponse {
+  if (response instanceof HttpResponse) return response;
+  throw new TypeError(
+    `Invalid middleware result: expected a promise of an HttpResponse, got ${
+      describeType(response)
+    }`,
+  );
+}
+
+/**
+ * The responses a link of a streamed call got from its `next`: once the link
+ * has settled, each one it did not return (nor a response of its own that
+ * carries the same body: the cache's, the recorder's) is cancelled, its
+ * connection given back ("bodies of discarded responses are cancelled"),
+ * whether the link threw after `next()` or returned another response of a
+ * second `next()`. A `next()` still pending then is cancelled when it comes.
+ */
+class DroppedBodies {
+  readonly #received: HttpResponse[] = [];
+  #settled = false;
+  #kept: HttpResponse | undefined = undefined;
+
+  /** Watches `sent`, a `next()` of the link, and gives it to the link unchanged. */
+  watch(sent: Promise<HttpResponse>): Promise<HttpResponse> {
+    sent.then((response) => {
+      if (!this.#settled) this.#received.push(response);
+      else if (this.#dropped(response)) void response.cancel().catch(() => {});
+    }, () => {});
+    return sent;
+  }
+
+  /** What `result` settles to, once the responses it dropped are cancelled. */
+  async cancelAfter(result: Promise<HttpResponse>): Promise<HttpResponse> {
+    try {
+      return this.#kept = await result;
+    } finally {
+      this.#settled = true;
+      const dropped = this.#received.filter((response) => this.#dropped(response));
+      if (dropped.length > 0) {
+        await Promise.all(dropped.map((response) => response.cancel().catch(() => {})));
+      }
+    }
+  }
+
+  #dropped(response: HttpResponse): boolean {
+    const kept = this.#kept;
+    return kept === undefined || (response !== kept && !sharesBody(response, kept));
+  }
 }
 
 /** What the links of one exchange's chain share: what each is told ({@linkcode LinkFacts}). */

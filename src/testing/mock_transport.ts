@@ -3,6 +3,7 @@
 // ever reaching a network; it behaves as a fetch does on abort and close.
 
 import type { FetchLike } from "../transport/types.ts";
+import { startWait } from "../send/deadline.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 import {
@@ -536,9 +537,11 @@ export class MockTransport {
     else {
       const { delay } = reply;
       if (delay) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const wait = new Promise((resolve) => timer = setTimeout(resolve, delay * 1000));
-        await untilAborted(wait, signal, () => clearTimeout(timer));
+        let stop: (() => void) | undefined;
+        const wait = new Promise((resolve) =>
+          stop = startWait(() => resolve(undefined), delay * 1000)
+        );
+        await untilAborted(wait, signal, () => stop!());
       }
       response = routeMistake(call, () => responseOf(reply));
     }

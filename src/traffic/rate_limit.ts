@@ -18,7 +18,7 @@ import {
 import { describeError } from "../masking/views.ts";
 import { originOf } from "../http/url.ts";
 import { MemoryRateLimitStore, type RateLimitStore, type RateLimitTake } from "./rate_store.ts";
-import { answerWithin } from "../send/deadline.ts";
+import { answerWithin, startWait } from "../send/deadline.ts";
 
 /** Options of {@linkcode rateLimit}. */
 export interface RateLimitOptions {
@@ -82,8 +82,6 @@ export interface RateLimit {
 
 /** What the wait is named in a timeout's message. */
 const WAIT = "the rate limit";
-/** The longest a timer waits (a longer one fires at once); the head then asks again. */
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
 
 /** A call waiting for a token. */
 interface Waiter {
@@ -95,8 +93,8 @@ interface Waiter {
 /** One key's bucket as this limit sees it: the calls waiting, in order. */
 class Bucket {
   readonly queue: Waiter[] = [];
-  /** Armed while the head waits for the next token. */
-  timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** Stops the head's wait for the next token: set while it is armed. */
+  timer: (() => void) | undefined = undefined;
   /** True while the store's answer to a take is awaited. */
   busy = false;
   /** When the bucket is full again, as the store last said (`performance.now()` ms). */
@@ -257,7 +255,7 @@ class Limiter implements RateLimit {
         const at = queue.indexOf(waiter);
         if (at !== -1) queue.splice(at, 1);
         if (queue.length === 0) {
-          clearTimeout(bucket.timer);
+          bucket.timer?.();
           bucket.timer = undefined;
         }
         reject(new HttpClientException(`The exchange ended while waiting in ${WAIT}`));
@@ -294,10 +292,10 @@ class Limiter implements RateLimit {
     // A token taken for a head that has gone meanwhile is spent: a store cannot give it back.
     if (answer === undefined || !(answer.waitMs > 0)) return bucket.queue.shift()?.go();
     if (bucket.queue.length === 0) return;
-    bucket.timer = setTimeout(() => {
+    bucket.timer = startWait(() => {
       bucket.timer = undefined;
       this.#pump(key, bucket);
-    }, Math.min(Math.ceil(answer.waitMs), LONGEST_TIMER_MS));
+    }, Math.ceil(answer.waitMs));
   }
 
   /** The store's answer to a take from `key`; `undefined` when it failed (told to the logger). */

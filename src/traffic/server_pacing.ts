@@ -11,6 +11,7 @@ import { describeCall, HttpClientException } from "../errors.ts";
 import { originOf } from "../http/url.ts";
 import { RateLimitedException } from "./errors.ts";
 import { pacingWait } from "./pacing_signal.ts";
+import { startWait } from "../send/deadline.ts";
 
 /** Options of {@linkcode serverPacing}. */
 export interface ServerPacingOptions {
@@ -45,8 +46,6 @@ export interface ServerPacing {
 
 /** How a wait is named in a timeout that ends it. */
 const WAIT_NAME = "the server's rate limit";
-/** The longest a timer waits at once (a longer one fires at once); the wait then goes on. */
-const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** Past this many origins, the ones whose pause is over are forgotten when another is paused. */
 const ORIGINS_KEPT = 1000;
 
@@ -182,7 +181,7 @@ class Pacing implements ServerPacing {
             { request, retryAfterSeconds: seconds },
           );
         }
-        await sleep(Math.min(ms, LONGEST_TIMER_MS), request, facts);
+        await sleep(ms, request, facts);
       }
     } finally {
       pause.waiting--;
@@ -213,7 +212,7 @@ class Pacing implements ServerPacing {
  */
 function sleep(ms: number, request: HttpRequest, facts: ExchangeFacts | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
+    const stop = startWait(() => {
       off?.();
       facts?.waiting(undefined);
       resolve();
@@ -221,7 +220,7 @@ function sleep(ms: number, request: HttpRequest, facts: ExchangeFacts | undefine
     facts?.waiting(WAIT_NAME);
     // Called at once when the exchange has ended already.
     const off = facts?.onEnd(() => {
-      clearTimeout(timer);
+      stop();
       reject(
         new HttpClientException(`Call ended waiting in ${WAIT_NAME}: ${describeCall(request)}`, {
           request,
