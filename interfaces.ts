@@ -21,7 +21,11 @@
 
 export type { FetchLike } from "./src/transport/types.ts";
 export type {
+  BodyObserver,
   ErrorHookInterface,
+  Exchange,
+  ExchangeOutcome,
+  ExchangeReason,
   Logger,
   Middleware,
   MiddlewareFunction,

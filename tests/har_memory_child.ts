@@ -9,6 +9,7 @@
 import { HttpClient, HttpClientConfigBuilder, HttpRequest, RequestContext } from "../mod.ts";
 import { HarRecorder } from "../har.ts";
 import { MockTransport } from "../testing.ts";
+import type { Exchange } from "../interfaces.ts";
 
 const MiB = 2 ** 20;
 const SIZE = 30 * MiB;
@@ -57,7 +58,8 @@ function upload(init: ConstructorParameters<typeof HttpRequest>[2]) {
     recorder.handle(
       request,
       () => Promise.reject(new Error("no network")),
-      new RequestContext(request),
+      // The exchange is never read: its send fails before any response.
+      { context: new RequestContext(request) } as unknown as Exchange,
     )
       .catch(() => undefined);
 }

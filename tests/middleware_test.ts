@@ -18,7 +18,6 @@ import {
 } from "../mod.ts";
 import type { Middleware, MiddlewareFunction } from "../interfaces.ts";
 import { startFixtureServer } from "./fixture_server.ts";
-import { contextExchange } from "../src/models/context.ts";
 import { rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -323,11 +322,10 @@ Deno.test("a link that waits names its wait in the timeout that ends it there, a
     () => new Response("never reached"),
   );
   let ended = 0;
-  const waits: MiddlewareFunction = (_request, _next, context) => {
-    const facts = contextExchange(context)!;
-    facts.waiting("the test queue");
+  const waits: MiddlewareFunction = (_request, _next, exchange) => {
+    exchange.waiting("the test queue");
     return new Promise((_, reject) => {
-      facts.onEnd(() => (ended++, reject(new Error("ended"))));
+      exchange.onEnd(() => (ended++, reject(new Error("ended"))));
     });
   };
   await using client = new HttpClient(

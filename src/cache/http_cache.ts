@@ -2,26 +2,22 @@
 // what RFC 9111 lets a private cache answer (policy.ts judges, key.ts keys)
 // and tells what it did in a Cache-Status header (RFC 9211).
 
-import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
-import { contextExchange, type ExchangeFacts } from "../models/context.ts";
+import type { BodyObserver, Exchange, MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import { credentialsOf, type HttpRequest } from "../models/request.ts";
 import { isCredentialHeader } from "../masking/credentials.ts";
 import {
-  headOf,
   type HttpResponse,
   receivedResponse,
-  type StreamedBody,
   streamedBodyOf,
   streamedResponse,
 } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf, validatePositive } from "../models/_validate.ts";
-import { carryBody } from "../send/body.ts";
-import { answerWithin } from "../send/deadline.ts";
+import { answerWithin } from "../waits.ts";
 import { describeError, maskSentIn, sentSecrets } from "../masking/views.ts";
 import { appendParams } from "../http/url.ts";
 import { headerValue } from "../http/headers.ts";
 import type { CacheEntry, CacheStore } from "./store.ts";
-import { type CacheRequest, cacheRequest, keyOfLocation } from "./key.ts";
+import { type CacheRequest, cacheRequest, type Caller, keyOfLocation } from "./key.ts";
 import {
   type CachePolicy,
   evaluate,
@@ -158,8 +154,8 @@ export class HttpCache {
   }
 
   /** The middleware: `withMiddleware(cache)` calls it for each exchange. */
-  readonly handle: MiddlewareFunction = (request, next, context) =>
-    this.#handle(request, next, contextExchange(context));
+  readonly handle: MiddlewareFunction = (request, next, exchange) =>
+    this.#handle(request, next, exchange);
 
   /** Resolves once no background revalidation or store write of this cache runs. */
   async whenIdle(): Promise<void> {
@@ -169,7 +165,7 @@ export class HttpCache {
   async #handle(
     request: HttpRequest,
     next: Next,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): Promise<HttpResponse> {
     const since = performance.now();
     const method = request.method;
@@ -178,7 +174,7 @@ export class HttpCache {
       const response = await next(request);
       // Waited for: a GET sent once this call returns must not be served what it replaced.
       if (!SAFE_METHODS.has(method) && response.statusCode < 400) {
-        await this.#invalidate(request, response, facts);
+        await this.#invalidate(request, response, exchange);
       }
       return withStatus(response, "fwd=bypass");
     }
@@ -187,39 +183,39 @@ export class HttpCache {
     ) {
       return withStatus(await next(request), "fwd=bypass");
     }
-    const keying = cacheRequest(request, facts);
+    const keying = cacheRequest(request, callerOf(request, exchange));
     const keyed = keying instanceof Promise ? await keying : keying;
     const { key } = keyed;
     if (key === undefined) return withStatus(await next(request), "fwd=bypass");
-    const read = this.#read(key, keyed.message, facts);
+    const read = this.#read(key, keyed.message, exchange);
     let stored = read instanceof Promise ? await read : read;
     // A body past this client's limit is not served from the cache: the exchange refuses it.
     if (
-      stored !== undefined && facts !== undefined && !facts.stream &&
-      stored.body.byteLength > facts.maxResponseBytes
+      stored !== undefined && !exchange.streamed &&
+      stored.body.byteLength > exchange.maxResponseBytes
     ) stored = undefined;
     const onlyIfCached = directives["only-if-cached"] !== undefined;
     if (stored === undefined) {
       if (onlyIfCached) return gatewayTimeout(request, since);
-      return this.#forward(request, next, keyed, facts, "miss");
+      return this.#forward(request, next, keyed, exchange, "miss");
     }
     // A stored answer is the client's network policy's to allow, as the
     // network is, whoever stored it: a refusal fails the call.
-    const checked = facts?.checkDestination(appendParams(request.url, request.params));
+    const checked = exchange.checkDestination(appendParams(request.url, request.params));
     if (checked !== undefined) await checked;
     const { policy } = stored;
     const evaluation = evaluate(policy, keyed.message);
     const { revalidation } = evaluation;
     if (evaluation.response !== undefined) {
       if (revalidation !== undefined) {
-        this.#revalidateInBackground(request, keyed, stored, revalidation.headers, facts);
+        this.#revalidateInBackground(request, keyed, stored, revalidation.headers, exchange);
       }
       const detail = revalidation === undefined ? "hit" : "hit; detail=stale-while-revalidate";
-      return served(request, stored, evaluation.response.headers, detail, since, facts);
+      return served(request, stored, evaluation.response.headers, detail, since, exchange);
     }
     if (onlyIfCached) return gatewayTimeout(request, since);
     if (!policy._requestMatches(keyed.message, false)) {
-      return this.#forward(request, next, keyed, facts, "vary-miss");
+      return this.#forward(request, next, keyed, exchange, "vary-miss");
     }
     const conditional = conditionalHeaders(revalidation?.headers);
     const fwd = policy.stale() ? "stale" : "request";
@@ -228,36 +224,36 @@ export class HttpCache {
       response = await next(conditional === undefined ? request : request.withHeaders(conditional));
     } catch (error) {
       if (!staleIfError(policy, directives)) throw error;
-      this.#report(error, facts);
+      this.#report(error, exchange);
       const headers = policy.responseHeaders();
-      return served(request, stored, headers, `fwd=${fwd}; detail=stale-if-error`, since, facts);
+      return served(request, stored, headers, `fwd=${fwd}; detail=stale-if-error`, since, exchange);
     }
     if (response.statusCode >= 500 && staleIfError(policy, directives)) {
       await response.cancel();
       const detail = `fwd=${fwd}; fwd-status=${response.statusCode}; detail=stale-if-error`;
-      return served(request, stored, policy.responseHeaders(), detail, since, facts);
+      return served(request, stored, policy.responseHeaders(), detail, since, exchange);
     }
     if (response.statusCode !== 304) {
       // A refused credential ends stale serving: what was stored for it is removed.
-      if (refused(response)) this.#remove(key, facts);
+      if (refused(response)) this.#remove(key, exchange);
       const detail = `fwd=${fwd}; fwd-status=${response.statusCode}`;
-      return this.#store(response, request, keyed, facts, detail);
+      return this.#store(response, request, keyed, exchange, detail);
     }
     await response.cancel();
     const { policy: updated, matches } = policy.revalidatedPolicy(
       keyed.message,
-      notModified(response, secretsOf(request, facts)),
+      notModified(response, secretsOf(request)),
     );
     // A 304 whose validator selects no stored response cannot stand for it (RFC 9111 4.3.4).
-    if (!matches) return this.#forward(request, next, keyed, facts, fwd);
+    if (!matches) return this.#forward(request, next, keyed, exchange, fwd);
     // A 304 with no-store removes the entry (RFC 9111 4.3.4, 5.2.2.5); else it is
     // written unless it renews nothing a later request reads: no freshness, the same headers.
-    if (!updated.storable()) this.#remove(key, facts);
+    if (!updated.storable()) this.#remove(key, exchange);
     else if (updated.maxAge() > 0 || !sameHeaders(policy, updated)) {
-      this.#write(key, updated, stored.body, facts);
+      this.#write(key, updated, stored.body, exchange);
     }
     const detail = `fwd=${fwd}; fwd-status=304`;
-    return served(request, stored, updated.responseHeaders(), detail, since, facts);
+    return served(request, stored, updated.responseHeaders(), detail, since, exchange);
   }
 
   /** Sends `request` on (a miss) and stores what may be stored of its response. */
@@ -265,10 +261,10 @@ export class HttpCache {
     request: HttpRequest,
     next: Next,
     keyed: CacheRequest,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
     fwd: string,
   ): Promise<HttpResponse> {
-    return this.#store(await next(request), request, keyed, facts, `fwd=${fwd}`);
+    return this.#store(await next(request), request, keyed, exchange, `fwd=${fwd}`);
   }
 
   /**
@@ -279,10 +275,10 @@ export class HttpCache {
     response: HttpResponse,
     request: HttpRequest,
     keyed: CacheRequest,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
     status: string,
   ): HttpResponse {
-    const policy = policyOf(keyed.message, messageOf(response, secretsOf(request, facts)));
+    const policy = policyOf(keyed.message, messageOf(response, secretsOf(request)));
     if (!policy.storable() || keepFor(policy) <= 0 || keyed.key === undefined) {
       return withStatus(response, status);
     }
@@ -294,22 +290,13 @@ export class HttpCache {
     if (body === undefined) {
       if (response.content.byteLength > this.maxEntryBytes) return withStatus(response, status);
       // A copy: the caller may write into the bytes it was given.
-      this.#write(key, policy, response.content.slice(), facts);
+      this.#write(key, policy, response.content.slice(), exchange);
       return withStatus(response, `${status}; stored`);
     }
-    const limit = this.maxEntryBytes;
-    const store = (content: Uint8Array) => this.#write(key, policy, content, facts);
-    const kept: StreamedBody = {
-      take: () => body.take().pipeThrough(keeper(limit, store)),
-      read: async () => {
-        const read = await body.read();
-        if (read.content.byteLength <= limit) store(read.content.slice());
-        return read;
-      },
-      cancel: () => body.cancel(),
-      maxResponseBytes: body.maxResponseBytes,
-    };
-    return withStatus(response, `${status}; stored`, kept);
+    const store = (content: Uint8Array) => this.#write(key, policy, content, exchange);
+    // Kept as the caller reads it, whole at its end within maxEntryBytes: never read ahead.
+    const kept = exchange.observe(response, keeper(this.maxEntryBytes, store));
+    return withStatus(kept, `${status}; stored`);
   }
 
   /**
@@ -319,7 +306,7 @@ export class HttpCache {
   #read(
     key: string,
     request: PolicyMessage,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): Stored | undefined | Promise<Stored | undefined> {
     const judged = (entry: unknown) => {
       if (entry === undefined || entry === null) return undefined;
@@ -331,37 +318,37 @@ export class HttpCache {
       if (policy === undefined) this.#policies.set(meta, policy = policyFrom(meta, request));
       return { policy, body };
     };
-    const failed = (error: unknown) => void this.#report(error, facts);
+    const failed = (error: unknown) => void this.#report(error, exchange);
     try {
       const entry = this.store.get(key);
       if (!(entry instanceof Promise)) return judged(entry);
-      return this.#bounded(entry, facts).then(judged).catch(failed);
+      return this.#bounded(entry, exchange).then(judged).catch(failed);
     } catch (error) {
       return failed(error);
     }
   }
 
   /** Stores `body` under `key` with `policy` (a store's promise is waited for in the background). */
-  #write(key: string, policy: CachePolicy, body: Uint8Array, facts: ExchangeFacts | undefined) {
+  #write(key: string, policy: CachePolicy, body: Uint8Array, exchange: Exchange) {
     const ttl = keepFor(policy);
     if (ttl <= 0) return;
     const meta = policyMeta(policy);
     const entry: CacheEntry = { meta: { v: VERSION, ...meta }, body };
-    this.#settle(() => this.store.set(key, entry, ttl), facts);
+    this.#settle(() => this.store.set(key, entry, ttl), exchange);
   }
 
   /** Removes the entry under `key` (its promise waited for in the background). */
-  #remove(key: string, facts: ExchangeFacts | undefined): void {
-    this.#settle(() => this.store.delete(key), facts);
+  #remove(key: string, exchange: Exchange): void {
+    this.#settle(() => this.store.delete(key), exchange);
   }
 
   /** Runs a store's `operation`: its failure is told; its promise is waited for in the background. */
-  #settle(operation: () => unknown, facts: ExchangeFacts | undefined): void {
+  #settle(operation: () => unknown, exchange: Exchange): void {
     try {
       const done = operation();
-      if (done instanceof Promise) this.#track(this.#bounded(done, facts), facts);
+      if (done instanceof Promise) this.#track(this.#bounded(done, exchange), exchange);
     } catch (error) {
-      this.#report(error, facts);
+      this.#report(error, exchange);
     }
   }
 
@@ -373,26 +360,31 @@ export class HttpCache {
   async #invalidate(
     request: HttpRequest,
     response: HttpResponse,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): Promise<void> {
     try {
-      const keys = [(await cacheRequest(request, facts, true)).getKey];
+      const keys = [(await cacheRequest(request, callerOf(request, exchange), true)).getKey];
       for (const name of ["location", "content-location"]) {
         const location = response.header(name);
         if (location === undefined) continue;
-        const key = await keyOfLocation(location, response.url, request, facts);
+        const key = await keyOfLocation(
+          location,
+          response.url,
+          request,
+          callerOf(request, exchange),
+        );
         if (key !== undefined) keys.push(key);
       }
       await Promise.all(keys.map(async (key) => {
         try {
           const done = this.store.delete(key);
-          if (done instanceof Promise) await this.#bounded(done, facts);
+          if (done instanceof Promise) await this.#bounded(done, exchange);
         } catch (error) {
-          this.#report(error, facts);
+          this.#report(error, exchange);
         }
       }));
     } catch (error) {
-      this.#report(error, facts);
+      this.#report(error, exchange);
     }
   }
 
@@ -402,17 +394,17 @@ export class HttpCache {
     keyed: CacheRequest,
     stored: Stored,
     headers: Record<string, string>,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): void {
     const key = keyed.key!;
     const conditional = conditionalHeaders(headers);
-    if (facts === undefined || this.#running.has(key)) return;
+    if (this.#running.has(key)) return;
     const sent = request.withHeaders(conditional ?? {});
     // Its store waits are bounded by storeTimeout, not by what the call that started it had left.
-    const detached: ExchangeFacts = Object.create(facts, { remainingMs: { value: Infinity } });
-    const revalidated = facts.background(sent).then((response) => {
+    const detached: Exchange = Object.create(exchange, { remainingMs: { value: () => Infinity } });
+    const revalidated = exchange.background(sent).then((response) => {
       if (response.statusCode === 304) {
-        const secrets = secretsOf(request, facts);
+        const secrets = secretsOf(request);
         const updated = stored.policy.revalidatedPolicy(
           keyed.message,
           notModified(response, secrets),
@@ -432,49 +424,45 @@ export class HttpCache {
    * client, whose close waits for it at most `storeTimeout`; its failure is
    * told.
    */
-  #track(work: Promise<unknown>, facts: ExchangeFacts | undefined, key: unknown = work): void {
-    const settled = work.catch((error) => this.#report(error, facts))
+  #track(work: Promise<unknown>, exchange: Exchange, key: unknown = work): void {
+    const settled = work.catch((error) => this.#report(error, exchange))
       .finally(() => this.#running.delete(key));
     this.#running.set(key, settled);
-    facts?.waitUntil(settled, this.storeTimeout * 1000);
+    exchange.waitUntil(settled, this.storeTimeout * 1000);
   }
 
   /** Tells `error` to `onError`, else warns the client's logger (or the console), masked. */
-  #report(error: unknown, facts: ExchangeFacts | undefined): void {
+  #report(error: unknown, exchange: Exchange): void {
     try {
       if (this.#onError !== undefined) return this.#onError(error);
     } catch {
       // onError failed too: the warning below tells the store's failure.
     }
-    (facts?.logger ?? console).warn(`fetchline cache: ${describeError(error)}`);
+    (exchange.logger ?? console).warn(`fetchline cache: ${describeError(error)}`);
   }
 
   /**
    * What the store's `answer` settles to, waited for at most
    * `storeTimeout`, and half of what the call's timeout leaves.
    */
-  #bounded<T>(answer: Promise<T>, facts: ExchangeFacts | undefined): Promise<T> {
-    const ms = Math.min(this.storeTimeout * 1000, (facts?.remainingMs ?? Infinity) / 2);
+  #bounded<T>(answer: Promise<T>, exchange: Exchange): Promise<T> {
+    const ms = Math.min(this.storeTimeout * 1000, exchange.remainingMs() / 2);
     return answerWithin(answer, ms, "The cache store");
   }
 }
 
-/** A TransformStream that passes the body on and, at its end within `limit` bytes, hands it whole to `store`. */
-function keeper(
-  limit: number,
-  store: (body: Uint8Array) => void,
-): TransformStream<Uint8Array, Uint8Array> {
+/** An observer of a body that, at its end within `limit` bytes, hands it whole to `store`. */
+function keeper(limit: number, store: (body: Uint8Array) => void): BodyObserver {
   let chunks: Uint8Array[] | undefined = [];
   let size = 0;
-  return new TransformStream({
-    transform(chunk, controller) {
-      controller.enqueue(chunk);
+  return {
+    onChunk(chunk) {
       if (chunks === undefined) return;
       size += chunk.byteLength;
       if (size > limit) chunks = undefined;
       else chunks.push(chunk.slice());
     },
-    flush() {
+    onEnd() {
       if (chunks === undefined) return;
       const body = new Uint8Array(size);
       let at = 0;
@@ -482,9 +470,10 @@ function keeper(
         body.set(chunk, at);
         at += chunk.byteLength;
       }
+      chunks = undefined;
       store(body);
     },
-  });
+  };
 }
 
 /** The stored response for `request`, with `headers` and a Cache-Status of `detail`. */
@@ -494,7 +483,7 @@ function served(
   headers: Record<string, string>,
   detail: string,
   since: number,
-  facts: ExchangeFacts | undefined,
+  exchange: Exchange,
 ): HttpResponse {
   const url = appendParams(request.url, request.params);
   const init = {
@@ -509,7 +498,7 @@ function served(
   };
   // Each caller gets its own copy: the stored bytes are every later hit's.
   const body = stored.body;
-  if (facts?.stream !== true) return receivedResponse({ ...init, content: body.slice() });
+  if (!exchange.streamed) return receivedResponse({ ...init, content: body.slice() });
   let read: Promise<HttpResponse> | undefined;
   return streamedResponse(init, {
     take: () =>
@@ -521,31 +510,15 @@ function served(
       }),
     read: () => read ??= Promise.resolve(receivedResponse({ ...init, content: body.slice() })),
     cancel: () => Promise.resolve(),
-    maxResponseBytes: facts.maxResponseBytes,
+    maxResponseBytes: exchange.maxResponseBytes,
   });
 }
 
-/** `response` with `detail` appended to its Cache-Status (and `body` in place of its streamed body). */
-function withStatus(response: HttpResponse, detail: string, body?: StreamedBody): HttpResponse {
-  const headers = {
-    ...response.headers,
+/** `response` with `detail` appended to its Cache-Status. */
+function withStatus(response: HttpResponse, detail: string): HttpResponse {
+  return response.withHeaders({
     "cache-status": appendStatus(response.headers["cache-status"], detail),
-  };
-  const init = { ...headOf(response), headers };
-  const streamed = body ?? streamedBodyOf(response);
-  if (streamed === undefined) return receivedResponse({ ...init, content: response.content });
-  return carryBody(
-    response,
-    streamedResponse(init, {
-      take: () => streamed.take(),
-      read: async () => {
-        const read = await streamed.read();
-        return receivedResponse({ ...init, content: read.content });
-      },
-      cancel: () => streamed.cancel(),
-      maxResponseBytes: streamed.maxResponseBytes,
-    }),
-  );
+  });
 }
 
 /** A Cache-Status value with this cache's member appended (RFC 9211: the closest to the client last). */
@@ -621,8 +594,16 @@ function messageOf(response: HttpResponse, secrets: readonly string[]): PolicyMe
 }
 
 /** The credentials `request` sent ({@linkcode sentSecrets}), to be masked wherever a response quotes them. */
-function secretsOf(request: HttpRequest, facts: ExchangeFacts | undefined): string[] {
-  return sentSecrets(request, facts?.credentialHeaders);
+function secretsOf(request: HttpRequest): string[] {
+  return sentSecrets(request, credentialsOf(request));
+}
+
+/** What the cache knows of the client sending `request`, for its key. */
+function callerOf(request: HttpRequest, exchange: Exchange): Caller {
+  return {
+    credentialHeaders: credentialsOf(request),
+    clientCertificate: exchange.clientCertificate,
+  };
 }
 
 /** True for a 401 or a 403: the server refused the request's credential. */

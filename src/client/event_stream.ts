@@ -20,8 +20,8 @@ import {
   validateNullableTimeout,
   validateSeconds,
 } from "../models/_validate.ts";
-import { abortedCallError } from "../send/exchange.ts";
-import { startWait } from "../send/deadline.ts";
+import { abortedCallError } from "../send/deadline.ts";
+import { startWait } from "../waits.ts";
 import type { CallOptions } from "./call.ts";
 
 /** What a reader needs of its client. */

@@ -48,7 +48,7 @@ import {
 } from "../auth/hooks.ts";
 import { checkCookieJar, type CookieJarLike } from "../cookies/jar.ts";
 import type { FetchLike, NetworkPolicy, PoolOptions, ProxySetting } from "../transport/types.ts";
-import { sleep } from "../send/deadline.ts";
+import { sleep } from "../waits.ts";
 import {
   checkNetwork,
   checkPool,

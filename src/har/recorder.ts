@@ -2,19 +2,11 @@
 // writes each exchange it passes on as an entry of a HAR 1.2 log, masked as
 // the logs are; a streamed body is recorded as the caller reads it.
 
-import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
-import { contextExchange, type ExchangeFacts } from "../models/context.ts";
-import type { HttpRequest } from "../models/request.ts";
-import {
-  headOf,
-  type HttpResponse,
-  receivedResponse,
-  type StreamedBody,
-  streamedBodyOf,
-  streamedResponse,
-} from "../models/response.ts";
+import type { Exchange, MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
+import { credentialsOf, type HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf, validatePositive } from "../models/_validate.ts";
-import { carryBody } from "../send/body.ts";
+import { bothNames, type CredentialNames } from "../masking/credentials.ts";
 import { describeError, maskSecretsIn, sentSecrets } from "../masking/views.ts";
 import { Capture, showBytes } from "./bodies.ts";
 import { type EntryRule, harRequest, harResponseHead, UNKNOWN_VERSION } from "./entries.ts";
@@ -163,8 +155,8 @@ export class HarRecorder {
   }
 
   /** The middleware: `withMiddleware(recorder)` calls it for each exchange. */
-  readonly handle: MiddlewareFunction = (request, next, context) =>
-    this.#record(request, next, contextExchange(context));
+  readonly handle: MiddlewareFunction = (request, next, exchange) =>
+    this.#record(request, next, exchange);
 
   /** How many exchanges were recorded. */
   get size(): number {
@@ -196,15 +188,15 @@ export class HarRecorder {
     return this.toHar();
   }
 
-  /** The rule of a call whose hooks declare `credentialHeaders`. */
-  #ruleOf(credentialHeaders: ReadonlySet<string> | undefined): EntryRule {
+  /** The rule of a call whose client names `credentialHeaders` (its hooks', its own). */
+  #ruleOf(credentialHeaders: CredentialNames | undefined): EntryRule {
     const known = credentialHeaders === undefined ? undefined : this.#rules.get(credentialHeaders);
     if (known !== undefined) return known;
     const rule: EntryRule = {
       mask: this.maskSecrets,
       bodies: this.bodies,
       maxBytes: this.maxBodyBytes,
-      sensitive: new Set([...this.#sensitive, ...credentialHeaders ?? []]),
+      sensitive: bothNames(this.#sensitive, credentialHeaders),
     };
     if (credentialHeaders !== undefined) this.#rules.set(credentialHeaders, rule);
     return rule;
@@ -213,11 +205,11 @@ export class HarRecorder {
   async #record(
     request: HttpRequest,
     next: Next,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): Promise<HttpResponse> {
-    const rule = facts?.credentialHeaders === undefined
-      ? this.#rule
-      : this.#ruleOf(facts.credentialHeaders);
+    // The credential names of the request's client, which the request carries.
+    const names = credentialsOf(request);
+    const rule = names === undefined ? this.#rule : this.#ruleOf(names);
     const recorded: Recorded = {
       startedDateTime: new Date().toISOString(),
       since: performance.now(),
@@ -247,12 +239,13 @@ export class HarRecorder {
     recorded.length = response.headers["content-length"];
     recorded.cacheStatus = response.headers["cache-status"];
     const capture = recorded.capture = new Capture(this.maxBodyBytes, this.bodies);
-    const body = streamedBodyOf(response);
-    if (body === undefined) {
-      capture.whole(response.content);
-      return response;
-    }
-    return carryBody(response, observed(response, body, capture));
+    // Recorded as the caller reads it: the recorder never reads ahead.
+    return exchange.observe(response, {
+      onChunk: (chunk) => capture.add(chunk),
+      onEnd: () => capture.end(),
+      onCancel: () => capture.stop(),
+      onError: () => capture.stop(),
+    });
   }
 
   /** `recorded` as a HAR entry, its body as read so far. */
@@ -321,45 +314,4 @@ function failedResponse(error: string): HarResponse {
     bodySize: -1,
     _error: error,
   };
-}
-
-/**
- * `response` with its streamed `body` recorded into `capture` as the caller
- * reads it: a stream taken passes through a counting transform; a body read
- * whole is recorded whole. Nothing is read that the caller does not read.
- */
-function observed(response: HttpResponse, body: StreamedBody, capture: Capture): HttpResponse {
-  const init = headOf(response);
-  return streamedResponse(init, {
-    take: () => {
-      // Pulled only when the caller reads (no high-water mark): nothing is read ahead.
-      const reader = body.take().getReader();
-      return new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          const { done, value } = await reader.read().catch((error) => {
-            capture.stop();
-            throw error;
-          });
-          if (done) {
-            capture.end();
-            controller.close();
-          } else {
-            capture.add(value);
-            controller.enqueue(value);
-          }
-        },
-        cancel: (reason) => (capture.stop(), reader.cancel(reason)),
-      }, { highWaterMark: 0 });
-    },
-    read: async () => {
-      const read = await body.read().catch((error) => {
-        capture.stop();
-        throw error;
-      });
-      capture.whole(read.content);
-      return receivedResponse({ ...init, content: read.content });
-    },
-    cancel: () => (capture.stop(), body.cancel()),
-    maxResponseBytes: body.maxResponseBytes,
-  });
 }

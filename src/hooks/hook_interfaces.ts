@@ -179,9 +179,141 @@ export interface Logger {
 /**
  * Sends a request on through the rest of the chain and the transport: the
  * `next` a {@linkcode MiddlewareFunction} is given. It may be called with a
- * changed request, more than once, or not at all.
+ * changed request, more than once (at once or in turn), or not at all; a
+ * `signal` ends that one send (the others go on), as the exchange's own
+ * end ends them all.
  */
-export type Next = (request: HttpRequest) => Promise<HttpResponse>;
+export type Next = (
+  request: HttpRequest,
+  options?: { readonly signal?: AbortSignal | undefined },
+) => Promise<HttpResponse>;
+
+/** Why an exchange is sent: the call's first, a retry, a redirect's hop, a resend after a 401… */
+export type ExchangeReason = "first" | "retry" | "redirect" | "auth" | "resume" | "hedge";
+
+/** How an exchange ended, as {@linkcode Exchange.onEnd} tells it: its response, or its error. */
+export interface ExchangeOutcome {
+  /** The response the exchange ended with (its body read to the end, or cancelled). */
+  readonly response?: HttpResponse | undefined;
+  /** What the exchange failed with. */
+  readonly error?: unknown;
+}
+
+/** What {@linkcode Exchange.observe} tells of a streamed body as the caller reads it. */
+export interface BodyObserver {
+  /** Each chunk the caller reads (decoded bytes); a body read whole is one chunk. */
+  onChunk?(chunk: Uint8Array): void;
+  /** The body was read to its end. */
+  onEnd?(): void;
+  /** The caller cancelled the body (or the library did: a discarded response). */
+  onCancel?(): void;
+  /** The body's read failed with `error`. */
+  onError?(error: unknown): void;
+}
+
+/**
+ * One exchange (an attempt, a redirect's hop, a resend after a 401) as
+ * every middleware sees it: the library's own (the cookie jar, the cache,
+ * the traffic controls, the recorder) and a user's alike. The third
+ * argument of a {@linkcode MiddlewareFunction}.
+ *
+ * @example A concurrency limit of one's own: its place is given back when the exchange ends
+ * ```ts
+ * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+ * import type { MiddlewareFunction } from "@fetchline/fetchline/interfaces";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   () => new Response("streamed body"),
+ * );
+ * let inFlight = 0;
+ * const limit: MiddlewareFunction = async (request, next, exchange) => {
+ *   inFlight++;
+ *   exchange.onEnd(() => inFlight--);
+ *   return await next(request);
+ * };
+ * await using client = new HttpClient(
+ *   new HttpClientConfigBuilder()
+ *     .withBaseUrl(`http://127.0.0.1:${server.addr.port}`)
+ *     .withMiddleware(limit)
+ *     .build(),
+ * );
+ * const response = await client.stream("GET", "/");
+ * assert.equal(inFlight, 1); // the body is unread: the exchange goes on
+ * assert.equal((await response.read()).text, "streamed body");
+ * assert.equal(inFlight, 0);
+ * ```
+ */
+export interface Exchange {
+  /** The call's context, shared by its exchanges and hooks. */
+  readonly context: RequestContext;
+  /** 1 for the call's first exchange, and one more for each later one (retries, hops, resends). */
+  readonly attempt: number;
+  /** Why this exchange is sent. */
+  readonly reason: ExchangeReason;
+  /** True when the caller asked for the body as a stream: `next` resolves at the head. */
+  readonly streamed: boolean;
+  /**
+   * Aborts when this exchange must end: its timeout, the caller's signal,
+   * the client's `close()` (made when first read).
+   */
+  readonly signal: AbortSignal;
+  /** Milliseconds until the call's nearest deadline; `Infinity` when it has none. */
+  remainingMs(): number;
+  /** The client's limit of a body read whole, in bytes. */
+  readonly maxResponseBytes: number;
+  /**
+   * True when the header `name` carries a credential by the client's one
+   * definition (README "Secrets stay hidden": the fixed names, names that
+   * look like credentials, what its hooks declare, `withCredentialHeaders`).
+   */
+  isCredential(name: string): boolean;
+  /** The client's logger (its logging hooks'), if it has one. */
+  readonly logger: Logger | undefined;
+  /** The client certificate (PEM) the client shows a server that asks (`withTls()`), if any. */
+  readonly clientCertificate: string | undefined;
+  /**
+   * Calls `callback` once when the exchange is over: its response's body
+   * read to the end or cancelled (a buffered response: when it is returned
+   * through the chain), or the exchange failed (its timeout, the caller's
+   * signal, `close()` included).
+   */
+  onEnd(callback: (outcome: ExchangeOutcome) => void): void;
+  /**
+   * Sends `request` through the links after this one and the transport,
+   * read whole, on its own: the client's timeout and `close()` end it, this
+   * call's deadlines and signal do not (a cache's revalidation outlives the
+   * call that started it).
+   */
+  background(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * `response` with its streamed body watched as the caller reads it (a
+   * buffered one is told at once, whole): nothing is read ahead, and the
+   * body's limits, read timeout and end are those it had.
+   */
+  observe(response: HttpResponse, observer: BodyObserver): HttpResponse;
+  /**
+   * Keeps `work` (a store's write) for the client's `close()` to wait for,
+   * at most `maxWaitMs`: a process that closes its client and then its store
+   * loses nothing.
+   */
+  waitUntil(work: Promise<unknown>, maxWaitMs: number): void;
+  /**
+   * Checks `url`'s destination against the client's network policy, as a
+   * connection to it would be: `undefined` when it passes at once (no
+   * policy, an allowed host, an allowed address), else a promise that
+   * rejects with `BlockedDestinationException` (after a lookup the
+   * exchange's end bounds). A link that answers without the network (a
+   * cache hit) asks it.
+   */
+  checkDestination(url: string): Promise<void> | undefined;
+  /**
+   * Names the wait the link is in (`"the concurrency queue"`), so that a
+   * timeout that ends the exchange there says so; `undefined` once it is over.
+   */
+  waiting(name: string | undefined): void;
+}
 
 /**
  * Wraps each exchange of a client: every attempt, every redirect hop and
@@ -224,7 +356,7 @@ export type Next = (request: HttpRequest) => Promise<HttpResponse>;
 export type MiddlewareFunction = (
   request: HttpRequest,
   next: Next,
-  context: RequestContext,
+  exchange: Exchange,
 ) => Promise<HttpResponse>;
 
 /**

@@ -6,7 +6,6 @@ import type { HttpRequest } from "./request.ts";
 import type { HttpResponse } from "./response.ts";
 import type { TokenData } from "./token_data.ts";
 import { checkKnownKeys, keysOf } from "./_validate.ts";
-import type { CredentialNames } from "../masking/credentials.ts";
 
 /**
  * Sends a token request through a client's transport: its pool (so its
@@ -25,66 +24,10 @@ export let contextTokenSender: (context: RequestContext) => TokenSender | undefi
 export let bindContextTokenSender: (context: RequestContext, sender: TokenSender) => void;
 
 /**
- * What a middleware link is told of the exchange it runs in: bound to the
- * call's context by the send path just before the link runs, so a link
- * reads it at once, before it awaits anything (the cache does).
+ * Counts the exchanges of the call of `context` (attempts, hops, resends):
+ * the number of the one starting now, 1 for the first.
  */
-export interface ExchangeFacts {
-  /** True for a streamed call: the response comes at its head, its body unread. */
-  readonly stream: boolean;
-  /** The client's limit of a body read whole. */
-  readonly maxResponseBytes: number;
-  /** Lower-case names of the credential headers the client's hooks declare, if any. */
-  readonly credentialHeaders: CredentialNames | undefined;
-  /** The client certificate (PEM) the client shows a server that asks (`withTls()`), if any. */
-  readonly clientCertificate: string | undefined;
-  /** The client's logger (that of its logging hooks, `withLogging()`), if it has one. */
-  readonly logger: { warn(message: string): void } | undefined;
-  /** How long the exchange may still take when the link starts, in ms (`Infinity`: no timeout). */
-  readonly remainingMs: number;
-  /**
-   * Sends `request` through the links after this one and the transport,
-   * read whole, in a step of its own: the client's timeout (or the
-   * request's own `timeout` when longer) and its close end it, the call's
-   * signal does not (it outlives the call).
-   */
-  background(request: HttpRequest): Promise<HttpResponse>;
-  /**
-   * Calls `listener` once when the exchange ends early (its timeout, the
-   * caller's signal, the client's close): a link that waits (a queue, a rate
-   * limit) gives its place back there. Gives what undoes it.
-   */
-  onEnd(listener: () => void): () => void;
-  /**
-   * Checks `url` against the client's network policy as the network path
-   * does (a host name is resolved and each answer checked, unless the
-   * policy's `allow` names it), for a link that answers without the network
-   * (a cache's hit): `undefined` when it passes at once or the client has
-   * no policy, else a promise that rejects with a
-   * `BlockedDestinationException` when the policy refuses it. The
-   * exchange's timeout, the caller's signal and the client's close end the
-   * wait.
-   */
-  checkDestination(url: string): Promise<void> | undefined;
-  /**
-   * Hands the client `work` the link leaves running past the exchange (a
-   * cache's store write, a background revalidation): the client's `close()`
-   * (and `await using`) waits for it to settle, at most `maxWaitMs` from the
-   * close, so that what the link had under way is not lost to a store
-   * closed next. Its failure is the link's to tell.
-   */
-  waitUntil(work: Promise<unknown>, maxWaitMs: number): void;
-  /**
-   * Names the wait the link is in (`"the concurrency queue"`), so a timeout
-   * that ends the exchange there says so; `undefined` once it is over.
-   */
-  waiting(name: string | undefined): void;
-}
-
-/** What the send path bound to `context` for the link running now, if any. */
-export let contextExchange: (context: RequestContext) => ExchangeFacts | undefined;
-/** Binds what a middleware link is told of its exchange to the call's context. */
-export let bindContextExchange: (context: RequestContext, facts: ExchangeFacts) => void;
+export let countExchange: (context: RequestContext) => number;
 
 /** Options of a {@linkcode RequestContext}. */
 export interface RequestContextOptions {
@@ -136,14 +79,13 @@ export class RequestContext {
    * and it stays out of every view of the context.
    */
   #tokenSender: TokenSender | undefined = undefined;
-  /** What the running middleware link is told of its exchange, private for the same reasons. */
-  #exchange: ExchangeFacts | undefined = undefined;
+  /** How many exchanges the call has sent through its middleware, private for the same reasons. */
+  #exchanges = 0;
 
   static {
     contextTokenSender = (context) => context.#tokenSender;
     bindContextTokenSender = (context, sender) => void (context.#tokenSender = sender);
-    contextExchange = (context) => context.#exchange;
-    bindContextExchange = (context, facts) => void (context.#exchange = facts);
+    countExchange = (context) => ++context.#exchanges;
   }
 
   /** Creates a context of `request`, with the attempt number, retry limit and metadata of `options`. */

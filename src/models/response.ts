@@ -21,7 +21,7 @@ import {
   sentSecrets,
 } from "../masking/views.ts";
 import { errorReason, MAX_REASON_BODY, type ProblemDetails } from "../http/problem.ts";
-import { checkKnownKeys, describeType, keysOf } from "./_validate.ts";
+import { checkKnownKeys, describeType, keysOf, validateHeaders } from "./_validate.ts";
 import { bindRequestCredentials, credentialsOf, type HttpRequest } from "./request.ts";
 import type { CredentialNames } from "../masking/credentials.ts";
 import {
@@ -403,6 +403,8 @@ export class HttpResponse {
   #call: ResponseCall | undefined = undefined;
   /** The frozen view of the call's context, made on first read. */
   #context: ResponseContext | undefined = undefined;
+  /** True for a streamed copy with other headers ({@linkcode HttpResponse.withHeaders}). */
+  #copied = false;
 
   static {
     bindResponseContext = (response, context, credentialHeaders) => {
@@ -647,10 +649,58 @@ export class HttpResponse {
   async read(): Promise<HttpResponse> {
     const streamed = STREAMED.get(this);
     if (streamed === undefined) return this;
-    const buffered = await streamed.read();
+    let buffered = await streamed.read();
+    // A copy with other headers (withHeaders()) reads the same body under its own head.
+    if (this.#copied) buffered = receivedResponse({ ...headOf(this), content: buffered.content });
     READ.set(this, buffered.content);
     if (buffered.#call === undefined) buffered.#call = this.#call;
     return buffered;
+  }
+
+  /**
+   * A copy of this response with `headers` set over its own (names in any
+   * letter case; `undefined` removes one): how a middleware changes a head
+   * it passes on (the cache adds its `Cache-Status`). A streamed response's
+   * copy holds the same unread body: reading or cancelling either reads or
+   * cancels it, and its end is the exchange's end as before.
+   *
+   * @example Add a header to a response
+   * ```ts
+   * import { HttpRequest, HttpResponse } from "@fetchline/fetchline";
+   * import assert from "node:assert/strict";
+   *
+   * const request = new HttpRequest("GET", "http://127.0.0.1/");
+   * const response = new HttpResponse({
+   *   statusCode: 200, headers: { "Content-Type": "text/plain" },
+   *   content: new TextEncoder().encode("hi"), elapsedMs: 1, url: request.url, request,
+   * });
+   * const tagged = response.withHeaders({ "X-Seen-By": "my-middleware" });
+   * assert.equal(tagged.header("x-seen-by"), "my-middleware");
+   * assert.equal(tagged.text, "hi");
+   * assert.equal(response.header("x-seen-by"), undefined);
+   * ```
+   */
+  withHeaders(headers: Readonly<Record<string, string | undefined>>): HttpResponse {
+    if (headers === null || typeof headers !== "object") {
+      throw new TypeError(`Invalid headers: expected an object, got ${describeType(headers)}`);
+    }
+    const merged: Record<string, string> = { ...this.headers };
+    const set: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) delete merged[name.toLowerCase()];
+      else set[name] = value;
+    }
+    for (const [name, value] of Object.entries(validateHeaders("headers", set))) {
+      merged[name.toLowerCase()] = value;
+    }
+    const init = { ...headOf(this), headers: merged };
+    const streamed = STREAMED.get(this);
+    const copy = streamed === undefined
+      ? receivedResponse({ ...init, content: this.content })
+      : new HttpResponseWithOrigin({ ...init, content: new Uint8Array(0) }, RECEIVED, streamed);
+    copy.#copied = streamed !== undefined;
+    copy.#call = this.#call;
+    return copy;
   }
 
   /** Cancels an unread streamed body, giving the connection back; nothing for a buffered one. */
@@ -753,13 +803,15 @@ export class HttpResponse {
 export interface StreamedHttpResponse extends
   Omit<
     HttpResponse,
-    "content" | "text" | "json" | "jsonOrUndefined" | "raiseForStatus"
+    "content" | "text" | "json" | "jsonOrUndefined" | "raiseForStatus" | "withHeaders"
   > {
   /**
    * Returns this response when its status is 1xx, 2xx or 3xx, and throws
    * {@linkcode HttpStatusException} (carrying it, body unread) for 4xx and 5xx.
    */
   raiseForStatus(): StreamedHttpResponse;
+  /** A copy with `headers` set over its own, holding the same unread body. */
+  withHeaders(headers: Readonly<Record<string, string | undefined>>): StreamedHttpResponse;
 }
 
 defineRedactedInspect(HttpResponse, (response) => ({

@@ -22,12 +22,8 @@ import { rateLimitWait } from "../http/rate_limit_headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { Step, untilAborted } from "./deadline.ts";
 import { callExpired, startStepTimeout, waitPassesDeadline, withCallDeadline } from "./deadline.ts";
-import {
-  endedByTotalTimeout,
-  retryPastDeadlineError,
-  type SendOptions,
-  stepEndedError,
-} from "./exchange.ts";
+import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./deadline.ts";
+import type { SendOptions } from "./exchange.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import { type AuthOptions, sendAuthenticated } from "./auth.ts";
 import { whenBodySettled } from "./body.ts";

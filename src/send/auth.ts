@@ -12,7 +12,8 @@ import { isOneShot } from "../http/raw_body.ts";
 import { originOf } from "../http/url.ts";
 import { Step, untilAborted } from "./deadline.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline.ts";
-import { type SendOptions, stepEndedError } from "./exchange.ts";
+import type { SendOptions } from "./exchange.ts";
+import { stepEndedError } from "./deadline.ts";
 import { type HopAuth, sendWithRedirects } from "./redirects.ts";
 
 // Where a client's credentials may go, worked out once from its
@@ -129,6 +130,7 @@ export async function sendAuthenticated(
       let credentialed = first.added.size > 0;
       const hops: HopAuth = {
         headers: first.added,
+        resend: authRetries > 0,
         async reapply(hop) {
           const result = await until(Promise.resolve(authenticate(hook, allowed, hop, context)));
           credentialed = result.added.size > 0;

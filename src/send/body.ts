@@ -5,7 +5,7 @@
 // the progress reports themselves, are transport/body.ts's.
 
 import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
-import { receivedResponse, streamedResponse } from "../models/response.ts";
+import { receivedResponse, streamedBodyOf, streamedResponse } from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import { CUT_SHORT } from "../http/text_stream.ts";
 import { isFailure } from "../transport/failures.ts";
@@ -119,10 +119,18 @@ export function streamedCall(
   exchange: StreamedExchange,
   options: StreamedCallOptions,
 ): HttpResponse {
-  const body = new WireBody(exchange, options);
-  const response = streamedResponse(exchange.init, body);
-  bodies.set(response, body);
-  return response;
+  return streamedResponse(exchange.init, new WireBody(exchange, options));
+}
+
+/**
+ * The wire body under `response`'s streamed body: its own, or the one a
+ * wrapper of it carries ({@linkcode carryBody}). A copy of a response that
+ * holds the same body (`withHeaders()`) holds the same wire body.
+ */
+function wireBodyOf(response: HttpResponse): WireBody | undefined {
+  const streamed = streamedBodyOf(response);
+  if (streamed === undefined) return undefined;
+  return streamed instanceof WireBody ? streamed : carried.get(streamed);
 }
 
 /**
@@ -130,7 +138,7 @@ export function streamedCall(
  * nothing) when it is not an unread streamed body of this module.
  */
 export function whenBodySettled(response: HttpResponse, listener: () => void): boolean {
-  const body = bodies.get(response);
+  const body = wireBodyOf(response);
   if (body === undefined || body.settled) return false;
   const previous = body.listener;
   body.listener = previous === undefined ? listener : () => (previous(), listener());
@@ -138,23 +146,25 @@ export function whenBodySettled(response: HttpResponse, listener: () => void): b
 }
 
 /**
- * Makes `to` (a middleware's response that wraps the streamed body of
- * `from`) tell the same body's end: the client's count of calls in flight
- * then waits for it as for `from`'s.
+ * Makes `to` (a response whose streamed body wraps that of `from`: an
+ * observed one) tell the same body's end: the client's count of calls in
+ * flight and the exchange's end then wait for it as for `from`'s.
  */
 export function carryBody(from: HttpResponse, to: HttpResponse): HttpResponse {
-  const body = bodies.get(from);
-  if (body !== undefined) bodies.set(to, body);
+  const body = wireBodyOf(from);
+  const wrapper = streamedBodyOf(to);
+  if (body !== undefined && wrapper !== undefined && wrapper !== body) carried.set(wrapper, body);
   return to;
 }
 
 /** True when `a` and `b` hold the same streamed body (one carries the other's: {@linkcode carryBody}). */
 export function sharesBody(a: HttpResponse, b: HttpResponse): boolean {
-  const body = bodies.get(a);
-  return body !== undefined && body === bodies.get(b);
+  const body = wireBodyOf(a);
+  return body !== undefined && body === wireBodyOf(b);
 }
 
-const bodies = new WeakMap<HttpResponse, WireBody>();
+/** The wire bodies that wrappers of them carry, by wrapper. */
+const carried = new WeakMap<StreamedBody, WireBody>();
 
 // The body of a streamed call as its one stream.
 

@@ -6,6 +6,7 @@
 // flight that the tick and the client's close scan.
 
 import type { HttpRequest } from "../models/request.ts";
+import { callerEnded, describeCall, HttpClientException, TimeoutException } from "../errors.ts";
 import { Abort } from "../transport/types.ts";
 import { runtimeName } from "../transport/failures.ts";
 
@@ -403,67 +404,95 @@ export function forEachInFlight(visit: (entry: InFlight) => void): void {
   }
 }
 
+// The exceptions of a step that its timeout, the client's close or the
+// caller's signal ended: built here, where the deadline is, and nowhere else.
+
 /**
- * What `answer` settles to, or a rejection with an Error saying that `what`
- * did not answer within `ms` (a store's wait: the cache's, the rate limit's).
+ * The exception for a `step` of `request` that its timeout (a
+ * {@linkcode TimeoutException}), the client's close or the caller's signal
+ * ended, or `undefined` when none did.
  */
-export function answerWithin<T>(answer: Promise<T>, ms: number, what: string): Promise<T> {
-  let stop: (() => void) | undefined;
-  const late = new Promise<never>((_, reject) => {
-    stop = startWait(
-      () => reject(new Error(`${what} did not answer within ${Math.round(ms)} ms`)),
-      ms,
+export function stepEndedError(
+  request: HttpRequest,
+  step: Step,
+  options: Pick<AbortSources, "closed" | "signal">,
+  cause?: unknown,
+): HttpClientException | undefined {
+  if (step.timedOut) {
+    // The attempt's timeout keeps the message it always had; the others are named.
+    const which = step.total ? " (totalTimeout)" : "";
+    const where = step.waitingOn === undefined ? "" : ` waiting in ${step.waitingOn}`;
+    const error = new TimeoutException(
+      `Request timed out after ${step.seconds} s${which}${where}: ${describeCall(request)}`,
+      { request, cause },
     );
-  });
-  return Promise.race([answer, late]).finally(() => stop!());
+    if (step.total) callTimeouts.add(error);
+    return error;
+  }
+  return abortedCallError(request, options, cause);
 }
 
-// The waits the library schedules (a retry's, a rate limit's, a server's
-// pause, an event stream's reconnection): a server's Retry-After or reset can
-// ask for any length, and a runtime's setTimeout given more than 2^31 - 1 ms
-// fires at once (Node, Deno and browsers alike), so a 30-day Retry-After
-// resent every retry at once. Every wait goes through `startWait`, which arms
-// one timer at a time for the longest stretch one counts, until the whole
-// wait has run.
-
-/** The longest wait one timer counts, in milliseconds (about 24.8 days). */
-export const LONGEST_TIMER_MS = 2 ** 31 - 1;
+/** The exceptions of steps that the call's total timeout ended. */
+const callTimeouts = new WeakSet<object>();
 
 /**
- * Calls `run` once after `ms` milliseconds, however long (`Infinity`: never;
- * `NaN` or less than 0: as 0), unless the function it returns is called
- * first. One timer runs at a time; none is left once it ran or was stopped.
+ * True for the exception of a step the call's `totalTimeout` ended: the
+ * call is over, whatever the clock says (a timer may fire a little early).
  */
-export function startWait(run: () => void, ms: number): () => void {
-  let left = ms > 0 ? ms : 0;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = () => {
-    const stretch = Math.min(left, LONGEST_TIMER_MS);
-    left -= stretch;
-    timer = setTimeout(() => (left > 0 ? arm() : (timer = undefined, run())), stretch);
-  };
-  arm();
-  return () => {
-    clearTimeout(timer);
-    timer = undefined;
-  };
+export function endedByTotalTimeout(error: unknown): boolean {
+  return typeof error === "object" && error !== null && callTimeouts.has(error);
 }
 
 /**
- * Resolves after `ms` milliseconds, however long ({@linkcode startWait}), or
- * rejects with `signal`'s reason once it aborts, its timer cleared.
+ * The exception for a call whose retry wait of `ms` would end past its
+ * total timeout: it fails at once rather than wait for a try it cannot make.
  */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const stop = startWait(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    function onAbort() {
-      stop();
-      reject(signal.reason);
+export function retryPastDeadlineError(
+  request: HttpRequest,
+  ms: number,
+  options: CallTimeouts,
+): TimeoutException {
+  const wait = Math.round(ms) / 1000;
+  return new TimeoutException(
+    `Retry wait of ${wait} s would pass the totalTimeout of ${options.totalTimeout} s: ${
+      describeCall(request)
+    }`,
+    { request },
+  );
+}
+
+/**
+ * The exception for a call the client's close or the caller's signal ended,
+ * or `undefined` when neither has aborted: a {@linkcode TimeoutException}
+ * when the signal's reason is a `TimeoutError` (`AbortSignal.timeout()`),
+ * else an {@linkcode HttpClientException}; the reason is the `cause`.
+ */
+export function abortedCallError(
+  request: HttpRequest,
+  options: Pick<AbortSources, "closed" | "signal">,
+  cause?: unknown,
+): HttpClientException | undefined {
+  const target = describeCall(request);
+  if (options.closed.aborted) {
+    return new HttpClientException(`Client was closed during the request: ${target}`, {
+      request,
+      cause,
+    });
+  }
+  if (options.signal?.aborted) {
+    const { reason } = options.signal;
+    // The caller's AbortSignal.timeout() is a timeout: it says so, and the reason stays the cause.
+    if ((reason as { name?: unknown } | null)?.name === "TimeoutError") {
+      return callerEnded(
+        new TimeoutException(`Request timed out (the caller's signal): ${target}`, {
+          request,
+          cause: reason,
+        }),
+      );
     }
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
+    return callerEnded(
+      new HttpClientException(`Request was aborted: ${target}`, { request, cause: reason }),
+    );
+  }
+  return undefined;
 }

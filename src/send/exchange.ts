@@ -6,22 +6,14 @@
 
 import {
   BlockedDestinationException,
-  callerEnded,
   ConnectionException,
   DecodingException,
   describeCall,
   HttpClientException,
-  TimeoutException,
 } from "../errors.ts";
-import { bindContextExchange, type ExchangeFacts, type RequestContext } from "../models/context.ts";
+import { countExchange, type RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
-import {
-  type AbortSources,
-  attemptTimeout,
-  startStepTimeout,
-  Step,
-  untilAborted,
-} from "./deadline.ts";
+import { type AbortSources, type Step, stepEndedError, untilAborted } from "./deadline.ts";
 import type { CallTimeouts } from "./deadline.ts";
 import { cancelTimeout } from "./deadline.ts";
 import {
@@ -44,12 +36,12 @@ import { isOneShot } from "../http/raw_body.ts";
 import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import type { CredentialNames } from "../masking/credentials.ts";
-import { sendBody, sharesBody, streamedCall } from "./body.ts";
-import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
-import { HttpRequest } from "../models/request.ts";
-import { HttpResponse, receivedResponse } from "../models/response.ts";
-import { appendParams } from "../http/url.ts";
-import { addJarCookies, type CookieJarLike, storeCookies } from "../cookies/jar.ts";
+import { sendBody, streamedCall } from "./body.ts";
+import type { ExchangeReason, Logger, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
+import { type ChainEnd, ExchangeRun, runChain } from "./chain.ts";
+import type { HttpRequest } from "../models/request.ts";
+import { type HttpResponse, receivedResponse } from "../models/response.ts";
+import { type CookieJarLike, storeCookies } from "../cookies/jar.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
 export interface SendOptions extends AbortSources, CallTimeouts {
@@ -77,7 +69,7 @@ export interface SendOptions extends AbortSources, CallTimeouts {
   /** The client certificate (PEM) of the client's TLS settings, told to the middleware. */
   readonly clientCertificate?: string | undefined;
   /** The client's logger (its logging hooks'), told to the middleware. */
-  readonly logger?: { warn(message: string): void } | undefined;
+  readonly logger?: Logger | undefined;
   /**
    * The cookie jar every response head the transport receives, a
    * redirect's too, hands its Set-Cookie lines to, before its body is read
@@ -99,7 +91,7 @@ export interface SendOptions extends AbortSources, CallTimeouts {
 
 /**
  * The work a client's middleware links left running past their exchanges
- * (`ExchangeFacts.waitUntil`: a cache's store writes and revalidations),
+ * (`Exchange.waitUntil`: a cache's store writes and revalidations),
  * which its close waits for, each at most its own bound. A derived
  * client's is counted in its parent's too, as its calls are.
  */
@@ -187,6 +179,7 @@ export async function sendSingleRequest(
   since: number,
   options: SendOptions,
   context: RequestContext,
+  reason: ExchangeReason,
   last?: FirstHop,
 ): Promise<HttpResponse | Redirect> {
   try {
@@ -194,13 +187,19 @@ export async function sendSingleRequest(
     let response: HttpResponse;
     if (middleware.length === 0) response = await exchange(hop, request, step, since, options);
     else {
-      const chain = runMiddleware(
+      const attempt = countExchange(context);
+      const run = new ExchangeRun(
         middleware,
-        hop,
         context,
-        (sent) => exchange(sent, request, step, since, options),
-        new Chain(middleware, context, step, since, options, request),
+        step,
+        since,
+        options,
+        request,
+        END,
+        attempt,
+        reason,
       );
+      const chain = run.settle(runChain(run, hop));
       response = await untilAborted(chain, step, () => ended(request, step, options));
     }
     if (!followed(response, hop, options)) {
@@ -285,6 +284,9 @@ async function exchange(
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** The chain's end: the transport's exchange, and the one mapping of its failures. */
+const END: ChainEnd = { exchange, clientError: toClientError };
 
 /** What a wait of the chain fails with once `step` has ended. */
 function ended(request: HttpRequest, step: Step, options: SendOptions): unknown {
@@ -448,343 +450,4 @@ function requestBodyError(cause: unknown, request: HttpRequest): unknown {
       cause,
     }),
   );
-}
-
-/**
- * The exception for a `step` of `request` that its timeout (a
- * {@linkcode TimeoutException}), the client's close or the caller's signal
- * ended, or `undefined` when none did.
- */
-export function stepEndedError(
-  request: HttpRequest,
-  step: Step,
-  options: Pick<AbortSources, "closed" | "signal">,
-  cause?: unknown,
-): HttpClientException | undefined {
-  if (step.timedOut) {
-    // The attempt's timeout keeps the message it always had; the others are named.
-    const which = step.total ? " (totalTimeout)" : "";
-    const where = step.waitingOn === undefined ? "" : ` waiting in ${step.waitingOn}`;
-    const error = new TimeoutException(
-      `Request timed out after ${step.seconds} s${which}${where}: ${describeCall(request)}`,
-      { request, cause },
-    );
-    if (step.total) callTimeouts.add(error);
-    return error;
-  }
-  return abortedCallError(request, options, cause);
-}
-
-/** The exceptions of steps that the call's total timeout ended. */
-const callTimeouts = new WeakSet<object>();
-
-/**
- * True for the exception of a step the call's `totalTimeout` ended: the
- * call is over, whatever the clock says (a timer may fire a little early).
- */
-export function endedByTotalTimeout(error: unknown): boolean {
-  return typeof error === "object" && error !== null && callTimeouts.has(error);
-}
-
-/**
- * The exception for a call whose retry wait of `ms` would end past its
- * total timeout: it fails at once rather than wait for a try it cannot make.
- */
-export function retryPastDeadlineError(
-  request: HttpRequest,
-  ms: number,
-  options: CallTimeouts,
-): TimeoutException {
-  const wait = Math.round(ms) / 1000;
-  return new TimeoutException(
-    `Retry wait of ${wait} s would pass the totalTimeout of ${options.totalTimeout} s: ${
-      describeCall(request)
-    }`,
-    { request },
-  );
-}
-
-/**
- * The exception for a call the client's close or the caller's signal ended,
- * or `undefined` when neither has aborted: a {@linkcode TimeoutException}
- * when the signal's reason is a `TimeoutError` (`AbortSignal.timeout()`),
- * else an {@linkcode HttpClientException}; the reason is the `cause`.
- */
-export function abortedCallError(
-  request: HttpRequest,
-  options: Pick<AbortSources, "closed" | "signal">,
-  cause?: unknown,
-): HttpClientException | undefined {
-  const target = describeCall(request);
-  if (options.closed.aborted) {
-    return new HttpClientException(`Client was closed during the request: ${target}`, {
-      request,
-      cause,
-    });
-  }
-  if (options.signal?.aborted) {
-    const { reason } = options.signal;
-    // The caller's AbortSignal.timeout() is a timeout: it says so, and the reason stays the cause.
-    if ((reason as { name?: unknown } | null)?.name === "TimeoutError") {
-      return callerEnded(
-        new TimeoutException(`Request timed out (the caller's signal): ${target}`, {
-          request,
-          cause: reason,
-        }),
-      );
-    }
-    return callerEnded(
-      new HttpClientException(`Request was aborted: ${target}`, { request, cause: reason }),
-    );
-  }
-  return undefined;
-}
-
-// The middleware chain of one exchange (API.md "Middleware"): the links a
-// client runs, outermost first, around the transport's exchange, and the
-// cookie jar as the first of them.
-
-/**
- * The chain's links for `middleware` (the builder checked each; an object's
- * `handle` bound to it), after the jar's when `jar`.
- */
-export function chainLinks(
-  middleware: readonly Middleware[],
-  jar: CookieJarLike | undefined,
-): readonly MiddlewareFunction[] {
-  const links = middleware.map((entry) =>
-    typeof entry === "function" ? entry : entry.handle.bind(entry)
-  );
-  return jar === undefined ? links : [cookieLink(jar), ...links];
-}
-
-/**
- * Runs `request` through `links` from the first, each given the next as
- * `next`, and `exchange` last. A link's request and response are checked:
- * a middleware that passes or returns something else fails the call with
- * a `TypeError` naming it.
- */
-function runMiddleware(
-  links: readonly MiddlewareFunction[],
-  request: HttpRequest,
-  context: RequestContext,
-  exchange: (request: HttpRequest) => Promise<HttpResponse>,
-  chain: Chain,
-  from = 0,
-): Promise<HttpResponse> {
-  const at = (index: number, sent: unknown): Promise<HttpResponse> => {
-    if (!(sent instanceof HttpRequest)) {
-      return Promise.reject(
-        new TypeError(
-          `Invalid request passed to next(): expected an HttpRequest, got ${describeType(sent)}`,
-        ),
-      );
-    }
-    if (index === links.length) return exchange(sent);
-    const link = links[index]!;
-    bindContextExchange(context, new LinkFacts(chain, index));
-    if (chain.options.stream !== true) {
-      return Promise.resolve(link(sent, (next) => at(index + 1, next), context)).then(checked);
-    }
-    const dropped = new DroppedBodies();
-    let result: Promise<HttpResponse>;
-    try {
-      result = Promise.resolve(link(sent, (next) => dropped.watch(at(index + 1, next)), context))
-        .then(checked);
-    } catch (error) {
-      result = Promise.reject(error);
-    }
-    return dropped.cancelAfter(result);
-  };
-  return at(from, request);
-}
-
-function checked(response: unknown): HttpResponse {
-  if (response instanceof HttpResponse) return response;
-  throw new TypeError(
-    `Invalid middleware result: expected a promise of an HttpResponse, got ${
-      describeType(response)
-    }`,
-  );
-}
-
-/**
- * The responses a link of a streamed call got from its `next`: once the link
- * has settled, each one it did not return (nor a response of its own that
- * carries the same body: the cache's, the recorder's) is cancelled, its
- * connection given back ("bodies of discarded responses are cancelled"),
- * whether the link threw after `next()` or returned another response of a
- * second `next()`. A `next()` still pending then is cancelled when it comes.
- */
-class DroppedBodies {
-  readonly #received: HttpResponse[] = [];
-  #settled = false;
-  #kept: HttpResponse | undefined = undefined;
-
-  /** Watches `sent`, a `next()` of the link, and gives it to the link unchanged. */
-  watch(sent: Promise<HttpResponse>): Promise<HttpResponse> {
-    sent.then((response) => {
-      if (!this.#settled) this.#received.push(response);
-      else if (this.#dropped(response)) void response.cancel().catch(() => {});
-    }, () => {});
-    return sent;
-  }
-
-  /** What `result` settles to, once the responses it dropped are cancelled. */
-  async cancelAfter(result: Promise<HttpResponse>): Promise<HttpResponse> {
-    try {
-      return this.#kept = await result;
-    } finally {
-      this.#settled = true;
-      const dropped = this.#received.filter((response) => this.#dropped(response));
-      if (dropped.length > 0) {
-        await Promise.all(dropped.map((response) => response.cancel().catch(() => {})));
-      }
-    }
-  }
-
-  #dropped(response: HttpResponse): boolean {
-    const kept = this.#kept;
-    return kept === undefined || (response !== kept && !sharesBody(response, kept));
-  }
-}
-
-/** What the links of one exchange's chain share: what each is told ({@linkcode LinkFacts}). */
-class Chain {
-  constructor(
-    readonly links: readonly MiddlewareFunction[],
-    readonly context: RequestContext,
-    readonly step: Step,
-    readonly since: number,
-    readonly options: SendOptions,
-    /** The request its failures name (the call's, or a background send's). */
-    readonly request: HttpRequest,
-  ) {}
-
-  /** Sends `request` through the links from `from` and the transport, read whole, in a step of its own. */
-  async background(from: number, request: HttpRequest): Promise<HttpResponse> {
-    const { options } = this;
-    const own: SendOptions = {
-      ...options,
-      signal: undefined,
-      stream: false,
-      totalTimeout: null,
-      endsAt: undefined,
-      onUploadProgress: undefined,
-      onDownloadProgress: undefined,
-    };
-    const step = new Step(own);
-    const since = performance.now();
-    // It serves others than the call of `request` (dedupe's callers, the
-    // cache's later readers): that call's own timeout, when shorter than the
-    // client's, ends that call's wait, not this exchange.
-    const seconds = attemptTimeout(request, own);
-    const client = own.timeout;
-    const longer = seconds === null || client === null ? null : Math.max(seconds, client);
-    startStepTimeout(step, longer, own, since);
-    try {
-      const chain = new Chain(this.links, this.context, step, since, own, request);
-      const sent = runMiddleware(
-        this.links,
-        request,
-        this.context,
-        (sent) => exchange(sent, request, step, since, own),
-        chain,
-        from,
-      );
-      return await untilAborted(sent, step, () => ended(request, step, own));
-    } finally {
-      step.release();
-    }
-  }
-}
-
-/** What a link is told of its exchange (`ExchangeFacts`, models/context.ts). */
-class LinkFacts implements ExchangeFacts {
-  constructor(readonly chain: Chain, readonly index: number) {}
-
-  get stream(): boolean {
-    return this.chain.options.stream === true;
-  }
-
-  get maxResponseBytes(): number {
-    return this.chain.options.maxResponseBytes;
-  }
-
-  get credentialHeaders(): CredentialNames | undefined {
-    return this.chain.options.credentialHeaders;
-  }
-
-  get clientCertificate(): string | undefined {
-    return this.chain.options.clientCertificate;
-  }
-
-  get logger(): { warn(message: string): void } | undefined {
-    return this.chain.options.logger;
-  }
-
-  get remainingMs(): number {
-    const { step, since, options } = this.chain;
-    const now = performance.now();
-    if (step.total && options.endsAt !== undefined) return options.endsAt - now;
-    return step.seconds > 0 ? since + step.seconds * 1000 - now : Infinity;
-  }
-
-  background(request: HttpRequest): Promise<HttpResponse> {
-    return this.chain.background(this.index + 1, request);
-  }
-
-  onEnd(listener: () => void): () => void {
-    const { step } = this.chain;
-    step.onAbort(listener);
-    return () => step.offAbort(listener);
-  }
-
-  checkDestination(url: string): Promise<void> | undefined {
-    const { step, options, request } = this.chain;
-    const check = options.checkDestination;
-    if (check === undefined) return undefined;
-    const failed = (error: unknown) => {
-      throw toClientError(error, request, step, options);
-    };
-    let pending: Promise<void> | undefined;
-    try {
-      pending = check(url, step);
-    } catch (error) {
-      return Promise.reject(error).catch(failed);
-    }
-    if (pending === undefined) return undefined;
-    return untilAborted(pending, step, () => ended(request, step, options)).catch(failed);
-  }
-
-  waitUntil(work: Promise<unknown>, maxWaitMs: number): void {
-    if (!(work instanceof Promise)) {
-      throw new TypeError(`Invalid work: expected a Promise, got ${describeType(work)}`);
-    }
-    if (typeof maxWaitMs !== "number" || !(maxWaitMs >= 0) || maxWaitMs === Infinity) {
-      throw new RangeError(
-        `Invalid maxWaitMs: expected a finite number of milliseconds >= 0, got ${
-          typeof maxWaitMs === "number" ? maxWaitMs : describeType(maxWaitMs)
-        }`,
-      );
-    }
-    this.chain.options.backgroundWork?.add(work, maxWaitMs);
-  }
-
-  waiting(name: string | undefined): void {
-    this.chain.step.waitingOn = name;
-  }
-}
-
-/**
- * The cookie jar as the chain's first link: each exchange's request takes
- * the jar's cookies for its URL (a `Cookie` header of the request's own
- * wins for the names it sets), so every middleware sees them. The
- * exchange hands each head's Set-Cookie lines to the jar, as received.
- */
-function cookieLink(jar: CookieJarLike): MiddlewareFunction {
-  return async (request, next) => {
-    const url = appendParams(request.url, request.params);
-    return next(await addJarCookies(request, url, jar));
-  };
 }

@@ -20,6 +20,8 @@ import type { FirstHop, SendOptions } from "./exchange.ts";
 export interface HopAuth {
   /** Lower-case names of the headers the auth hook added: dropped when a hop leaves the origin. */
   readonly headers: ReadonlySet<string>;
+  /** True when this is a resend after a 401 (the auth hook refreshed its credentials). */
+  readonly resend?: boolean | undefined;
   /** Applies the auth hook to a hop that left the origin, where it is allowed; names the headers it added. */
   reapply(hop: HttpRequest): Promise<{ request: HttpRequest; added: ReadonlySet<string> }>;
 }
@@ -62,7 +64,17 @@ export function sendWithRedirects(
     follow: (redirect) => followRedirects(request, redirect, step, since, options, context, auth),
     release: started === undefined,
   };
-  return sendSingleRequest(request, request, step, since, options, context, last) as Promise<
+  const reason = auth?.resend ? "auth" : context.attempt > 0 ? "retry" : "first";
+  return sendSingleRequest(
+    request,
+    request,
+    step,
+    since,
+    options,
+    context,
+    reason,
+    last,
+  ) as Promise<
     HttpResponse
   >;
 }
@@ -93,7 +105,7 @@ async function followRedirects(
       hop = reapplied.request;
       authHeaders = new Set([...authHeaders, ...reapplied.added]);
     }
-    const answer = await sendSingleRequest(hop, request, step, since, options, context);
+    const answer = await sendSingleRequest(hop, request, step, since, options, context, "redirect");
     if (!(answer instanceof Redirect)) return answer;
     redirect = answer;
   }

@@ -3,7 +3,7 @@
 // ever reaching a network; it behaves as a fetch does on abort and close.
 
 import type { FetchLike } from "../transport/types.ts";
-import { startWait } from "../send/deadline.ts";
+import { startWait } from "../waits.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { checkKnownKeys, keysOf } from "../models/_validate.ts";
 import {

@@ -2,8 +2,8 @@
 // calling an origin that keeps failing, per origin: closed, open (every call
 // fails at once), half-open (one probe decides).
 
-import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
-import { contextExchange, type ExchangeFacts } from "../models/context.ts";
+import type { Exchange, MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
+import { whenAborted } from "../waits.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
@@ -186,8 +186,8 @@ class Breaker implements CircuitBreaker {
     readonly openSeconds: number,
   ) {}
 
-  readonly handle: MiddlewareFunction = (request, next, context) =>
-    this.#handle(request, next, contextExchange(context));
+  readonly handle: MiddlewareFunction = (request, next, exchange) =>
+    this.#handle(request, next, exchange);
 
   state(): Record<string, CircuitBreakerState> {
     const state: Record<string, CircuitBreakerState> = {};
@@ -209,7 +209,7 @@ class Breaker implements CircuitBreaker {
   async #handle(
     request: HttpRequest,
     next: Next,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): Promise<HttpResponse> {
     const origin = originOf(request.url);
     const circuit = this.#circuits.get(origin) ?? this.#add(origin);
@@ -226,7 +226,7 @@ class Breaker implements CircuitBreaker {
       // timeout, its caller's signal, the client's close), the next call may
       // probe at once, and the outcome of this one then no longer counts.
       const generation = ++circuit.generation;
-      off = facts?.onEnd(() => {
+      off = whenAborted(exchange.signal, () => {
         if (circuit.generation === generation) circuit.probing = false;
       });
     }

@@ -4,20 +4,12 @@
 // functions, not exchanges, and know nothing of a call's end (its signal,
 // close(), its timeout), which must give the place back at once.
 
-import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
-import { contextExchange, type ExchangeFacts } from "../models/context.ts";
+import type { Exchange, MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
-import {
-  headOf,
-  type HttpResponse,
-  type StreamedBody,
-  streamedBodyOf,
-  streamedResponse,
-} from "../models/response.ts";
+import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
 import { describeCall } from "../errors.ts";
-import { carryBody, whenBodySettled } from "../send/body.ts";
-import { hasNoBody } from "../transport/fetch.ts";
+import { whenAborted } from "../waits.ts";
 import { QueueFullException } from "./errors.ts";
 import { originOf } from "../http/url.ts";
 
@@ -128,7 +120,7 @@ export function concurrency(options: ConcurrencyOptions): ConcurrencyLimit {
   }
   const queue = new Queue(max, perOrigin, maxQueue);
   return {
-    handle: (request, next, context) => queue.run(request, next, contextExchange(context)),
+    handle: (request, next, exchange) => queue.run(request, next, exchange),
     state: () => queue.state(),
   };
 }
@@ -171,7 +163,7 @@ class Queue {
 
   constructor(readonly max: number, readonly perOrigin: number, readonly maxQueue: number) {}
 
-  async run(request: HttpRequest, next: Next, facts: ExchangeFacts | undefined) {
+  async run(request: HttpRequest, next: Next, exchange: Exchange): Promise<HttpResponse> {
     const name = originOf(request.url);
     let origin = this.#origins.get(name);
     if (origin === undefined) {
@@ -188,52 +180,36 @@ class Queue {
           { request },
         );
       }
-      await this.#wait(origin, facts);
+      await this.#wait(origin, exchange);
     }
     let released = false;
-    const release = () => {
+    // The exchange's end gives the place back: its body read to the end or
+    // cancelled, its failure, its timeout, its caller's signal, close().
+    exchange.onEnd(() => {
       if (released) return;
       released = true;
       this.#release(origin);
-    };
-    // The call's end (its signal, close(), its timeout) gives the place back at once.
-    const off = facts?.onEnd(release);
-    let response: HttpResponse;
-    try {
-      response = await next(request);
-    } catch (error) {
-      release();
-      throw error;
-    } finally {
-      off?.();
-    }
-    const body = streamedBodyOf(response);
-    if (body === undefined || hasNoBody(request.method, response.statusCode)) {
-      release();
-      return response;
-    }
-    // The exchange's own body also tells its end by close() or the signal, even unread.
-    whenBodySettled(response, release);
-    return withRelease(response, body, release);
+    });
+    return await next(request);
   }
 
   /** Waits in line for a place in `origin`; leaves the line when the call ends. */
-  #wait(origin: Origin, facts: ExchangeFacts | undefined): Promise<void> {
+  #wait(origin: Origin, exchange: Exchange): Promise<void> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         order: this.#order++,
         origin,
         admit: () => {
-          off?.();
-          facts?.waiting(undefined);
+          off();
+          exchange.waiting(undefined);
           resolve();
         },
       };
       origin.waiting.add(waiter);
       this.#queued++;
-      facts?.waiting(WAIT_NAME);
+      exchange.waiting(WAIT_NAME);
       // What this rejects with is not seen: the send path fails the call with its end.
-      const off = facts?.onEnd(() => {
+      const off = whenAborted(exchange.signal, () => {
         if (!origin.waiting.delete(waiter)) return;
         this.#queued--;
         this.#drop(origin);
@@ -280,46 +256,4 @@ class Queue {
     }
     return { inFlight: this.#inFlight, queued: this.#queued, origins };
   }
-}
-
-/**
- * `response` with its streamed `body` wrapped: `release` is called once the
- * body is read to its end, fails or is cancelled.
- */
-function withRelease(response: HttpResponse, body: StreamedBody, release: () => void) {
-  const init = headOf(response);
-  return carryBody(
-    response,
-    streamedResponse(init, {
-      take: () => releasing(body.take(), release),
-      read: () => body.read().finally(release),
-      cancel: () => body.cancel().finally(release),
-      maxResponseBytes: body.maxResponseBytes,
-    }),
-  );
-}
-
-/** `stream` as it is, calling `release` at its end, its failure or its cancel. */
-function releasing(
-  stream: ReadableStream<Uint8Array>,
-  release: () => void,
-): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        release();
-        controller.close();
-      } catch (error) {
-        release();
-        throw error;
-      }
-    },
-    cancel(reason) {
-      release();
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }

@@ -2,8 +2,7 @@
 // exchanges in flight at once share one, sent in a step of its own
 // (ExchangeFacts.background) so that no caller's end ends it for the others.
 
-import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
-import { contextExchange, type ExchangeFacts } from "../models/context.ts";
+import type { Exchange, MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { type HttpResponse, receivedResponse } from "../models/response.ts";
 import { appendParams } from "../http/url.ts";
@@ -96,15 +95,15 @@ interface Shared {
  */
 export function dedupe(): Dedupe {
   const inFlight = new Map<string, Shared>();
-  const handle = (request: HttpRequest, next: Next, facts: ExchangeFacts | undefined) => {
-    if (facts === undefined || facts.stream || !SHARED_METHODS.has(request.method)) {
+  const handle = (request: HttpRequest, next: Next, exchange: Exchange) => {
+    if (exchange.streamed || !SHARED_METHODS.has(request.method)) {
       return next(request);
     }
-    const key = keyOf(request, facts);
+    const key = keyOf(request, exchange);
     if (key === undefined) return next(request);
     let shared = inFlight.get(key);
     if (shared === undefined) {
-      const response = facts.background(request);
+      const response = exchange.background(request);
       const entry: Shared = {
         url: request.url,
         callers: 0,
@@ -114,10 +113,10 @@ export function dedupe(): Dedupe {
       response.then(forget, forget);
       inFlight.set(key, shared = entry);
     }
-    return waitOn(shared, request, facts);
+    return waitOn(shared, request, exchange);
   };
   return {
-    handle: (request, next, context) => handle(request, next, contextExchange(context)),
+    handle,
     state() {
       const origins: Record<string, { inFlight: number; callers: number }> = {};
       let callers = 0;
@@ -141,7 +140,7 @@ export function dedupe(): Dedupe {
 function waitOn(
   shared: Shared,
   request: HttpRequest,
-  facts: ExchangeFacts,
+  exchange: Exchange,
 ): Promise<HttpResponse> {
   const since = performance.now();
   shared.callers++;
@@ -153,9 +152,9 @@ function waitOn(
       shared.callers--;
       return true;
     };
-    const off = facts.onEnd(() => leave() && reject(new Error("The call ended waiting")));
+    // The exchange's end (its timeout, its signal, close()) stops the wait; after it, nothing.
+    exchange.onEnd(() => leave() && reject(new Error("The call ended waiting")));
     shared.response.then((response) => {
-      off();
       if (!leave()) return;
       resolve(receivedResponse({
         statusCode: response.statusCode,
@@ -167,15 +166,15 @@ function waitOn(
         request,
         ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
       }));
-    }, (error) => (off(), leave() && reject(error)));
+    }, (error) => leave() && reject(error));
   });
 }
 
 /**
- * What makes `request` the same as another for `facts`'s client, or
+ * What makes `request` the same as another for `exchange`'s client, or
  * `undefined` when its body cannot be compared. Held in memory only.
  */
-function keyOf(request: HttpRequest, facts: ExchangeFacts): string | undefined {
+function keyOf(request: HttpRequest, exchange: Exchange): string | undefined {
   const body = comparableBody(request);
   if (body === undefined) return undefined;
   const headers = Object.entries(request.headers ?? {})
@@ -187,7 +186,7 @@ function keyOf(request: HttpRequest, facts: ExchangeFacts): string | undefined {
     headers,
     request.auth ?? null,
     body,
-    facts.clientCertificate ?? null,
-    facts.maxResponseBytes,
+    exchange.clientCertificate ?? null,
+    exchange.maxResponseBytes,
   ]);
 }

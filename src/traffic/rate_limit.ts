@@ -4,8 +4,7 @@
 // first served, for as long as its exchange may last.
 
 import { HttpClientException } from "../errors.ts";
-import type { MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
-import { contextExchange, type ExchangeFacts } from "../models/context.ts";
+import type { Exchange, MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import {
@@ -18,7 +17,7 @@ import {
 import { describeError } from "../masking/views.ts";
 import { originOf } from "../http/url.ts";
 import { MemoryRateLimitStore, type RateLimitStore, type RateLimitTake } from "./rate_store.ts";
-import { answerWithin, startWait } from "../send/deadline.ts";
+import { answerWithin, startWait, whenAborted } from "../waits.ts";
 
 /** Options of {@linkcode rateLimit}. */
 export interface RateLimitOptions {
@@ -85,7 +84,7 @@ const WAIT = "the rate limit";
 
 /** A call waiting for a token. */
 interface Waiter {
-  readonly facts: ExchangeFacts | undefined;
+  readonly exchange: Exchange;
   /** Lets the call go on: its token was taken (or the store failed). */
   readonly go: () => void;
 }
@@ -192,8 +191,8 @@ class Limiter implements RateLimit {
     this.#storeTimeoutMs = validateTimeout("storeTimeout", options.storeTimeout ?? 1) * 1000;
   }
 
-  readonly handle: MiddlewareFunction = (request, next, context) =>
-    this.#handle(request, next, contextExchange(context));
+  readonly handle: MiddlewareFunction = (request, next, exchange) =>
+    this.#handle(request, next, exchange);
 
   state(): Record<string, RateLimitState> {
     const now = performance.now();
@@ -216,7 +215,7 @@ class Limiter implements RateLimit {
   #handle(
     request: HttpRequest,
     next: Next,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): Promise<HttpResponse> {
     const key = this.#key ?? originOf(request.url);
     let bucket = this.#buckets.get(key);
@@ -225,32 +224,32 @@ class Limiter implements RateLimit {
       bucket = new Bucket();
       this.#buckets.set(key, bucket);
     }
-    if (!bucket.idle) return this.#wait(bucket, facts).then(() => next(request));
-    const answer = this.#ask(key, facts);
+    if (!bucket.idle) return this.#wait(bucket, exchange).then(() => next(request));
+    const answer = this.#ask(key, exchange);
     if (!(answer instanceof Promise)) {
       if (answer !== undefined) bucket.fullAt = performance.now() + answer.fullInMs;
       if (answer === undefined || !(answer.waitMs > 0)) return next(request);
     }
-    const waited = this.#wait(bucket, facts);
+    const waited = this.#wait(bucket, exchange);
     this.#settle(key, bucket, answer);
     return waited.then(() => next(request));
   }
 
   /** Puts the call in `bucket`'s queue: resolves when it may go on, rejects when its exchange ends first. */
-  #wait(bucket: Bucket, facts: ExchangeFacts | undefined): Promise<void> {
+  #wait(bucket: Bucket, exchange: Exchange): Promise<void> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
-        facts,
+        exchange,
         go() {
-          undo?.();
-          facts?.waiting(undefined);
+          undo();
+          exchange.waiting(undefined);
           resolve();
         },
       };
       bucket.queue.push(waiter);
-      facts?.waiting(WAIT);
+      exchange.waiting(WAIT);
       // Bound after the waiter: go() runs later, from a timer or the store's answer.
-      const undo = facts?.onEnd(() => {
+      const undo = whenAborted(exchange.signal, () => {
         const { queue } = bucket;
         const at = queue.indexOf(waiter);
         if (at !== -1) queue.splice(at, 1);
@@ -266,7 +265,7 @@ class Limiter implements RateLimit {
   /** Asks the store for `bucket`'s head while a call waits and nothing else is under way. */
   #pump(key: string, bucket: Bucket): void {
     while (bucket.queue.length > 0 && !bucket.busy && bucket.timer === undefined) {
-      this.#settle(key, bucket, this.#ask(key, bucket.queue[0]!.facts));
+      this.#settle(key, bucket, this.#ask(key, bucket.queue[0]!.exchange));
     }
   }
 
@@ -301,9 +300,9 @@ class Limiter implements RateLimit {
   /** The store's answer to a take from `key`; `undefined` when it failed (told to the logger). */
   #ask(
     key: string,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): RateLimitTake | undefined | Promise<RateLimitTake | undefined> {
-    const failed = (error: unknown) => void report(error, facts);
+    const failed = (error: unknown) => void report(error, exchange);
     try {
       const answer = this.#store.take(key, this.#intervalMs, this.#burst);
       if (!(answer instanceof Promise)) return checked(answer);
@@ -337,8 +336,8 @@ function checked(answer: RateLimitTake): RateLimitTake {
 }
 
 /** Tells the client's logger (else the console) that the store failed, masked. */
-function report(error: unknown, facts: ExchangeFacts | undefined): undefined {
-  (facts?.logger ?? console).warn(
+function report(error: unknown, exchange: Exchange): undefined {
+  (exchange.logger ?? console).warn(
     `fetchline rate limit: the store failed, the call goes without a token: ${
       describeError(error)
     }`,

@@ -2,8 +2,7 @@
 // call to an origin whose server said to wait (pacing_signal.ts reads what
 // it said), one pause per origin.
 
-import type { MiddlewareFunction } from "../hooks/hook_interfaces.ts";
-import { contextExchange, type ExchangeFacts } from "../models/context.ts";
+import type { Exchange, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
@@ -11,7 +10,7 @@ import { describeCall, HttpClientException } from "../errors.ts";
 import { originOf } from "../http/url.ts";
 import { RateLimitedException } from "./errors.ts";
 import { pacingWait } from "./pacing_signal.ts";
-import { startWait } from "../send/deadline.ts";
+import { startWait, whenAborted } from "../waits.ts";
 
 /** Options of {@linkcode serverPacing}. */
 export interface ServerPacingOptions {
@@ -135,8 +134,8 @@ class Pacing implements ServerPacing {
 
   constructor(readonly maxWaitSeconds: number) {}
 
-  readonly handle: MiddlewareFunction = (request, next, context) =>
-    this.#handle(request, next, contextExchange(context));
+  readonly handle: MiddlewareFunction = (request, next, exchange) =>
+    this.#handle(request, next, exchange);
 
   state(): Record<string, ServerPacingState> {
     const now = Date.now();
@@ -150,11 +149,11 @@ class Pacing implements ServerPacing {
   async #handle(
     request: HttpRequest,
     next: (request: HttpRequest) => Promise<HttpResponse>,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): Promise<HttpResponse> {
     const origin = originOf(request.url);
     const pause = this.#pauses.get(origin);
-    if (pause !== undefined) await this.#wait(origin, pause, request, facts);
+    if (pause !== undefined) await this.#wait(origin, pause, request, exchange);
     const response = await next(request);
     const wait = pacingWait(response);
     if (wait !== undefined && wait > 0) this.#pause(origin, Date.now() + wait);
@@ -166,7 +165,7 @@ class Pacing implements ServerPacing {
     origin: string,
     pause: Pause,
     request: HttpRequest,
-    facts: ExchangeFacts | undefined,
+    exchange: Exchange,
   ): Promise<void> {
     pause.waiting++;
     try {
@@ -181,7 +180,7 @@ class Pacing implements ServerPacing {
             { request, retryAfterSeconds: seconds },
           );
         }
-        await sleep(ms, request, facts);
+        await sleep(ms, request, exchange);
       }
     } finally {
       pause.waiting--;
@@ -210,16 +209,16 @@ class Pacing implements ServerPacing {
  * timeout, the caller's signal, the client's close: the call has failed
  * already, with the exception that names the wait), its timer cleared.
  */
-function sleep(ms: number, request: HttpRequest, facts: ExchangeFacts | undefined): Promise<void> {
+function sleep(ms: number, request: HttpRequest, exchange: Exchange): Promise<void> {
   return new Promise((resolve, reject) => {
     const stop = startWait(() => {
-      off?.();
-      facts?.waiting(undefined);
+      off();
+      exchange.waiting(undefined);
       resolve();
     }, ms);
-    facts?.waiting(WAIT_NAME);
+    exchange.waiting(WAIT_NAME);
     // Called at once when the exchange has ended already.
-    const off = facts?.onEnd(() => {
+    const off = whenAborted(exchange.signal, () => {
       stop();
       reject(
         new HttpClientException(`Call ended waiting in ${WAIT_NAME}: ${describeCall(request)}`, {

@@ -1,0 +1,526 @@
+// The middleware chain of one exchange (API.md "Middleware"): the links a
+// client runs, outermost first, around the transport's exchange, the public
+// `Exchange` each link is given (the library's own links and a user's get
+// the same one), and the cookie jar's link, the first of them.
+
+import type {
+  BodyObserver,
+  Exchange,
+  ExchangeOutcome,
+  ExchangeReason,
+  Logger,
+  Middleware,
+  MiddlewareFunction,
+  Next,
+} from "../hooks/hook_interfaces.ts";
+import type { RequestContext } from "../models/context.ts";
+import { HttpRequest } from "../models/request.ts";
+import {
+  headOf,
+  HttpResponse,
+  receivedResponse,
+  streamedBodyOf,
+  streamedResponse,
+} from "../models/response.ts";
+import { describeType } from "../models/_validate.ts";
+import { isCredentialHeader } from "../masking/credentials.ts";
+import { appendParams } from "../http/url.ts";
+import { addJarCookies, type CookieJarLike } from "../cookies/jar.ts";
+import { carryBody, sharesBody, whenBodySettled } from "./body.ts";
+import {
+  attemptTimeout,
+  startStepTimeout,
+  Step,
+  stepEndedError,
+  untilAborted,
+} from "./deadline.ts";
+import type { SendOptions } from "./exchange.ts";
+
+/**
+ * The chain's links for `middleware` (the builder checked each; an object's
+ * `handle` bound to it), after the jar's when `jar`.
+ */
+export function chainLinks(
+  middleware: readonly Middleware[],
+  jar: CookieJarLike | undefined,
+): readonly MiddlewareFunction[] {
+  const links = middleware.map((entry) =>
+    typeof entry === "function" ? entry : entry.handle.bind(entry)
+  );
+  return jar === undefined ? links : [cookieLink(jar), ...links];
+}
+
+/**
+ * The chain's end, which the exchange layer gives it (the chain calls up
+ * into nothing): the transport's exchange of a request in a step, and the
+ * mapping of what it throws to the library's exceptions.
+ */
+export interface ChainEnd {
+  /** Sends `sent` through the transport in `step`; failures name `request`. */
+  exchange(
+    sent: HttpRequest,
+    request: HttpRequest,
+    step: Step,
+    since: number,
+    options: SendOptions,
+  ): Promise<HttpResponse>;
+  /** The library's exception for what a transport (or a destination check) threw. */
+  clientError(error: unknown, request: HttpRequest, step: Step, options: SendOptions): unknown;
+}
+
+/** What one exchange's links share: its state, and what each link's {@linkcode Exchange} reads. */
+export class ExchangeRun {
+  #ended = false;
+  #listeners: ((outcome: ExchangeOutcome) => void)[] | undefined = undefined;
+  #controller: AbortController | undefined = undefined;
+  #onStepAbort: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly links: readonly MiddlewareFunction[],
+    readonly context: RequestContext,
+    readonly step: Step,
+    readonly since: number,
+    readonly options: SendOptions,
+    /** The request its failures name (the call's, or a background send's). */
+    readonly request: HttpRequest,
+    readonly end: ChainEnd,
+    readonly attempt: number,
+    readonly reason: ExchangeReason,
+  ) {}
+
+  /** The signal the links read, made when first asked for: most exchanges never need one. */
+  get signal(): AbortSignal {
+    if (this.#controller !== undefined) return this.#controller.signal;
+    const controller = this.#controller = new AbortController();
+    if (this.#ended) return controller.signal;
+    this.#watchStep();
+    return controller.signal;
+  }
+
+  /** Listens for the step's end (its timeout, the caller's signal, close()), once. */
+  #watchStep(): void {
+    if (this.#onStepAbort !== undefined) return;
+    const onStepAbort = this.#onStepAbort = () => {
+      const failure = this.#failure();
+      this.#controller?.abort(failure);
+      this.ended({ error: failure });
+    };
+    this.step.onAbort(onStepAbort);
+  }
+
+  /** What ends a wait of the chain once the step has ended. */
+  #failure(): unknown {
+    const { request, step, options } = this;
+    return stepEndedError(request, step, options) ?? new Error("Step aborted");
+  }
+
+  onEnd(listener: (outcome: ExchangeOutcome) => void): void {
+    if (typeof listener !== "function") {
+      throw new TypeError(`Invalid callback: expected a function, got ${describeType(listener)}`);
+    }
+    if (this.#ended) throw new Error("The exchange is over: onEnd() comes too late");
+    (this.#listeners ??= []).push(listener);
+    this.#watchStep();
+  }
+
+  /**
+   * The exchange is over with `outcome`: each listener is told once (a
+   * listener's own error goes to the client's logger, never to the caller:
+   * the exchange is over for it too).
+   */
+  ended(outcome: ExchangeOutcome): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#onStepAbort !== undefined) this.step.offAbort(this.#onStepAbort);
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    this.#listeners = undefined;
+    for (const listener of listeners) {
+      try {
+        listener(outcome);
+      } catch (error) {
+        this.options.logger?.warn(`An exchange's onEnd callback failed: ${describeType(error)}`);
+      }
+    }
+  }
+
+  /**
+   * Tells the end of the exchange that the chain settled to: a response's
+   * once its streamed body is done (at once for a buffered one), or the
+   * failure.
+   */
+  settle(result: Promise<HttpResponse>): Promise<HttpResponse> {
+    return result.then((response) => {
+      // Nobody listens (most exchanges): nothing to tell, nothing to detach.
+      if (this.#listeners === undefined && this.#onStepAbort === undefined) this.#ended = true;
+      else if (!whenBodySettled(response, () => this.ended({ response }))) {
+        this.ended({ response });
+      }
+      return response;
+    }, (error) => {
+      this.ended({ error });
+      throw error;
+    });
+  }
+
+  /** Sends `request` through the links from `from` and the transport, read whole, in a step of its own. */
+  async background(from: number, request: HttpRequest): Promise<HttpResponse> {
+    const own: SendOptions = {
+      ...this.options,
+      signal: undefined,
+      stream: false,
+      totalTimeout: null,
+      endsAt: undefined,
+      onUploadProgress: undefined,
+      onDownloadProgress: undefined,
+    };
+    const step = new Step(own);
+    const since = performance.now();
+    // It serves others than the call of `request` (dedupe's callers, the
+    // cache's later readers): that call's own timeout, when shorter than the
+    // client's, ends that call's wait, not this exchange.
+    const seconds = attemptTimeout(request, own);
+    const client = own.timeout;
+    const longer = seconds === null || client === null ? null : Math.max(seconds, client);
+    startStepTimeout(step, longer, own, since);
+    const run = new ExchangeRun(
+      this.links,
+      this.context,
+      step,
+      since,
+      own,
+      request,
+      this.end,
+      this.attempt,
+      this.reason,
+    );
+    try {
+      const sent = run.settle(runChain(run, request, from));
+      return await untilAborted(sent, step, () => run.#failure());
+    } finally {
+      step.release();
+    }
+  }
+
+  /**
+   * Sends `request` through the links from `from` in a step of its own
+   * that `signal` also ends (one of several sends of a link: a hedge), as
+   * the exchange's end ends it.
+   */
+  async #withSignal(from: number, request: HttpRequest, signal: AbortSignal) {
+    const { step: parent, options } = this;
+    const callSignal = options.signal;
+    const own = { ...options, signal: callSignal ? AbortSignal.any([callSignal, signal]) : signal };
+    const step = new Step(own);
+    step.seconds = parent.seconds;
+    step.total = parent.total;
+    const follow = () => parent.timedOut ? step.expire() : step.abort();
+    parent.onAbort(follow);
+    if (parent.aborted) follow();
+    const run = new ExchangeRun(
+      this.links,
+      this.context,
+      step,
+      this.since,
+      own,
+      this.request,
+      this.end,
+      this.attempt,
+      this.reason,
+    );
+    const done = () => (parent.offAbort(follow), step.release());
+    try {
+      const response = await untilAborted(runChain(run, request, from), step, () => run.#failure());
+      if (!whenBodySettled(response, done)) done();
+      return response;
+    } catch (error) {
+      done();
+      throw error;
+    }
+  }
+
+  /** `next` for the link at `index`. */
+  next(index: number): Next {
+    return (request, options) => {
+      const signal = options?.signal;
+      if (signal === undefined) return runChain(this, request, index + 1);
+      if (!(signal instanceof AbortSignal)) {
+        return Promise.reject(
+          new TypeError(`Invalid signal: expected an AbortSignal, got ${describeType(signal)}`),
+        );
+      }
+      return this.#withSignal(index + 1, request, signal);
+    };
+  }
+
+  /** Checks `url` against the client's network policy, within the exchange. */
+  checkDestination(url: string): Promise<void> | undefined {
+    const { step, options, request, end } = this;
+    const check = options.checkDestination;
+    if (check === undefined) return undefined;
+    const failed = (error: unknown) => {
+      throw end.clientError(error, request, step, options);
+    };
+    let pending: Promise<void> | undefined;
+    try {
+      pending = check(url, step);
+    } catch (error) {
+      return Promise.reject(error).catch(failed);
+    }
+    if (pending === undefined) return undefined;
+    return untilAborted(pending, step, () => this.#failure()).catch(failed);
+  }
+}
+
+/**
+ * Runs `request` through the links of `run` from `from`, each given the
+ * next as `next` and its {@linkcode Exchange}, and the transport's exchange
+ * last. A link's request and response are checked: a middleware that
+ * passes or returns something else fails the call with a `TypeError`
+ * naming it. On a streamed call, a response a link got from `next` and did
+ * not return has its body cancelled ({@linkcode DroppedBodies}).
+ */
+export function runChain(run: ExchangeRun, request: unknown, from = 0): Promise<HttpResponse> {
+  if (!(request instanceof HttpRequest)) {
+    return Promise.reject(
+      new TypeError(
+        `Invalid request passed to next(): expected an HttpRequest, got ${describeType(request)}`,
+      ),
+    );
+  }
+  const { links } = run;
+  if (from === links.length) {
+    return run.end.exchange(request, run.request, run.step, run.since, run.options);
+  }
+  const link = links[from]!;
+  const exchange = new LinkExchange(run, from);
+  if (run.options.stream !== true) {
+    try {
+      return Promise.resolve(link(request, run.next(from), exchange)).then(checked);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  const dropped = new DroppedBodies();
+  const next = run.next(from);
+  let result: Promise<HttpResponse>;
+  try {
+    result = Promise.resolve(
+      link(request, (sent, options) => dropped.watch(next(sent, options)), exchange),
+    )
+      .then(checked);
+  } catch (error) {
+    result = Promise.reject(error);
+  }
+  return dropped.cancelAfter(result);
+}
+
+function checked(response: unknown): HttpResponse {
+  if (response instanceof HttpResponse) return response;
+  throw new TypeError(
+    `Invalid middleware result: expected a promise of an HttpResponse, got ${
+      describeType(response)
+    }`,
+  );
+}
+
+/**
+ * The responses a link of a streamed call got from its `next`: once the link
+ * has settled, each one it did not return (nor a response of its own that
+ * carries the same body: the cache's, the recorder's) is cancelled, its
+ * connection given back ("bodies of discarded responses are cancelled"),
+ * whether the link threw after `next()` or returned another response of a
+ * second `next()`. A `next()` still pending then is cancelled when it comes.
+ */
+class DroppedBodies {
+  readonly #received: HttpResponse[] = [];
+  #settled = false;
+  #kept: HttpResponse | undefined = undefined;
+
+  /** Watches `sent`, a `next()` of the link, and gives it to the link unchanged. */
+  watch(sent: Promise<HttpResponse>): Promise<HttpResponse> {
+    sent.then((response) => {
+      if (!this.#settled) this.#received.push(response);
+      else if (this.#dropped(response)) void response.cancel().catch(() => {});
+    }, () => {});
+    return sent;
+  }
+
+  /** What `result` settles to, once the responses it dropped are cancelled. */
+  async cancelAfter(result: Promise<HttpResponse>): Promise<HttpResponse> {
+    try {
+      return this.#kept = await result;
+    } finally {
+      this.#settled = true;
+      const dropped = this.#received.filter((response) => this.#dropped(response));
+      if (dropped.length > 0) {
+        await Promise.all(dropped.map((response) => response.cancel().catch(() => {})));
+      }
+    }
+  }
+
+  #dropped(response: HttpResponse): boolean {
+    const kept = this.#kept;
+    return kept === undefined || (response !== kept && !sharesBody(response, kept));
+  }
+}
+
+/** The public {@linkcode Exchange} of the link at `index` of `run`. */
+class LinkExchange implements Exchange {
+  constructor(readonly run: ExchangeRun, readonly index: number) {}
+
+  get context(): RequestContext {
+    return this.run.context;
+  }
+
+  get attempt(): number {
+    return this.run.attempt;
+  }
+
+  get reason(): ExchangeReason {
+    return this.run.reason;
+  }
+
+  get streamed(): boolean {
+    return this.run.options.stream === true;
+  }
+
+  get signal(): AbortSignal {
+    return this.run.signal;
+  }
+
+  remainingMs(): number {
+    const { step, since, options } = this.run;
+    const now = performance.now();
+    if (step.total && options.endsAt !== undefined) return Math.max(0, options.endsAt - now);
+    return step.seconds > 0 ? Math.max(0, since + step.seconds * 1000 - now) : Infinity;
+  }
+
+  get maxResponseBytes(): number {
+    return this.run.options.maxResponseBytes;
+  }
+
+  isCredential(name: string): boolean {
+    return isCredentialHeader(name, this.run.options.credentialHeaders);
+  }
+
+  get logger(): Logger | undefined {
+    return this.run.options.logger;
+  }
+
+  get clientCertificate(): string | undefined {
+    return this.run.options.clientCertificate;
+  }
+
+  onEnd(callback: (outcome: ExchangeOutcome) => void): void {
+    this.run.onEnd(callback);
+  }
+
+  background(request: HttpRequest): Promise<HttpResponse> {
+    return this.run.background(this.index + 1, request);
+  }
+
+  observe(response: HttpResponse, observer: BodyObserver): HttpResponse {
+    return observed(response, observer);
+  }
+
+  waitUntil(work: Promise<unknown>, maxWaitMs: number): void {
+    if (!(work instanceof Promise)) {
+      throw new TypeError(`Invalid work: expected a Promise, got ${describeType(work)}`);
+    }
+    if (typeof maxWaitMs !== "number" || !(maxWaitMs >= 0) || maxWaitMs === Infinity) {
+      throw new RangeError(
+        `Invalid maxWaitMs: expected a finite number of milliseconds >= 0, got ${
+          typeof maxWaitMs === "number" ? maxWaitMs : describeType(maxWaitMs)
+        }`,
+      );
+    }
+    this.run.options.backgroundWork?.add(work, maxWaitMs);
+  }
+
+  checkDestination(url: string): Promise<void> | undefined {
+    return this.run.checkDestination(url);
+  }
+
+  waiting(name: string | undefined): void {
+    this.run.step.waitingOn = name;
+  }
+}
+
+/**
+ * `response` with its streamed body watched by `observer` as the caller
+ * reads it (a stream taken passes each chunk on as it is pulled, nothing
+ * read ahead; a body read whole is one chunk); a buffered response is told
+ * at once and returned as it is. The watched response carries the same
+ * body: its end is the exchange's, as the original's was.
+ */
+function observed(response: HttpResponse, observer: BodyObserver): HttpResponse {
+  const body = streamedBodyOf(response);
+  if (body === undefined) {
+    observer.onChunk?.(response.content);
+    observer.onEnd?.();
+    return response;
+  }
+  const init = headOf(response);
+  return carryBody(
+    response,
+    streamedResponse(init, {
+      take: () => {
+        // Pulled only when the caller reads (no high-water mark): nothing is read ahead.
+        const reader = body.take().getReader();
+        return new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            let read: ReadableStreamReadResult<Uint8Array>;
+            try {
+              read = await reader.read();
+            } catch (error) {
+              observer.onError?.(error);
+              throw error;
+            }
+            if (read.done) {
+              observer.onEnd?.();
+              controller.close();
+            } else {
+              observer.onChunk?.(read.value);
+              controller.enqueue(read.value);
+            }
+          },
+          cancel(reason) {
+            observer.onCancel?.();
+            return reader.cancel(reason);
+          },
+        }, { highWaterMark: 0 });
+      },
+      read: async () => {
+        let read: HttpResponse;
+        try {
+          read = await body.read();
+        } catch (error) {
+          observer.onError?.(error);
+          throw error;
+        }
+        observer.onChunk?.(read.content);
+        observer.onEnd?.();
+        return receivedResponse({ ...init, content: read.content });
+      },
+      cancel: () => {
+        observer.onCancel?.();
+        return body.cancel();
+      },
+      maxResponseBytes: body.maxResponseBytes,
+    }),
+  );
+}
+
+/**
+ * The cookie jar as the chain's first link: each exchange's request takes
+ * the jar's cookies for its URL (a `Cookie` header of the request's own
+ * wins for the names it sets), so every middleware sees them. The
+ * exchange hands each head's Set-Cookie lines to the jar, as received.
+ */
+function cookieLink(jar: CookieJarLike): MiddlewareFunction {
+  return async (request, next) => {
+    const url = appendParams(request.url, request.params);
+    return next(await addJarCookies(request, url, jar));
+  };
+}
