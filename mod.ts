@@ -77,13 +77,6 @@ export { toCurl } from "./src/models/request.ts";
 export { shellQuote } from "./src/curl/curl.ts";
 export { createClient, HttpClient } from "./src/client/client.ts";
 export type { CallOptions, ExtendConfig, RequestOptions } from "./src/client/client.ts";
-export type { EventStream, EventStreamOptions } from "./src/client/event_stream.ts";
-export type {
-  NextPage,
-  NextPageOptions,
-  PaginateItemsOptions,
-  PaginateOptions,
-} from "./src/client/paginate.ts";
 export type { Progress } from "./src/transport/body.ts";
 export {
   LoggingErrorHook,
