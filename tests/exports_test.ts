@@ -51,3 +51,15 @@ Deno.test("Every root file of deno.json's exports is pinned", async () => {
     .map((path) => path.slice(2)).sort();
   assert.deepEqual(files, Object.keys(pinned).sort());
 });
+
+Deno.test("The reconnecting SSE reader and pagination are their entry points' functions, not the client's", async () => {
+  const { HttpClient } = await import(new URL("mod.ts", root).href);
+  for (const method of ["events", "paginate", "paginateItems"]) {
+    assert.equal(method in HttpClient.prototype, false, method);
+  }
+  const sse = await import(new URL("sse.ts", root).href);
+  const pagination = await import(new URL("paginate.ts", root).href);
+  assert.equal(typeof sse.eventSource, "function");
+  assert.equal(typeof pagination.paginate, "function");
+  assert.equal(typeof pagination.paginateItems, "function");
+});
