@@ -47,7 +47,12 @@ export type { ProblemDetails } from "./src/http/problem.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
 export { HttpClientConfigBuilder } from "./src/config/config.ts";
-export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
+export type {
+  CredentialHeadersOptions,
+  HttpClientConfig,
+  LoggingOptions,
+  TokenAuthOptions,
+} from "./src/config/config.ts";
 export type { NetworkPolicyOptions, ProxyOptions, TlsOptions } from "./src/config/network.ts";
 export type { RetryOptions, RetryPolicy, ShouldRetryInfo } from "./src/config/config.ts";
 export type { CookieJarLike } from "./src/cookies/jar.ts";
