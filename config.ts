@@ -16,7 +16,12 @@
  */
 
 export { HttpClientConfigBuilder } from "./src/config/config.ts";
-export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
+export type {
+  CredentialHeadersOptions,
+  HttpClientConfig,
+  LoggingOptions,
+  TokenAuthOptions,
+} from "./src/config/config.ts";
 export type { NetworkPolicyOptions, ProxyOptions, TlsOptions } from "./src/config/network.ts";
 export type { RetryOptions, RetryPolicy, ShouldRetryInfo } from "./src/config/config.ts";
 export type { CookieJarLike } from "./src/cookies/jar.ts";

@@ -47,7 +47,12 @@ export type { ProblemDetails } from "./src/http/problem.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
 export { HttpClientConfigBuilder } from "./src/config/config.ts";
-export type { HttpClientConfig, LoggingOptions, TokenAuthOptions } from "./src/config/config.ts";
+export type {
+  CredentialHeadersOptions,
+  HttpClientConfig,
+  LoggingOptions,
+  TokenAuthOptions,
+} from "./src/config/config.ts";
 export type { NetworkPolicyOptions, ProxyOptions, TlsOptions } from "./src/config/network.ts";
 export type { RetryOptions, RetryPolicy, ShouldRetryInfo } from "./src/config/config.ts";
 export type { CookieJarLike } from "./src/cookies/jar.ts";
@@ -77,13 +82,6 @@ export { toCurl } from "./src/models/request.ts";
 export { shellQuote } from "./src/curl/curl.ts";
 export { createClient, HttpClient } from "./src/client/client.ts";
 export type { CallOptions, ExtendConfig, RequestOptions } from "./src/client/client.ts";
-export type { EventStream, EventStreamOptions } from "./src/client/event_stream.ts";
-export type {
-  NextPage,
-  NextPageOptions,
-  PaginateItemsOptions,
-  PaginateOptions,
-} from "./src/client/paginate.ts";
 export type { Progress } from "./src/transport/body.ts";
 export {
   LoggingErrorHook,

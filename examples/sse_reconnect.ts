@@ -1,7 +1,7 @@
 /**
  * A live feed that survives dropped connections: the server needs a bearer
  * token (which the browser's EventSource cannot send), and it drops the
- * connection after every three events. `client.events()` reconnects after
+ * connection after every three events. `eventSource()` reconnects after
  * the server's `retry` time, sends `Last-Event-ID`, and the server resumes
  * right after the last event received: nothing is lost, nothing repeated.
  * When the feed is over the server answers 204, which ends the loop.
@@ -12,6 +12,7 @@
  */
 
 import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
+import { eventSource } from "@fetchline/fetchline/sse";
 
 const UPDATES = [
   "build started",
@@ -74,7 +75,7 @@ export async function main(
 
   const updates: string[] = [];
   // `await using` closes the reader at the end of the block, whatever happens.
-  await using log = client.events("/deploys/42/log", {
+  await using log = eventSource(client, "/deploys/42/log", {
     readTimeout: 10, // a silent connection counts as dropped after 10 s
     maxReconnects: 5, // give up after 5 reconnections in a row without an update
   });

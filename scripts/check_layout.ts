@@ -9,6 +9,9 @@
  *   http-cache-semantics in src/cache/policy.ts (the cache entry point's;
  *   mod.ts reaches no module of src/cache/): only the npm build's runtime
  *   file may;
+ * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
+ *   src/sse/ or src/paginate/ (each its own entry point's), and src/sse/
+ *   and src/paginate/ import nothing of src/send/ or src/transport/;
  * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
  *   Deno API, and its runtime module is the Node one (it loads undici);
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
@@ -174,10 +177,23 @@ for (const module of await moduleGraph(entryPoints)) {
     }
   }
 }
-// A client without a cache, traffic control or a recorder loads none of their code.
+// A client without a cache, traffic control, a recorder, the reconnecting SSE reader or
+// pagination loads none of their code.
 for (const module of await moduleGraph([`${rootDir}/mod.ts`])) {
-  if (/^src\/(cache|traffic|har)\//.test(shortName(module.specifier))) {
+  if (/^src\/(cache|traffic|har|sse|paginate)\//.test(shortName(module.specifier))) {
     problems.push(`mod.ts reaches ${shortName(module.specifier)}`);
+  }
+}
+// The reconnecting SSE reader and pagination use a client as any caller does: through its
+// public calls, never the send path or the transport below it.
+for (const module of await moduleGraph([`${rootDir}/sse.ts`, `${rootDir}/paginate.ts`])) {
+  if (!/^src\/(sse|paginate)\//.test(shortName(module.specifier))) continue;
+  for (const dependency of module.dependencies ?? []) {
+    for (const target of [dependency.code?.specifier, dependency.type?.specifier]) {
+      if (target !== undefined && /^src\/(send|transport)\//.test(shortName(target))) {
+        problems.push(`${shortName(module.specifier)} imports ${shortName(target)}`);
+      }
+    }
   }
 }
 
@@ -370,7 +386,7 @@ if (problems.length > 0) {
 console.log(
   `Layout: no import circle, type imports included, among ${edges.size} files; the Deno build ` +
     `imports no node: or npm: module but tough-cookie, dynamically, and the cache's ` +
-    `http-cache-semantics (mod.ts reaches no cache, traffic or har module); the npm Node and browser builds ` +
+    `http-cache-semantics (mod.ts reaches no cache, traffic, har, sse or paginate module); the npm Node and browser builds ` +
     `name no Deno API; its Web build imports no package but those two, and no bare Deno; its ` +
     `browser build none but the cache's, nor proxies, nor the network policy`,
 );

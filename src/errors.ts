@@ -251,3 +251,39 @@ export class BlockedDestinationException extends HttpClientException {
     this.rule = destination.rule;
   }
 }
+
+/**
+ * The exception for a call the client's close or the caller's signal ended,
+ * or `undefined` when neither has aborted: a {@linkcode TimeoutException}
+ * when the signal's reason is a `TimeoutError` (`AbortSignal.timeout()`),
+ * else an {@linkcode HttpClientException}; the reason is the `cause`.
+ */
+export function abortedCallError(
+  request: HttpRequest,
+  options: { readonly closed: AbortSignal; readonly signal?: AbortSignal | undefined },
+  cause?: unknown,
+): HttpClientException | undefined {
+  const target = describeCall(request);
+  if (options.closed.aborted) {
+    return new HttpClientException(`Client was closed during the request: ${target}`, {
+      request,
+      cause,
+    });
+  }
+  if (options.signal?.aborted) {
+    const { reason } = options.signal;
+    // The caller's AbortSignal.timeout() is a timeout: it says so, and the reason stays the cause.
+    if ((reason as { name?: unknown } | null)?.name === "TimeoutError") {
+      return callerEnded(
+        new TimeoutException(`Request timed out (the caller's signal): ${target}`, {
+          request,
+          cause: reason,
+        }),
+      );
+    }
+    return callerEnded(
+      new HttpClientException(`Request was aborted: ${target}`, { request, cause: reason }),
+    );
+  }
+  return undefined;
+}

@@ -28,6 +28,7 @@ import {
   TokenManager,
 } from "../mod.ts";
 import { MockTransport } from "../testing.ts";
+import { eventSource } from "../sse.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { countingClient, rejectsWith, throwsAtOnce } from "./helpers.ts";
 
@@ -257,7 +258,7 @@ Deno.test("A call's stream and events options refuse a key they do not know", as
     /^Invalid options: unknown key "readTimout" \(known: /,
   );
   throwsAtOnce(
-    () => client.events("/x", js({ lastEventID: "1" })),
+    () => eventSource(client, "/x", js({ lastEventID: "1" })),
     TypeError,
     /^Invalid options: unknown key "lastEventID" \(known: /,
   );

@@ -13,6 +13,7 @@ import {
 } from "../mod.ts";
 import { type CacheEntry, HttpCache, MemoryCacheStore } from "../cache.ts";
 import { HarRecorder } from "../har.ts";
+import { paginate } from "../paginate.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
 import { recordingLogger } from "./helpers.ts";
 
@@ -175,7 +176,7 @@ Deno.test("credentials: a redirect and a pagination link to another origin carry
 
   assert.deepEqual((await client.get("/hop")).json(), { landed: true });
   const pages = [];
-  for await (const page of client.paginate("/me")) pages.push(page.url);
+  for await (const page of paginate(client, "/me")) pages.push(page.url);
   assert.deepEqual(pages, [`${api.url}/me`, `${other.url}/page2`]);
 
   assert.deepEqual(other.requests.map((request) => request.path), ["/landing", "/page2"]);

@@ -66,3 +66,15 @@ Deno.test("Every exception README's Errors list names is exported from the entry
     assert.ok(pinned[file]?.values.includes(name), `${name} is not exported from ${file}`);
   }
 });
+
+Deno.test("The reconnecting SSE reader and pagination are their entry points' functions, not the client's", async () => {
+  const { HttpClient } = await import(new URL("mod.ts", root).href);
+  for (const method of ["events", "paginate", "paginateItems"]) {
+    assert.equal(method in HttpClient.prototype, false, method);
+  }
+  const sse = await import(new URL("sse.ts", root).href);
+  const pagination = await import(new URL("paginate.ts", root).href);
+  assert.equal(typeof sse.eventSource, "function");
+  assert.equal(typeof pagination.paginate, "function");
+  assert.equal(typeof pagination.paginateItems, "function");
+});

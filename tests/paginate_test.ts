@@ -12,10 +12,12 @@ import {
   HttpClient,
   HttpClientConfigBuilder,
   HttpClientException,
+  HttpRequest,
   type HttpResponse,
   HttpStatusException,
 } from "../mod.ts";
 import { HttpCache, MemoryCacheStore } from "../cache.ts";
+import { paginate, paginateItems } from "../paginate.ts";
 import { startFixtureServer } from "./fixture_server.ts";
 import { linkTarget, parseLinks } from "../src/http/link.ts";
 
@@ -44,7 +46,7 @@ Deno.test("paginate: follows a relative Link rel=next, resolved against the page
   await using server = startFixtureServer();
   linkedPages(server, 3, (page) => `<items?page=${page + 1}>; rel="next"`, "/api/items");
   await using client = createClient(server.url);
-  assert.deepEqual(await bodies(client.paginate("/api/items")), [[1], [2], [3]]);
+  assert.deepEqual(await bodies(paginate(client, "/api/items")), [[1], [2], [3]]);
   assert.deepEqual(server.requests.map((r) => `${r.path}?${r.query}`), [
     "/api/items?",
     "/api/items?page=2",
@@ -63,7 +65,7 @@ Deno.test("paginate: absolute links, unquoted and several rels, several links an
       }>; title="next; page, \\"quoted\\""; REL="Prefetch NEXT"`,
   ]);
   await using client = createClient(server.url);
-  assert.deepEqual(await bodies(client.paginate("/items")), [[1], [2], [3], [4]]);
+  assert.deepEqual(await bodies(paginate(client, "/items")), [[1], [2], [3], [4]]);
 });
 
 Deno.test("paginate: a Link is resolved against the final URL after a redirect", async () => {
@@ -71,7 +73,7 @@ Deno.test("paginate: a Link is resolved against the final URL after a redirect",
   server.route("/old", () => Response.redirect(`${server.url}/v2/list`, 301));
   linkedPages(server, 2, () => `<list?page=2>; rel="next"`, "/v2/list");
   await using client = createClient(server.url);
-  assert.deepEqual(await bodies(client.paginate("/old")), [[1], [2]]);
+  assert.deepEqual(await bodies(paginate(client, "/old")), [[1], [2]]);
   assert.deepEqual(server.requests.map((r) => r.path), ["/old", "/v2/list", "/v2/list"]);
 });
 
@@ -79,7 +81,7 @@ Deno.test("paginate: the first page's params, headers and method; a Link's URL r
   await using server = startFixtureServer();
   linkedPages(server, 2, () => `</items?page=2&per_page=5>; rel="next"`);
   await using client = createClient(server.url);
-  const pages = client.paginate("/items", {
+  const pages = paginate(client, "/items", {
     params: { per_page: 5 },
     headers: { "X-Trace": "t1" },
   });
@@ -111,7 +113,7 @@ Deno.test("paginateItems: a cursor from the body, the next params merged over th
   await using server = startFixtureServer();
   cursorApi(server, 8);
   await using client = createClient(server.url);
-  const all = client.paginateItems("/numbers", { params: { limit: 3 }, items, next: cursor });
+  const all = paginateItems(client, "/numbers", { params: { limit: 3 }, items, next: cursor });
   assert.deepEqual(await Array.fromAsync(all), [0, 1, 2, 3, 4, 5, 6, 7]);
   assert.deepEqual(server.requests.map((r) => r.query), [
     "limit=3",
@@ -126,7 +128,7 @@ Deno.test("paginate: next gets the page's items; a URL it returns is resolved ag
   cursorApi(server, 6, "/base/numbers");
   await using client = createClient(`${server.url}/base/`);
   const told: unknown[] = [];
-  const pages = client.paginate("/numbers", {
+  const pages = paginate(client, "/numbers", {
     params: { limit: 3 },
     items,
     next: (response, found) => {
@@ -148,15 +150,15 @@ Deno.test("paginate: maxPages and maxItems bound it, and no page past them is fe
   cursorApi(server, 30);
   await using client = createClient(server.url);
   assert.equal(
-    (await Array.fromAsync(client.paginate("/numbers", { next: cursor, maxPages: 2 }))).length,
+    (await Array.fromAsync(paginate(client, "/numbers", { next: cursor, maxPages: 2 }))).length,
     2,
   );
   assert.equal(server.requests.length, 2);
-  const five = client.paginateItems("/numbers", { items, next: cursor, maxItems: 5 });
+  const five = paginateItems(client, "/numbers", { items, next: cursor, maxItems: 5 });
   assert.deepEqual(await Array.fromAsync(five), [0, 1, 2, 3, 4]);
   assert.equal(server.requests.length, 4);
   // paginate() stops after the page that reaches maxItems, yielding it whole.
-  const pages = client.paginate("/numbers", { items, next: cursor, maxItems: 4 });
+  const pages = paginate(client, "/numbers", { items, next: cursor, maxItems: 4 });
   assert.deepEqual((await bodies(pages)).map((page) => (page as Page).items), [[0, 1, 2], [
     3,
     4,
@@ -179,7 +181,7 @@ Deno.test("paginate: a Link back to a visited page fails naming it, masked, with
   await assert.rejects(
     async () => {
       for await (
-        const page of client.paginate("/loop?page=1&access_token=s3cret", { maxPages: 10 })
+        const page of paginate(client, "/loop?page=1&access_token=s3cret", { maxPages: 10 })
       ) {
         seen.push(page.json());
       }
@@ -204,11 +206,11 @@ Deno.test("paginate: a cursor that comes back is a loop; a body's cursor is not 
   await using client = createClient(server.url);
   const next = () => ({ params: { cursor: "x" } });
   await assert.rejects(
-    Array.fromAsync(client.paginate("/same", { next, maxPages: 10 })),
+    Array.fromAsync(paginate(client, "/same", { next, maxPages: 10 })),
     /Pagination loop/,
   );
   assert.equal(server.requests.length, 2);
-  const query = client.paginate("/same", {
+  const query = paginate(client, "/same", {
     method: "QUERY",
     jsonData: { cursor: 0 },
     next: (_, __) => ({ jsonData: { cursor: 1 } }),
@@ -241,14 +243,24 @@ Deno.test("paginate: bad options are refused naming the field, before any reques
     [{ maxPage: 3 }, /^Invalid options: unknown key "maxPage"/],
   ];
   for (const [options, message] of bad) {
-    assert.throws(() => client.paginate("/items", options), (error: unknown) => {
+    assert.throws(() => paginate(client, "/items", options), (error: unknown) => {
       assert.ok(error instanceof TypeError || error instanceof RangeError, String(error));
       assert.match((error as Error).message, message);
       return true;
     });
   }
-  assert.throws(() => client.paginateItems("/items", {} as never), /^TypeError: Invalid items/);
-  assert.throws(() => client.paginate("/items", null as never), /Invalid options/);
+  assert.throws(() => paginateItems(client, "/items", {} as never), /^TypeError: Invalid items/);
+  assert.throws(() => paginate(client, "/items", null as never), /Invalid options/);
+  // The client comes first: something else in its place is named, before anything is sent.
+  const notClient = { request: () => client.request(new HttpRequest("GET", server.url)) };
+  for (const other of [notClient, null, server.url]) {
+    for (const walk of [paginate, paginateItems]) {
+      assert.throws(
+        () => walk(other as never, "/items", { items }),
+        /^TypeError: Invalid client: expected an HttpClient$/,
+      );
+    }
+  }
   assert.equal(server.requests.length, 0);
 });
 
@@ -257,15 +269,15 @@ Deno.test("paginate: what items and next return is checked", async () => {
   cursorApi(server, 6);
   await using client = createClient(server.url);
   await assert.rejects(
-    Array.fromAsync(client.paginateItems("/numbers", { items: (r) => r.json() as never })),
+    Array.fromAsync(paginateItems(client, "/numbers", { items: (r) => r.json() as never })),
     /^TypeError: Invalid items: expected the function to return an array$/,
   );
   await assert.rejects(
-    Array.fromAsync(client.paginate("/numbers", { next: () => 42 as never })),
+    Array.fromAsync(paginate(client, "/numbers", { next: () => 42 as never })),
     /^TypeError: Invalid next: expected it to return a URL, options or undefined$/,
   );
   await assert.rejects(
-    Array.fromAsync(client.paginate("/numbers", { next: () => ({ bdy: "x" }) as never })),
+    Array.fromAsync(paginate(client, "/numbers", { next: () => ({ bdy: "x" }) as never })),
     /Invalid options: unknown key "bdy"/,
   );
 });
@@ -283,7 +295,7 @@ Deno.test("paginate: a 4xx or 5xx page ends it with HttpStatusException carrying
   const seen: unknown[] = [];
   await assert.rejects(
     async () => {
-      for await (const page of client.paginate("/gone")) seen.push(page.json());
+      for await (const page of paginate(client, "/gone")) seen.push(page.json());
     },
     (error: unknown) => error instanceof HttpStatusException && error.response.statusCode === 410,
   );
@@ -294,7 +306,7 @@ Deno.test("paginate: break ends it at once; nothing more is fetched", async () =
   await using server = startFixtureServer();
   linkedPages(server, 100, (page) => `</items?page=${page + 1}>; rel="next"`);
   await using client = createClient(server.url);
-  const pages = client.paginate("/items");
+  const pages = paginate(client, "/items");
   assert.equal(server.requests.length, 0);
   for await (const page of pages) {
     if ((page.json() as number[])[0] === 2) break;
@@ -316,7 +328,7 @@ Deno.test("paginate: the call's signal and the client's close end it with the us
   const controller = new AbortController();
   await assert.rejects(
     async () => {
-      for await (const page of client.paginate("/items", { signal: controller.signal })) {
+      for await (const page of paginate(client, "/items", { signal: controller.signal })) {
         if ((page.json() as number[])[0] === 2) controller.abort(new Error("enough"));
       }
     },
@@ -327,13 +339,13 @@ Deno.test("paginate: the call's signal and the client's close end it with the us
   const during = new AbortController();
   setTimeout(() => during.abort(), 20);
   await assert.rejects(
-    Array.fromAsync(client.paginate("/slow", { signal: during.signal })),
+    Array.fromAsync(paginate(client, "/slow", { signal: during.signal })),
     HttpClientException,
   );
   const closing = createClient(server.url);
   await assert.rejects(
     async () => {
-      for await (const _ of closing.paginate("/items")) closing.close();
+      for await (const _ of paginate(closing, "/items")) closing.close();
     },
     (error: unknown) => error instanceof HttpClientException && /closed/i.test(error.message),
   );
@@ -360,7 +372,7 @@ Deno.test("paginate: each page is a whole call: hooks, auth, retries", async () 
       .withRequestHook({ beforeRequest: (request) => (hooked++, request) })
       .build(),
   );
-  assert.deepEqual(await bodies(client.paginate("/flaky")), [[1], [2], [3]]);
+  assert.deepEqual(await bodies(paginate(client, "/flaky")), [[1], [2], [3]]);
   assert.equal(server.requests.length, 6);
   assert.ok(server.requests.every((r) => r.headers["x-api-key"] === "k-1"));
   assert.ok(hooked >= 3);
@@ -383,8 +395,8 @@ Deno.test("paginate: a page revalidated by the cache (304) still carries its sto
       new HttpCache({ store: new MemoryCacheStore() }),
     ).build(),
   );
-  assert.deepEqual(await bodies(client.paginate("/cached")), [["1"], ["2"]]);
-  assert.deepEqual(await bodies(client.paginate("/cached")), [["1"], ["2"]]);
+  assert.deepEqual(await bodies(paginate(client, "/cached")), [["1"], ["2"]]);
+  assert.deepEqual(await bodies(paginate(client, "/cached")), [["1"], ["2"]]);
   assert.deepEqual(server.requests.map((r) => r.headers["if-none-match"] ?? null), [
     null,
     null,
@@ -399,7 +411,7 @@ Deno.test("paginate: a next page on another origin is sent without the call's cr
   linkedPages(first, 2, () => `<${other.url}/items?page=2>; rel="next"`);
   linkedPages(other, 3, (page) => `</items?page=${page + 1}>; rel="next"`);
   await using client = createClient(first.url);
-  const pages = client.paginate("/items", {
+  const pages = paginate(client, "/items", {
     headers: { Authorization: "Bearer t0ken", "X-Trace": "t" },
     auth: ["ada", "pw"],
   });

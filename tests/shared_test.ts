@@ -10,6 +10,8 @@ import * as cache from "../cache.ts";
 import * as traffic from "../traffic.ts";
 import * as har from "../har.ts";
 import * as testing from "../testing.ts";
+import * as sse from "../sse.ts";
+import * as pagination from "../paginate.ts";
 import { toCurl } from "../utils.ts";
 import { bounded, collect, summary } from "./shared/suite.mjs";
 import * as areas from "./shared/areas.mjs";
@@ -45,7 +47,7 @@ async function startFixture(): Promise<{ url: string; otherUrl: string; refusedU
 
 const fixture = await startFixture();
 const env = {
-  lib: { ...mod, ...cache, ...traffic, ...har, ...testing, toCurl },
+  lib: { ...mod, ...cache, ...traffic, ...har, ...testing, ...sse, ...pagination, toCurl },
   fixture,
   runtime: "deno",
 };

@@ -1,4 +1,4 @@
-// events() and waits longer than a timer can count (about 24.8 days): a
+// eventSource() and waits longer than a timer can count (about 24.8 days): a
 // server's huge `retry`, or a long totalTimeout, must not turn into a timer
 // that fires at once (a reconnection loop without a wait, a reader timed out
 // at its start); and an event's data or a line past maxResponseBytes ends the
@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder, HttpClientException } from "../mod.ts";
+import { eventSource } from "../sse.ts";
 import { type FixtureServer, type RecordedRequest, startFixtureServer } from "./fixture_server.ts";
 import { rejectsWith, settles } from "./helpers.ts";
 
@@ -19,7 +20,7 @@ function sseClient(server: FixtureServer, maxResponseBytes = 256 * 1024 * 1024) 
   return new HttpClient(builder.build());
 }
 
-Deno.test("events() waits a server's retry longer than a timer counts instead of reconnecting at once", async () => {
+Deno.test("eventSource() waits a server's retry longer than a timer counts instead of reconnecting at once", async () => {
   await using server = startFixtureServer();
   const seen: RecordedRequest[] = [];
   server.route("/huge", (_request, recorded) => {
@@ -28,7 +29,7 @@ Deno.test("events() waits a server's retry longer than a timer counts instead of
     return new Response("retry: 4000000000\n\n", { headers: SSE });
   });
   await using client = sseClient(server);
-  const stream = client.events("/huge", { maxReconnects: 3 });
+  const stream = eventSource(client, "/huge", { maxReconnects: 3 });
   const loop = Array.fromAsync(stream).then(() => "ended", (error) => error);
   await sleep(500);
   assert.equal(seen.length, 1, "reconnected without waiting the server's retry");
@@ -36,7 +37,7 @@ Deno.test("events() waits a server's retry longer than a timer counts instead of
   assert.equal(await loop, "ended");
 });
 
-Deno.test("events() with a totalTimeout longer than a timer counts does not time out at its start", async () => {
+Deno.test("eventSource() with a totalTimeout longer than a timer counts does not time out at its start", async () => {
   await using server = startFixtureServer();
   let cancelled!: () => void;
   const gone = new Promise<void>((resolve) => cancelled = resolve);
@@ -49,7 +50,7 @@ Deno.test("events() with a totalTimeout longer than a timer counts does not time
   });
   await using client = sseClient(server);
   // 3e6 s, 35 days.
-  const stream = client.events("/long", { totalTimeout: 3e6 });
+  const stream = eventSource(client, "/long", { totalTimeout: 3e6 });
   const received: string[] = [];
   const loop = (async () => {
     for await (const event of stream) received.push(event.data);
@@ -61,7 +62,7 @@ Deno.test("events() with a totalTimeout longer than a timer counts does not time
   await gone;
 });
 
-Deno.test("events() ends with HttpClientException at an event's data or a line past maxResponseBytes", async () => {
+Deno.test("eventSource() ends with HttpClientException at an event's data or a line past maxResponseBytes", async () => {
   await using server = startFixtureServer();
   const cuts: Promise<void>[] = [];
   let sent = 0;
@@ -90,7 +91,7 @@ Deno.test("events() ends with HttpClientException at an event's data or a line p
     sent = 0;
     const received: string[] = [];
     const loop = (async () => {
-      for await (const event of client.events(`/endless${query}`, { maxReconnects: 0 })) {
+      for await (const event of eventSource(client, `/endless${query}`, { maxReconnects: 0 })) {
         received.push(event.data);
       }
     })();

@@ -8,6 +8,7 @@ import {
   type ServerSentEvent,
   TimeoutException,
 } from "../mod.ts";
+import { eventSource } from "../sse.ts";
 import { type FixtureServer, type RecordedRequest, startFixtureServer } from "./fixture_server.ts";
 import { rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
 
@@ -58,7 +59,7 @@ async function take(events: AsyncIterable<ServerSentEvent>, count: number) {
   return taken;
 }
 
-Deno.test("events() reconnects when the body ends, sending the last event ID, after the server's retry", async () => {
+Deno.test("eventSource() reconnects when the body ends, sending the last event ID, after the server's retry", async () => {
   await using server = startFixtureServer();
   const seen = feed(server, "/feed", (n) =>
     [
@@ -68,7 +69,7 @@ Deno.test("events() reconnects when the body ends, sending the last event ID, af
     ][n] ?? "");
   await using client = sseClient(server);
   // A reconnection time of a minute: only the server's 20 ms lets the test end in time.
-  await using feedReader = client.events("/feed", { retryDelay: 60 });
+  await using feedReader = eventSource(client, "/feed", { retryDelay: 60 });
   const events = await settles(take(feedReader, 4));
   assert.deepEqual(events.map((e) => [e.data, e.id]), [["a", "1"], ["b", "1"], ["c", "1"], [
     "d",
@@ -83,17 +84,17 @@ Deno.test("events() reconnects when the body ends, sending the last event ID, af
   }
 });
 
-Deno.test("events() resumes after the last event dispatched, not an id of a block the drop cut", async () => {
+Deno.test("eventSource() resumes after the last event dispatched, not an id of a block the drop cut", async () => {
   await using server = startFixtureServer();
   const seen = feed(server, "/feed", (n) => n === 0 ? "id: 1\ndata: a\n\nid: 2\ndata: b\n" : "");
   await using client = sseClient(server);
-  const reader = client.events("/feed", { retryDelay: 0.01, maxReconnects: 1 });
+  const reader = eventSource(client, "/feed", { retryDelay: 0.01, maxReconnects: 1 });
   await rejectsWith(settles(take(reader, 2)), ConnectionException, /maxReconnects/);
   assert.deepEqual(seen.map((r) => r.headers["last-event-id"]), [undefined, "1"]);
   assert.equal(reader.lastEventId, "1");
 });
 
-Deno.test("events() sends lastEventId on the first connection, and no header for an empty one", async () => {
+Deno.test("eventSource() sends lastEventId on the first connection, and no header for an empty one", async () => {
   await using server = startFixtureServer();
   const seen = feed(
     server,
@@ -101,36 +102,39 @@ Deno.test("events() sends lastEventId on the first connection, and no header for
     (_n, r) => `data: ${r.headers["last-event-id"] ?? "none"}\n\n`,
   );
   await using client = sseClient(server);
-  assert.equal((await take(client.events("/feed", { lastEventId: "41" }), 1))[0]!.data, "41");
-  assert.equal((await take(client.events("/feed", { lastEventId: "" }), 1))[0]!.data, "none");
+  assert.equal((await take(eventSource(client, "/feed", { lastEventId: "41" }), 1))[0]!.data, "41");
+  assert.equal((await take(eventSource(client, "/feed", { lastEventId: "" }), 1))[0]!.data, "none");
   assert.equal(seen.length, 2);
 });
 
-Deno.test("events() sends an ID that is not ASCII as its UTF-8 bytes", async () => {
+Deno.test("eventSource() sends an ID that is not ASCII as its UTF-8 bytes", async () => {
   await using server = startFixtureServer();
   const seen = feed(server, "/feed", (n) => n === 0 ? "id: é-1\ndata: a\n\n" : "data: b\n\n");
   await using client = sseClient(server);
-  assert.equal((await settles(take(client.events("/feed", { retryDelay: 0.01 }), 2))).length, 2);
+  assert.equal(
+    (await settles(take(eventSource(client, "/feed", { retryDelay: 0.01 }), 2))).length,
+    2,
+  );
   const sent = seen[1]!.headers["last-event-id"]!;
   assert.equal(new TextDecoder().decode(Uint8Array.from(sent, (c) => c.charCodeAt(0))), "é-1");
 });
 
-Deno.test("events() ends on a 204 without an error and does not reconnect", async () => {
+Deno.test("eventSource() ends on a 204 without an error and does not reconnect", async () => {
   await using server = startFixtureServer();
   server.route("/feed", () => new Response(null, { status: 204 }));
   await using client = sseClient(server);
   assert.deepEqual(
-    await settles(Array.fromAsync(client.events("/feed", { retryDelay: 0.01 }))),
+    await settles(Array.fromAsync(eventSource(client, "/feed", { retryDelay: 0.01 }))),
     [],
   );
   assert.equal(server.requests.length, 1);
 });
 
-Deno.test("events() fails on a status other than 2xx with EventStreamException, masked, not reconnecting", async () => {
+Deno.test("eventSource() fails on a status other than 2xx with EventStreamException, masked, not reconnecting", async () => {
   await using server = startFixtureServer();
   server.route("/feed", () => new Response("down", { status: 500 }));
   using client = sseClient(server); // closed at the end even when a call is left in flight
-  const reader = client.events("/feed", { params: { token: "s3cret" }, retryDelay: 0.01 });
+  const reader = eventSource(client, "/feed", { params: { token: "s3cret" }, retryDelay: 0.01 });
   const error = await rejectsWith(
     settles(Array.fromAsync(reader)),
     EventStreamException,
@@ -143,7 +147,7 @@ Deno.test("events() fails on a status other than 2xx with EventStreamException, 
   await settles(client[Symbol.asyncDispose]());
 });
 
-Deno.test("events() fails on a Content-Type other than text/event-stream, or none", async () => {
+Deno.test("eventSource() fails on a Content-Type other than text/event-stream, or none", async () => {
   await using server = startFixtureServer();
   server.route(
     "/text",
@@ -160,23 +164,23 @@ Deno.test("events() fails on a Content-Type other than text/event-stream, or non
   using client = sseClient(server); // closed at the end even when a call is left in flight
   const options = { retryDelay: 0.01 };
   const text = await rejectsWith(
-    settles(Array.fromAsync(client.events("/text", options))),
+    settles(Array.fromAsync(eventSource(client, "/text", options))),
     EventStreamException,
     /^Event stream refused with Content-Type "text\/plain" \(expected text\/event-stream\): GET /,
   ) as EventStreamException;
   assert.equal(text.response.header("content-type"), "text/plain");
   await rejectsWith(
-    settles(Array.fromAsync(client.events("/none", options))),
+    settles(Array.fromAsync(eventSource(client, "/none", options))),
     EventStreamException,
     /Content-Type none/,
   );
   // The media type is compared without regard to case, its parameters ignored.
-  assert.equal((await take(client.events("/params"), 1))[0]!.data, "a");
+  assert.equal((await take(eventSource(client, "/params"), 1))[0]!.data, "a");
   assert.equal(server.requests.length, 3);
   await settles(client[Symbol.asyncDispose]());
 });
 
-Deno.test("events() reconnects when a connection cannot be made, up to maxReconnects, with the last error as cause", async () => {
+Deno.test("eventSource() reconnects when a connection cannot be made, up to maxReconnects, with the last error as cause", async () => {
   await using server = startFixtureServer();
   const attempts: number[] = [];
   await using client = new HttpClient(
@@ -184,7 +188,7 @@ Deno.test("events() reconnects when a connection cannot be made, up to maxReconn
       .withRequestHook({ beforeRequest: (r) => (attempts.push(1), r) }).build(),
   );
   const error = await rejectsWith(
-    settles(Array.fromAsync(client.events("/feed", { retryDelay: 0.01, maxReconnects: 2 }))),
+    settles(Array.fromAsync(eventSource(client, "/feed", { retryDelay: 0.01, maxReconnects: 2 }))),
     ConnectionException,
     /^Event stream gave up after 2 reconnections without an event \(maxReconnects\): GET \/feed$/,
   );
@@ -192,11 +196,11 @@ Deno.test("events() reconnects when a connection cannot be made, up to maxReconn
   assert.equal(attempts.length, 3);
 });
 
-Deno.test("events() counts only reconnections in a row without an event", async () => {
+Deno.test("eventSource() counts only reconnections in a row without an event", async () => {
   await using server = startFixtureServer();
   const seen = feed(server, "/feed", (n) => n < 5 ? `id: ${n}\ndata: ${n}\n\n` : ": nothing\n\n");
   await using client = sseClient(server);
-  const reader = client.events("/feed", { retryDelay: 0.01, maxReconnects: 1 });
+  const reader = eventSource(client, "/feed", { retryDelay: 0.01, maxReconnects: 1 });
   const received: string[] = [];
   const error = await rejectsWith(
     settles((async () => {
@@ -212,7 +216,7 @@ Deno.test("events() counts only reconnections in a row without an event", async 
   assert.equal(seen.at(-1)!.headers["last-event-id"], "4");
 });
 
-Deno.test("events() reconnects when the body fails mid-stream or stalls past readTimeout", async () => {
+Deno.test("eventSource() reconnects when the body fails mid-stream or stalls past readTimeout", async () => {
   await using server = startFixtureServer();
   let n = 0;
   server.route("/feed", () => {
@@ -228,18 +232,18 @@ Deno.test("events() reconnects when the body fails mid-stream or stalls past rea
     return new Response(body, { headers: SSE });
   });
   await using client = sseClient(server);
-  const reader = client.events("/feed", { retryDelay: 0.01, readTimeout: 0.2 });
+  const reader = eventSource(client, "/feed", { retryDelay: 0.01, readTimeout: 0.2 });
   const events = await settles(take(reader, 3));
   assert.deepEqual(events.map((e) => e.data), ["1", "2", "3"]);
   assert.deepEqual(server.requests.map((r) => r.headers["last-event-id"]), [undefined, "1", "2"]);
 });
 
-Deno.test("events(): break cancels the current connection and sends nothing more", async () => {
+Deno.test("eventSource(): break cancels the current connection and sends nothing more", async () => {
   await using server = startFixtureServer();
   const body = heldBody("data: a\n\n");
   server.route("/feed", () => new Response(body.stream, { headers: SSE }));
   await using client = sseClient(server);
-  assert.equal((await take(client.events("/feed"), 1)).length, 1);
+  assert.equal((await take(eventSource(client, "/feed"), 1)).length, 1);
   await settles(body.cancelled);
   assert.equal(server.requests.length, 1);
 });
@@ -248,7 +252,7 @@ Deno.test("EventStream.close() ends the wait between connections at once, withou
   await using server = startFixtureServer();
   feed(server, "/feed", () => "data: a\n\n");
   await using client = sseClient(server);
-  const reader = client.events("/feed", { retryDelay: 60 });
+  const reader = eventSource(client, "/feed", { retryDelay: 60 });
   const iterator = reader[Symbol.asyncIterator]();
   assert.equal((await iterator.next()).value?.data, "a");
   const next = iterator.next(); // the body ends: the reader waits a minute to reconnect
@@ -264,7 +268,7 @@ Deno.test("EventStream.close() while a connection is open cancels it and ends th
   const body = heldBody("data: a\n\n");
   server.route("/feed", () => new Response(body.stream, { headers: SSE }));
   await using client = sseClient(server);
-  const reader = client.events("/feed");
+  const reader = eventSource(client, "/feed");
   const iterator = reader[Symbol.asyncIterator]();
   assert.equal((await iterator.next()).value?.data, "a");
   const next = iterator.next(); // waits for an event that never comes
@@ -273,11 +277,11 @@ Deno.test("EventStream.close() while a connection is open cancels it and ends th
   await settles(body.cancelled);
 });
 
-Deno.test("events() stops with HttpClientException when the client closes, even in a wait", async () => {
+Deno.test("eventSource() stops with HttpClientException when the client closes, even in a wait", async () => {
   await using server = startFixtureServer();
   feed(server, "/feed", () => "data: a\n\n");
   const client = sseClient(server);
-  const iterator = client.events("/feed", { retryDelay: 60 })[Symbol.asyncIterator]();
+  const iterator = eventSource(client, "/feed", { retryDelay: 60 })[Symbol.asyncIterator]();
   assert.equal((await iterator.next()).value?.data, "a");
   const next = iterator.next();
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -285,20 +289,20 @@ Deno.test("events() stops with HttpClientException when the client closes, even 
   await rejectsWith(settles(next), HttpClientException, /^Client was closed during the request: /);
   // A reader of a closed client sends nothing.
   await rejectsWith(
-    Array.fromAsync(client.events("/feed")),
+    Array.fromAsync(eventSource(client, "/feed")),
     HttpClientException,
     /^Client is closed: GET \/feed$/,
   );
   assert.equal(server.requests.length, 1);
 });
 
-Deno.test("events() stops with HttpClientException on the caller's signal, its reason as cause", async () => {
+Deno.test("eventSource() stops with HttpClientException on the caller's signal, its reason as cause", async () => {
   await using server = startFixtureServer();
   const body = heldBody("data: a\n\n");
   server.route("/feed", () => new Response(body.stream, { headers: SSE }));
   await using client = sseClient(server);
   const controller = new AbortController();
-  const reader = client.events("/feed", { signal: controller.signal });
+  const reader = eventSource(client, "/feed", { signal: controller.signal });
   const received: string[] = [];
   const reason = new Error("enough");
   const error = await rejectsWith(
@@ -316,18 +320,18 @@ Deno.test("events() stops with HttpClientException on the caller's signal, its r
   await settles(body.cancelled);
   // An aborted signal stops it before anything is sent.
   await rejectsWith(
-    Array.fromAsync(client.events("/feed", { signal: controller.signal })),
+    Array.fromAsync(eventSource(client, "/feed", { signal: controller.signal })),
     HttpClientException,
     /aborted/,
   );
   assert.equal(server.requests.length, 1);
 });
 
-Deno.test("events() stops with TimeoutException at totalTimeout, the reader's whole life", async () => {
+Deno.test("eventSource() stops with TimeoutException at totalTimeout, the reader's whole life", async () => {
   await using server = startFixtureServer();
   const seen = feed(server, "/feed", (n) => `retry: 10\ndata: ${n}\n\n`);
   await using client = sseClient(server);
-  const reader = client.events("/feed", { totalTimeout: 0.3, maxReconnects: Infinity });
+  const reader = eventSource(client, "/feed", { totalTimeout: 0.3, maxReconnects: Infinity });
   const received: string[] = [];
   await rejectsWith(
     settles((async () => {
@@ -344,10 +348,10 @@ Deno.test("events() stops with TimeoutException at totalTimeout, the reader's wh
   assert.deepEqual(received, received.map((_, n) => String(n)));
 });
 
-Deno.test("events() checks its options when called, naming the option", () => {
+Deno.test("eventSource() checks its options when called, naming the option", () => {
   const client = new HttpClient();
   const events = (options: Record<string, unknown>) => () =>
-    client.events("http://127.0.0.1/", options);
+    eventSource(client, "http://127.0.0.1/", options);
   throwsAtOnce(
     events({ retryDelays: 1 }),
     TypeError,
@@ -366,18 +370,29 @@ Deno.test("events() checks its options when called, naming the option", () => {
   throwsAtOnce(events({ signal: {} }), TypeError, /^Invalid signal: /);
   throwsAtOnce(events({ headers: { "last-event-id": "s3cret" } }), TypeError, /lastEventId option/);
   throwsAtOnce(events({ headers: { "X-A": "a\nb" } }), TypeError, /X-A/);
-  client.events("http://127.0.0.1/", {
+  eventSource(client, "http://127.0.0.1/", {
     maxReconnects: Infinity,
     retryDelay: 0,
     totalTimeout: null,
   });
 });
 
+Deno.test("eventSource() refuses a client that is not an HttpClient, naming it", () => {
+  const notClient = { request: () => Promise.reject(new Error("sent")), closed: false };
+  for (const client of [notClient, null, undefined, "http://127.0.0.1/"]) {
+    throwsAtOnce(
+      () => eventSource(client as never, "http://127.0.0.1/"),
+      TypeError,
+      /^Invalid client: expected an HttpClient$/,
+    );
+  }
+});
+
 Deno.test("EventStream is read by one loop: a second one is a TypeError", async () => {
   await using server = startFixtureServer();
   feed(server, "/feed", () => "data: a\n\n");
   await using client = sseClient(server);
-  await using reader = client.events("/feed");
+  await using reader = eventSource(client, "/feed");
   const first = reader[Symbol.asyncIterator]();
   throwsAtOnce(
     () => reader[Symbol.asyncIterator](),

@@ -352,7 +352,7 @@ Deno.test("the caller's signal aborts a streamed body after its head", async () 
   await within(body.cancelled, 5000, "the server to see the body cancelled");
 });
 
-Deno.test("response.events() and lines() refuse at the call as client.events() does: masked, the body left unread", async () => {
+Deno.test("response.events() and lines() refuse at the call as eventSource() does: masked, the body left unread", async () => {
   await using server = startFixtureServer();
   server.route("/down", () => new Response("the reason", { status: 503 }));
   server.route("/text", () => new Response("data: a\n\n"));
@@ -383,7 +383,7 @@ Deno.test("response.events() and lines() refuse at the call as client.events() d
     /^Event stream refused with Content-Type "text\/plain;charset=UTF-8" \(expected text\/event-stream\): GET /,
   );
   assert.equal((await text.read()).text, "data: a\n\n");
-  // A 204 has no body: no events, no error (client.events() ends there too).
+  // A 204 has no body: no events, no error (eventSource() ends there too).
   await using none = await client.stream("GET", "/none");
   assert.deepEqual(await Array.fromAsync(none.events()), []);
 });

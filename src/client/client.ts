@@ -1,4 +1,4 @@
-// The client: the verbs, `stream()`, `events()`, `extend()` and `close()`;
+// The client: the verbs, `stream()`, `extend()` and `close()`;
 // the configuration of a derived client, the lifetime and pool a client
 // shares with the clients derived from it, and what it sets up on its first
 // request (the options its calls share, its token sender).
@@ -30,11 +30,19 @@ import { chainLinks } from "../send/chain.ts";
 import { abortSteps } from "../send/deadline.ts";
 import { callLifecycle, checkCallOptions, prepareRequest, splitRequestOptions } from "./call.ts";
 import type { CallOptions, RequestOptions } from "./call.ts";
-import { EventStream, type EventStreamOptions } from "./event_stream.ts";
-import { paginate, paginateItems } from "./paginate.ts";
-import type { PaginateItemsOptions, PaginateOptions } from "./paginate.ts";
 
 export type { CallOptions, RequestOptions };
+
+let closedSignal: (client: HttpClient) => AbortSignal;
+
+/**
+ * The signal aborted when `client`, or one it was derived from, is closed:
+ * what a reader of another entry point (the reconnecting SSE reader) waits
+ * on between its calls, where no call of the client would tell it.
+ */
+export function closedSignalOf(client: HttpClient): AbortSignal {
+  return closedSignal(client);
+}
 
 /**
  * An HTTP client with a connection pool, created on the first request and
@@ -62,6 +70,10 @@ export type { CallOptions, RequestOptions };
  * ```
  */
 export class HttpClient {
+  static {
+    closedSignal = (client) => client.#scope.signal;
+  }
+
   /** The frozen configuration. */
   readonly config: HttpClientConfig;
   /** Its lifetime and pool, shared with the clients derived from it (ClientScope, below). */
@@ -201,98 +213,6 @@ export class HttpClient {
     options: RequestOptions = {},
   ): Promise<StreamedHttpResponse> {
     return this.#call(method, url, { ...options, stream: true });
-  }
-
-  /**
-   * Reads the Server-Sent Events of `url` with this client's headers, auth
-   * and hooks, reconnecting as EventSource does (see {@linkcode EventStream}).
-   * GET only: a POST stream (an LLM's reply) must never be sent twice.
-   *
-   * @param url A relative or absolute URL.
-   * @param options A GET's fields and call options, and the reconnection's.
-   * @returns The reader; nothing is sent until its loop starts.
-   * @throws {TypeError} For an unknown option or a bad value.
-   */
-  events(url: string | URL, options: EventStreamOptions = {}): EventStream {
-    const send = (request: HttpRequest, call: CallOptions) => this.request(request, call);
-    return new EventStream(url, options, { send, closed: this.#scope.signal });
-  }
-
-  /**
-   * The pages of a listing, each one call of this client (hooks, auth,
-   * retries, redirects, middleware), read whole: the first is `url`, the
-   * next one the target of the page's `Link` header's `rel="next"`
-   * (RFC 8288, resolved against the page's URL), or what `options.next`
-   * returns. It ends when there is no next page, at `maxPages` or
-   * `maxItems`, on `break`, and with an exception: {@linkcode HttpStatusException}
-   * for a 4xx or 5xx page (the response is on it), {@linkcode HttpClientException}
-   * for a next page fetched before (a loop), the call's `signal` or the
-   * client's close. Nothing is sent until the loop starts.
-   *
-   * @param url The first page's URL, relative or absolute.
-   * @param options The first page's request and call options, `items`, `next`, `maxPages`, `maxItems`.
-   * @returns The pages, in order.
-   * @throws {TypeError} For a bad option (a `maxPages` that is not a positive integer, an
-   * `items` that is not a function…), before anything is sent.
-   *
-   * @example Follow the Link header's next pages
-   * ```ts
-   * import { createClient } from "@fetchline/fetchline";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-   *   const page = Number(new URL(request.url).searchParams.get("page") ?? 1);
-   *   const link = page < 3 ? `</items?page=${page + 1}>; rel="next"` : "";
-   *   return Response.json([page * 10, page * 10 + 1], { headers: { link } });
-   * });
-   * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
-   * const pages = [];
-   * for await (const page of client.paginate("/items")) pages.push(page.json());
-   * assert.deepEqual(pages, [[10, 11], [20, 21], [30, 31]]);
-   * ```
-   */
-  paginate<T = unknown>(
-    url: string | URL,
-    options?: PaginateOptions<T>,
-  ): AsyncGenerator<HttpResponse, void, undefined> {
-    return paginate(this, url, options);
-  }
-
-  /**
-   * The items of a listing's pages, as {@linkcode HttpClient.paginate}
-   * fetches them, each page's from `options.items`; at most `maxItems`.
-   *
-   * @param url The first page's URL, relative or absolute.
-   * @param options As for `paginate()`, with `items` required.
-   * @returns The items, in order.
-   * @throws {TypeError} For a bad option, before anything is sent.
-   *
-   * @example Read a cursor API's items
-   * ```ts
-   * import { createClient } from "@fetchline/fetchline";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-   *   const cursor = Number(new URL(request.url).searchParams.get("cursor") ?? 0);
-   *   return Response.json({ items: [cursor, cursor + 1], next: cursor < 4 ? cursor + 2 : null });
-   * });
-   * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
-   * type Page = { items: number[]; next: number | null };
-   * const items = client.paginateItems("/numbers", {
-   *   items: (response) => response.json<Page>().items,
-   *   next: (response) => {
-   *     const { next } = response.json<Page>();
-   *     return next === null ? undefined : { params: { cursor: next } };
-   *   },
-   * });
-   * assert.deepEqual(await Array.fromAsync(items), [0, 1, 2, 3, 4, 5]);
-   * ```
-   */
-  paginateItems<T>(
-    url: string | URL,
-    options: PaginateItemsOptions<T>,
-  ): AsyncGenerator<T, void, undefined> {
-    return paginateItems(this, url, options);
   }
 
   /** Sends a GET request to `url` (relative or absolute); `options`: params, headers, timeout, signal… */

@@ -725,9 +725,10 @@ export class HttpResponse {
    * The body's Server-Sent Events as they arrive; a line or an event's data
    * within `maxResponseBytes` characters.
    *
-   * @throws {EventStreamException} At the call, as `client.events()` refuses
-   * a connection: for a status other than 2xx, or a Content-Type other than
-   * `text/event-stream` (but on a 204, which yields nothing). The error's
+   * @throws {EventStreamException} At the call, as `eventSource()`
+   * (`@fetchline/fetchline/sse`) refuses a connection: for a status other
+   * than 2xx, or a Content-Type other than `text/event-stream` (but on a
+   * 204, which yields nothing). The error's
    * `response` is this one, its body not taken (read or cancel it).
    */
   events(): AsyncGenerator<ServerSentEvent> {
@@ -1082,7 +1083,7 @@ export function receivedResponse(init: HttpResponseInit): HttpResponse {
  * and for events a Content-Type other than `text/event-stream` (its
  * parameters aside, in any case) but on a 204, which has no body. The body
  * is left as it is. `response.lines()`, `response.events()` and
- * `client.events()` share it.
+ * `eventSource()` (`@fetchline/fetchline/sse`) share it.
  */
 export function checkTextStream(
   response: HttpResponse,
@@ -1115,9 +1116,10 @@ export interface EventStreamExceptionOptions extends ResponseExceptionOptions {}
  * error), or a Content-Type other than `text/event-stream`; also the
  * `lines()` of a response whose status is not 2xx. The message names the
  * status or the type, the method and the URL (masked); `response` is the
- * answer. `client.events()` throws it from its loop, without reconnecting,
- * the body cancelled unread; `response.events()` and `response.lines()`
- * throw it when called, the body not taken: still readable once (read it
+ * answer. `eventSource()` (`@fetchline/fetchline/sse`) throws it from its
+ * loop, without reconnecting, the body cancelled unread;
+ * `response.events()` and `response.lines()` throw it when called, the
+ * body not taken: still readable once (read it
  * for the server's reason, or cancel it).
  *
  * @example Tell a refused event stream from other failures

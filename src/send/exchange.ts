@@ -5,6 +5,7 @@
 // auth, the attempts) let errors pass as they are.
 
 import {
+  abortedCallError,
   BlockedDestinationException,
   ConnectionException,
   DecodingException,

@@ -1,4 +1,4 @@
-// client.events(), the reconnecting Server-Sent Events reader, on the npm
+// eventSource() (@fetchline/fetchline/sse), the reconnecting Server-Sent Events reader, on the npm
 // build under Node (undici transport).
 
 import assert from "node:assert/strict";
@@ -9,6 +9,7 @@ import {
   EventStreamException,
   HttpClientException,
 } from "@fetchline/fetchline";
+import { eventSource } from "@fetchline/fetchline/sse";
 import { fixture } from "./server.mjs";
 import { settles, singleAttemptClient } from "./helpers.mjs";
 
@@ -41,7 +42,7 @@ async function take(events, count) {
   return taken;
 }
 
-test("events() reconnects when the body ends, sending the last event ID, after the server's retry", async (t) => {
+test("eventSource() reconnects when the body ends, sending the last event ID, after the server's retry", async (t) => {
   const server = await fixture(t);
   const seen = feed(
     server,
@@ -56,7 +57,7 @@ test("events() reconnects when the body ends, sending the last event ID, after t
   );
   const http = singleAttemptClient(t, server);
   // A reconnection time of a minute: only the server's 20 ms lets the test end in time.
-  const reader = http.events("/feed", { retryDelay: 60 });
+  const reader = eventSource(http, "/feed", { retryDelay: 60 });
   const events = await settles(take(reader, 4));
   assert.deepEqual(events.map((e) => [e.data, e.id]), [["a", "1"], ["b", "1"], ["c", "1"], [
     "d",
@@ -70,7 +71,7 @@ test("events() reconnects when the body ends, sending the last event ID, after t
   }
 });
 
-test("events() reconnects when the connection is destroyed mid-body, and sends non-ASCII IDs as UTF-8", async (t) => {
+test("eventSource() reconnects when the connection is destroyed mid-body, and sends non-ASCII IDs as UTF-8", async (t) => {
   const server = await fixture(t);
   const seen = [];
   server.route("/feed", (req, res) => {
@@ -80,14 +81,14 @@ test("events() reconnects when the connection is destroyed mid-body, and sends n
     setTimeout(() => res.destroy(), 20);
   });
   const http = singleAttemptClient(t, server);
-  const events = await settles(take(http.events("/feed", { retryDelay: 0.01 }), 3));
+  const events = await settles(take(eventSource(http, "/feed", { retryDelay: 0.01 }), 3));
   assert.deepEqual(events.map((e) => e.data), ["1", "2", "3"]);
   // node:http reads header bytes as latin1: the UTF-8 bytes of the ID, one character each.
   const latin1 = (text) => Buffer.from(text, "utf8").toString("latin1");
   assert.deepEqual(seen, [undefined, latin1("é1"), latin1("é2")]);
 });
 
-test("events() ends on a 204, and fails on a 500 or a text/plain answer without reconnecting", async (t) => {
+test("eventSource() ends on a 204, and fails on a 500 or a text/plain answer without reconnecting", async (t) => {
   const server = await fixture(t);
   let requests = 0;
   server.route("/none", (_req, res) => (requests++, res.writeHead(204), res.end()));
@@ -99,14 +100,14 @@ test("events() ends on a 204, and fails on a 500 or a text/plain answer without 
   });
   const http = singleAttemptClient(t, server);
   const options = { retryDelay: 0.01 };
-  assert.deepEqual(await settles(all(http.events("/none", options))), []);
-  await assert.rejects(settles(all(http.events("/down", options))), (error) => {
+  assert.deepEqual(await settles(all(eventSource(http, "/none", options))), []);
+  await assert.rejects(settles(all(eventSource(http, "/down", options))), (error) => {
     assert.equal(error.constructor, EventStreamException);
     assert.match(error.message, /^Event stream refused with status 500: GET http:/);
     assert.equal(error.response.statusCode, 500);
     return true;
   });
-  await assert.rejects(settles(all(http.events("/text", options))), (error) => {
+  await assert.rejects(settles(all(eventSource(http, "/text", options))), (error) => {
     assert.equal(error.constructor, EventStreamException);
     assert.match(error.message, /Content-Type "text\/plain"/);
     return true;
@@ -114,14 +115,14 @@ test("events() ends on a 204, and fails on a 500 or a text/plain answer without 
   assert.equal(requests, 3);
 });
 
-test("events() reconnects when the connection is refused, up to maxReconnects", async (t) => {
+test("eventSource() reconnects when the connection is refused, up to maxReconnects", async (t) => {
   // A port nothing listens on: taken, then freed.
   const listener = createServer();
   await new Promise((resolve) => listener.listen(0, "127.0.0.1", resolve));
   const { port } = listener.address();
   await new Promise((resolve) => listener.close(resolve));
   const http = singleAttemptClient(t, { url: `http://127.0.0.1:${port}` });
-  const reader = http.events("/feed", { retryDelay: 0.01, maxReconnects: 2 });
+  const reader = eventSource(http, "/feed", { retryDelay: 0.01, maxReconnects: 2 });
   await assert.rejects(settles(all(reader)), (error) => {
     assert.equal(error.constructor, ConnectionException);
     assert.match(error.message, /^Event stream gave up after 2 reconnections .*\(maxReconnects\)/);
@@ -130,7 +131,7 @@ test("events() reconnects when the connection is refused, up to maxReconnects", 
   });
 });
 
-test("events(): break cancels the connection; close() ends a wait at once; the client's close stops it", async (t) => {
+test("eventSource(): break cancels the connection; close() ends a wait at once; the client's close stops it", async (t) => {
   const server = await fixture(t);
   let closed;
   const seen = new Promise((resolve) => closed = resolve);
@@ -141,10 +142,10 @@ test("events(): break cancels the connection; close() ends a wait at once; the c
   });
   feed(server, "/ends", () => "data: a\n\n");
   const http = singleAttemptClient(t, server);
-  assert.equal((await settles(take(http.events("/held"), 1))).length, 1);
+  assert.equal((await settles(take(eventSource(http, "/held"), 1))).length, 1);
   await settles(seen);
 
-  const reader = http.events("/ends", { retryDelay: 60 });
+  const reader = eventSource(http, "/ends", { retryDelay: 60 });
   const iterator = reader[Symbol.asyncIterator]();
   assert.equal((await iterator.next()).value.data, "a");
   const next = iterator.next(); // the body ended: a minute's wait
@@ -152,7 +153,7 @@ test("events(): break cancels the connection; close() ends a wait at once; the c
   await settles(reader.close());
   assert.deepEqual(await settles(next), { done: true, value: undefined });
 
-  const waiting = http.events("/ends", { retryDelay: 60 })[Symbol.asyncIterator]();
+  const waiting = eventSource(http, "/ends", { retryDelay: 60 })[Symbol.asyncIterator]();
   await waiting.next();
   const stopped = waiting.next();
   await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,14 +1,15 @@
-// client.events() on the npm build under Node with waits longer than a
+// eventSource() (@fetchline/fetchline/sse) on the npm build under Node with waits longer than a
 // timer counts (about 24.8 days): a server's huge `retry` must not become a
 // timer that fires at once, reconnecting without a wait.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { eventSource } from "@fetchline/fetchline/sse";
 import { fixture } from "./server.mjs";
 import { singleAttemptClient } from "./helpers.mjs";
 
-test("events() waits a server's retry longer than a timer counts instead of reconnecting at once", async (t) => {
+test("eventSource() waits a server's retry longer than a timer counts instead of reconnecting at once", async (t) => {
   const server = await fixture(t);
   let connections = 0;
   server.route("/huge", (_req, res) => {
@@ -18,7 +19,7 @@ test("events() waits a server's retry longer than a timer counts instead of reco
     res.end("retry: 4000000000\n\n");
   });
   const http = singleAttemptClient(t, server);
-  const stream = http.events("/huge", { maxReconnects: 3 });
+  const stream = eventSource(http, "/huge", { maxReconnects: 3 });
   const loop = (async () => {
     for await (const _event of stream) { /* none is sent */ }
   })().then(() => "ended", (error) => error);

@@ -15,6 +15,8 @@ import * as cache from "@fetchline/fetchline/cache";
 import * as traffic from "@fetchline/fetchline/traffic";
 import * as har from "@fetchline/fetchline/har";
 import * as testing from "@fetchline/fetchline/testing";
+import * as sse from "@fetchline/fetchline/sse";
+import * as pagination from "@fetchline/fetchline/paginate";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { checks, limits, noFiles, run } from "./checks.mjs";
 import { cors } from "./cors.mjs";
@@ -68,7 +70,7 @@ function browserOnly(lib, { url, runtime }) {
 
 const query = new URLSearchParams(location.search);
 const fixture = { url: query.get("url"), refusedUrl: query.get("refused"), runtime: "a browser" };
-const lib = { ...mod, ...cache, ...traffic, ...har, ...testing, toCurl };
+const lib = { ...mod, ...cache, ...traffic, ...har, ...testing, ...sse, ...pagination, toCurl };
 const all = {
   ...checks(lib, fixture),
   ...limits(lib, fixture),

@@ -35,7 +35,7 @@ export default function ({ lib, fixture, assert }) {
       withClient(async (http) => {
         const id = run();
         const pages = [];
-        for await (const page of http.paginate("/paginate/links", { params: { run: id } })) {
+        for await (const page of lib.paginate(http, "/paginate/links", { params: { run: id } })) {
           pages.push(page.json());
         }
         assert.deepEqual(pages, [[1], [2], [3], [4]]);
@@ -43,24 +43,26 @@ export default function ({ lib, fixture, assert }) {
       }),
     "paginateItems: a cursor from the body, maxItems stops it": () =>
       withClient(async (http) => {
-        const all = await Array.fromAsync(http.paginateItems("/paginate/cursor", { items, next }));
+        const all = await Array.fromAsync(
+          lib.paginateItems(http, "/paginate/cursor", { items, next }),
+        );
         assert.deepEqual(all, [0, 1, 2, 3, 4, 5, 6, 7]);
-        const four = http.paginateItems("/paginate/cursor", { items, next, maxItems: 4 });
+        const four = lib.paginateItems(http, "/paginate/cursor", { items, next, maxItems: 4 });
         assert.deepEqual(await Array.fromAsync(four), [0, 1, 2, 3]);
       }),
     "paginate: maxPages and break end it, no page past them fetched": () =>
       withClient(async (http) => {
         const id = run();
-        const two = http.paginate("/paginate/links", { params: { run: id }, maxPages: 2 });
+        const two = lib.paginate(http, "/paginate/links", { params: { run: id }, maxPages: 2 });
         assert.equal((await Array.fromAsync(two)).length, 2);
         assert.equal(await calls(id), 2);
-        for await (const _ of http.paginate("/paginate/links", { params: { run: id } })) break;
+        for await (const _ of lib.paginate(http, "/paginate/links", { params: { run: id } })) break;
         assert.equal(await calls(id), 3);
       }),
     "paginate: a Link back to a visited page is an HttpClientException": () =>
       withClient(async (http) => {
         const id = run();
-        const pages = http.paginate("/paginate/links", {
+        const pages = lib.paginate(http, "/paginate/links", {
           params: { run: id, page: 1, loop: 1 },
           maxPages: 10,
         });

@@ -14,13 +14,8 @@ import {
   CREDENTIALS_OF,
   type RequestOptions,
   splitRequestOptions,
-} from "./call.ts";
-
-/** What pagination needs of its client: one call. */
-export interface PaginatedClient {
-  /** Sends one page's request. */
-  request(request: HttpRequest, options: CallOptions): Promise<HttpResponse>;
-}
+} from "../client/call.ts";
+import { HttpClient } from "../client/client.ts";
 
 /**
  * The next page's request as `next()` returns it: the previous page's
@@ -45,7 +40,7 @@ export interface NextPageOptions extends RequestOptions {
 export type NextPage = string | URL | NextPageOptions | undefined | null;
 
 /**
- * The options of {@linkcode HttpClient.paginate}: the first page's request
+ * The options of {@linkcode paginate}: the first page's request
  * and call options (`params`, `headers`, `method`, a body, `signal`,
  * timeouts…; each page is one call, with its own timeouts), and how the
  * pages go on and end.
@@ -53,7 +48,7 @@ export type NextPage = string | URL | NextPageOptions | undefined | null;
 export interface PaginateOptions<T = unknown> extends Omit<NextPageOptions, "url"> {
   /**
    * The items of a page (`(response) => response.json().items`), for
-   * `next()` and `maxItems`; {@linkcode HttpClient.paginateItems} yields
+   * `next()` and `maxItems`; {@linkcode paginateItems} yields
    * them. It must return an array.
    */
   items?: ((response: HttpResponse) => readonly T[] | Promise<readonly T[]>) | undefined;
@@ -75,15 +70,50 @@ export interface PaginateOptions<T = unknown> extends Omit<NextPageOptions, "url
   maxItems?: number | undefined;
 }
 
-/** The options of {@linkcode HttpClient.paginateItems}: those of `paginate()`, `items` required. */
+/** The options of {@linkcode paginateItems}: those of `paginate()`, `items` required. */
 export interface PaginateItemsOptions<T> extends PaginateOptions<T> {
   /** The items of a page, in order. */
   items: (response: HttpResponse) => readonly T[] | Promise<readonly T[]>;
 }
 
-/** Pages of `url` sent by `client`; the options are checked here, nothing is sent until the first `next()`. */
-export function paginate<T>(
-  client: PaginatedClient,
+/**
+ * The pages of a listing, each one call of `client` (hooks, auth, retries,
+ * redirects, middleware), read whole: the first is `url`, the next one the
+ * target of the page's `Link` header's `rel="next"` (RFC 8288, resolved
+ * against the page's URL), or what `options.next` returns. It ends when
+ * there is no next page, at `maxPages` or `maxItems`, on `break`, and with
+ * an exception: `HttpStatusException` for a 4xx or 5xx page (the response
+ * is on it), `HttpClientException` for a next page fetched before (a loop),
+ * the call's `signal` or the client's close. A page on another origin than
+ * the first's goes without the credentials of the first. Nothing is sent
+ * until the loop starts.
+ *
+ * @param client The client that sends each page.
+ * @param url The first page's URL, relative or absolute.
+ * @param options The first page's request and call options, `items`, `next`, `maxPages`, `maxItems`.
+ * @returns The pages, in order.
+ * @throws {TypeError} For a client that is not an `HttpClient`, or a bad option (a `maxPages`
+ * that is not a positive integer, an `items` that is not a function…), before anything is sent.
+ *
+ * @example Follow the Link header's next pages
+ * ```ts
+ * import { createClient } from "@fetchline/fetchline";
+ * import { paginate } from "@fetchline/fetchline/paginate";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+ *   const page = Number(new URL(request.url).searchParams.get("page") ?? 1);
+ *   const link = page < 3 ? `</items?page=${page + 1}>; rel="next"` : "";
+ *   return Response.json([page * 10, page * 10 + 1], { headers: { link } });
+ * });
+ * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+ * const pages = [];
+ * for await (const page of paginate(client, "/items")) pages.push(page.json());
+ * assert.deepEqual(pages, [[10, 11], [20, 21], [30, 31]]);
+ * ```
+ */
+export function paginate<T = unknown>(
+  client: HttpClient,
   url: string | URL,
   options: PaginateOptions<T> = {},
 ): AsyncGenerator<HttpResponse, void, undefined> {
@@ -93,9 +123,41 @@ export function paginate<T>(
   })();
 }
 
-/** The items of the pages of `url`, at most `maxItems`; checked as for {@linkcode paginate}. */
+/**
+ * The items of a listing's pages, as {@linkcode paginate} fetches them,
+ * each page's from `options.items`; at most `maxItems`.
+ *
+ * @param client The client that sends each page.
+ * @param url The first page's URL, relative or absolute.
+ * @param options As for `paginate()`, with `items` required.
+ * @returns The items, in order.
+ * @throws {TypeError} For a client that is not an `HttpClient`, or a bad option, before
+ * anything is sent.
+ *
+ * @example Read a cursor API's items
+ * ```ts
+ * import { createClient } from "@fetchline/fetchline";
+ * import { paginateItems } from "@fetchline/fetchline/paginate";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+ *   const cursor = Number(new URL(request.url).searchParams.get("cursor") ?? 0);
+ *   return Response.json({ items: [cursor, cursor + 1], next: cursor < 4 ? cursor + 2 : null });
+ * });
+ * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+ * type Page = { items: number[]; next: number | null };
+ * const items = paginateItems(client, "/numbers", {
+ *   items: (response) => response.json<Page>().items,
+ *   next: (response) => {
+ *     const { next } = response.json<Page>();
+ *     return next === null ? undefined : { params: { cursor: next } };
+ *   },
+ * });
+ * assert.deepEqual(await Array.fromAsync(items), [0, 1, 2, 3, 4, 5]);
+ * ```
+ */
 export function paginateItems<T>(
-  client: PaginatedClient,
+  client: HttpClient,
   url: string | URL,
   options: PaginateItemsOptions<T>,
 ): AsyncGenerator<T, void, undefined> {
@@ -115,11 +177,14 @@ const NO_ITEMS: readonly never[] = Object.freeze([]);
 
 /** Checks `options` now, and returns the pages with their items, fetched one by one as they are asked for. */
 function walk<T>(
-  client: PaginatedClient,
+  client: HttpClient,
   url: string | URL,
   options: PaginateOptions<T>,
   itemsNeeded: boolean,
 ): AsyncGenerator<[HttpResponse, readonly T[]], void, undefined> {
+  if (!(client instanceof HttpClient)) {
+    throw new TypeError("Invalid client: expected an HttpClient");
+  }
   if (typeof options !== "object" || options === null) {
     throw new TypeError("Invalid options: expected an object");
   }

@@ -5,6 +5,7 @@
 // caller's signal, the client's close and its total timeout all cut short.
 
 import {
+  abortedCallError,
   ConnectionException,
   describeCall,
   HttpClientException,
@@ -20,21 +21,56 @@ import {
   validateNullableTimeout,
   validateSeconds,
 } from "../models/_validate.ts";
-import { abortedCallError } from "../send/deadline.ts";
 import { startWait } from "../waits.ts";
-import type { CallOptions } from "./call.ts";
+import type { CallOptions } from "../client/call.ts";
+import { closedSignalOf, HttpClient } from "../client/client.ts";
 
-/** What a reader needs of its client. */
-export interface EventStreamClient {
-  /** Sends one connection's request as a streamed call. */
-  send(request: HttpRequest, options: CallOptions): Promise<HttpResponse>;
-  /** Aborted when the client is closed. */
-  readonly closed: AbortSignal;
+/**
+ * Reads the Server-Sent Events of `url` with `client`'s headers, auth and
+ * hooks, reconnecting as EventSource does (see {@linkcode EventStream}).
+ * GET only: a POST stream (an LLM's reply) must never be sent twice; read
+ * it once with `client.stream()` and `response.events()`.
+ *
+ * @param client The client that sends each connection.
+ * @param url A relative or absolute URL.
+ * @param options A GET's fields and call options, and the reconnection's.
+ * @returns The reader; nothing is sent until its loop starts.
+ * @throws {TypeError} For a client that is not an `HttpClient`, an unknown
+ * option or a bad value.
+ *
+ * @example Read a feed, reconnecting when the server ends it
+ * ```ts
+ * import { createClient } from "@fetchline/fetchline";
+ * import { eventSource } from "@fetchline/fetchline/sse";
+ * import assert from "node:assert/strict";
+ *
+ * let connections = 0;
+ * await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, () => {
+ *   const body = `retry: 10\ndata: connection ${++connections}\n\n`; // then the body ends
+ *   return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+ * });
+ * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+ * const received: string[] = [];
+ * for await (const event of eventSource(client, "/feed")) {
+ *   if (received.push(event.data) === 2) break;
+ * }
+ * assert.deepEqual(received, ["connection 1", "connection 2"]);
+ * ```
+ */
+export function eventSource(
+  client: HttpClient,
+  url: string | URL,
+  options: EventStreamOptions = {},
+): EventStream {
+  if (!(client instanceof HttpClient)) {
+    throw new TypeError("Invalid client: expected an HttpClient");
+  }
+  return new EventStream(client, url, options);
 }
 
 /**
  * The Server-Sent Events of a URL across reconnections, as EventSource
- * reads them, from {@linkcode HttpClient.events}. Iterate it once with
+ * reads them, from {@linkcode eventSource}. Iterate it once with
  * `for await`; nothing is sent until the loop starts.
  *
  * Each connection is a streamed GET of the client (its headers, auth,
@@ -77,7 +113,7 @@ export interface EventStreamClient {
  *   return new Response(body, { headers: { "Content-Type": "text/event-stream" } });
  * });
  * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
- * await using feed = client.events("/feed", { lastEventId: "40" });
+ * await using feed = eventSource(client, "/feed", { lastEventId: "40" });
  * const received: string[] = [];
  * for await (const event of feed) {
  *   if (received.push(event.data) === 3) break;
@@ -87,7 +123,9 @@ export interface EventStreamClient {
  * ```
  */
 export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposable {
-  readonly #client: EventStreamClient;
+  readonly #client: HttpClient;
+  /** Aborted when the client is closed. */
+  readonly #clientClosed: AbortSignal;
   readonly #settings: ReturnType<typeof eventStreamSettings>;
   readonly #request: HttpRequest;
   readonly #stop = new AbortController();
@@ -100,19 +138,20 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
   #iterator: AsyncGenerator<ServerSentEvent> | undefined = undefined;
 
   /**
-   * Made by {@linkcode HttpClient.events}, which documents the arguments.
+   * Made by {@linkcode eventSource}, which documents the arguments.
    *
+   * @param client The client that sends each connection.
    * @param url The URL of the event stream.
    * @param options The request's fields and the reconnection's.
-   * @param client The client that sends each connection.
    */
-  constructor(url: string | URL, options: EventStreamOptions, client: EventStreamClient) {
+  constructor(client: HttpClient, url: string | URL, options: EventStreamOptions) {
     const settings = eventStreamSettings(options);
     const headers = { Accept: "text/event-stream", "Cache-Control": "no-cache" };
     const init = { ...settings.init, headers: { ...headers, ...settings.init.headers } };
     this.#request = new HttpRequest("GET", url, init);
     this.#settings = settings;
     this.#client = client;
+    this.#clientClosed = closedSignalOf(client);
     this.#lastEventId = settings.lastEventId;
     this.#reconnectionMs = settings.retryDelayMs;
   }
@@ -155,7 +194,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
   }
 
   async *#run(): AsyncGenerator<ServerSentEvent> {
-    if (this.#client.closed.aborted) {
+    if (this.#clientClosed.aborted) {
       const request = this.#request;
       throw new HttpClientException(`Client is closed: ${describeCall(request)}`, { request });
     }
@@ -191,7 +230,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
   async *#connection(onEvent: () => void): AsyncGenerator<ServerSentEvent, unknown> {
     let response: HttpResponse;
     try {
-      response = await this.#client.send(this.#nextRequest(), this.#callOptions());
+      response = await this.#client.request(this.#nextRequest(), this.#callOptions());
     } catch (error) {
       return this.#lostTo(error);
     }
@@ -252,7 +291,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
   #watchStops(): () => void {
     const stop = () => this.#stop.abort();
     const { signal, totalTimeout } = this.#settings;
-    const { closed } = this.#client;
+    const closed = this.#clientClosed;
     signal?.addEventListener("abort", stop);
     closed.addEventListener("abort", stop);
     if (signal?.aborted || closed.aborted) stop();
@@ -281,7 +320,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
     if (!this.#stop.signal.aborted) return false;
     const request = this.#request;
     const { signal, totalTimeout } = this.#settings;
-    if (!this.#timedOut) throw abortedCallError(request, { closed: this.#client.closed, signal })!;
+    if (!this.#timedOut) throw abortedCallError(request, { closed: this.#clientClosed, signal })!;
     throw new TimeoutException(
       `Event stream timed out after ${totalTimeout} s (totalTimeout): ${describeCall(request)}`,
       { request },
@@ -290,7 +329,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
 }
 
 /**
- * The options of {@linkcode HttpClient.events}: the fields of a GET request
+ * The options of {@linkcode eventSource}: the fields of a GET request
  * and its call options, and how the reader reconnects.
  */
 export interface EventStreamOptions
