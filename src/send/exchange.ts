@@ -5,7 +5,6 @@
 // auth, the attempts) let errors pass as they are.
 
 import {
-  abortedCallError,
   BlockedDestinationException,
   ConnectionException,
   DecodingException,
