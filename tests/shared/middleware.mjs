@@ -239,5 +239,70 @@ export default function ({ lib, fixture, runtime, assert }) {
         (builder) => builder.withTimeout(0.2),
       );
     },
+    "a user's concurrency limit frees its place when a streamed body ends, as concurrency() does":
+      async () => {
+        // Written as a user would, with the public Exchange only.
+        let inFlight = 0;
+        const waiting = [];
+        const ownLimit = async (request, next, exchange) => {
+          if (inFlight >= 1) await new Promise((resolve) => waiting.push(resolve));
+          inFlight++;
+          exchange.onEnd(() => {
+            inFlight--;
+            waiting.shift()?.();
+          });
+          return await next(request);
+        };
+        for (const limit of [ownLimit, lib.concurrency({ max: 1 })]) {
+          await withClient([limit], async (http) => {
+            const first = key();
+            const second = key();
+            const streamed = await http.stream("GET", `/middleware/echo?key=${first}`);
+            const later = http.get(`/middleware/echo?key=${second}`);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            assert.deepEqual(await serverCalls(second), [], "the second call waits for the place");
+            assert.equal((await streamed.read()).statusCode, 200);
+            const response = await within(later, 5000, "the call after the body's end");
+            assert.equal(response.statusCode, 200);
+            assert.deepEqual(await serverCalls(second), ["/middleware/echo"]);
+          });
+        }
+      },
+    "a user's recorder sees what HarRecorder sees: each exchange, its status and the body as read":
+      async () => {
+        const own = [];
+        const ownRecorder = async (request, next, exchange) => {
+          const entry = { url: request.url, attempt: exchange.attempt, reason: exchange.reason };
+          own.push(entry);
+          const response = await next(request);
+          entry.status = response.statusCode;
+          const chunks = [];
+          return exchange.observe(response, {
+            onChunk: (chunk) => chunks.push(new TextDecoder().decode(chunk)),
+            onEnd: () => (entry.text = chunks.join("")),
+          });
+        };
+        const har = new lib.HarRecorder();
+        const k = key();
+        await withClient([ownRecorder, har], async (http) => {
+          await http.get(`/middleware/status?code=503&times=1&key=${k}`);
+          const streamed = await http.stream("GET", `/middleware/echo?key=${k}`);
+          await streamed.read();
+        }, { maxRetries: 1 });
+        const entries = har.toHar().log.entries;
+        assert.equal(own.length, entries.length);
+        assert.deepEqual(own.map((entry) => [entry.attempt, entry.reason]), [
+          [1, "first"],
+          [2, "retry"],
+          [1, "first"],
+        ]);
+        own.forEach((entry, index) => {
+          // The HAR masks the `key` parameter (a credential's name): the paths are compared.
+          assert.equal(new URL(entry.url).pathname, new URL(entries[index].request.url).pathname);
+          assert.equal(entry.status, entries[index].response.status);
+          // ...and masks it where the server echoes it back.
+          assert.equal(entry.text.replaceAll(k, "***"), entries[index].response.content.text ?? "");
+        });
+      },
   };
 }
