@@ -297,6 +297,7 @@ export class HttpCache {
       },
       cancel: () => body.cancel(),
       maxResponseBytes: body.maxResponseBytes,
+      held: () => body.held?.(),
     };
     return withStatus(response, `${status}; stored`, kept);
   }
@@ -493,6 +494,7 @@ function served(
     read: () => read ??= Promise.resolve(receivedResponse({ ...init, content: body.slice() })),
     cancel: () => Promise.resolve(),
     maxResponseBytes: facts.maxResponseBytes,
+    held: () => body,
   });
 }
 
@@ -515,6 +517,7 @@ function withStatus(response: HttpResponse, detail: string, body?: StreamedBody)
       },
       cancel: () => streamed.cancel(),
       maxResponseBytes: streamed.maxResponseBytes,
+      held: () => streamed.held?.(),
     }),
   );
 }

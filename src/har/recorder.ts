@@ -352,5 +352,6 @@ function observed(response: HttpResponse, body: StreamedBody, capture: Capture):
     },
     cancel: () => (capture.stop(), body.cancel()),
     maxResponseBytes: body.maxResponseBytes,
+    held: () => body.held?.(),
   });
 }

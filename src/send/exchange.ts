@@ -43,7 +43,7 @@ import type { Transport, WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
-import { sendBody, sharesBody, streamedCall } from "./body.ts";
+import { holdErrorBody, sendBody, sharesBody, streamedCall } from "./body.ts";
 import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { HttpRequest } from "../models/request.ts";
 import { HttpResponse, receivedResponse } from "../models/response.ts";
@@ -212,6 +212,11 @@ async function exchange(
       toClientError: (error) => toClientError(error, request, step, options),
       since,
     }, options.stream ? options : { ...options, readTimeout: null });
+    if (options.stream) {
+      // A small error body comes with its head: read, raiseForStatus() quotes its reason.
+      const held = holdErrorBody(streamed);
+      if (held !== undefined) await held;
+    }
   } catch (error) {
     throw toClientError(error, request, step, options);
   }

@@ -295,6 +295,7 @@ function withRelease(response: HttpResponse, body: StreamedBody, release: () => 
       read: () => body.read().finally(release),
       cancel: () => body.cancel().finally(release),
       maxResponseBytes: body.maxResponseBytes,
+      held: () => body.held?.(),
     }),
   );
 }
