@@ -6,10 +6,11 @@ import {
   HttpResponse,
   HttpStatusException,
   ResponseException,
+  ResponseNotReadException,
   ResponseParseException,
 } from "../mod.ts";
 import { startFixtureServer } from "./fixture_server.ts";
-import { singleAttemptClient } from "./helpers.ts";
+import { settles, singleAttemptClient } from "./helpers.ts";
 
 function responseOf(statusCode: number, url = "http://127.0.0.1/items"): HttpResponse {
   const request = new HttpRequest("GET", url);
@@ -130,4 +131,58 @@ Deno.test("raiseForStatus() on a streamed response leaves its body unread on the
     return true;
   });
   assert.deepEqual((await response.read()).json(), { status: 503 });
+});
+
+Deno.test("raiseForStatus() on a streamed 4xx quotes the server's reason, masked, as on a buffered one", async () => {
+  await using server = startFixtureServer();
+  server.route("/me", (request) =>
+    Response.json({
+      error: "invalid_token",
+      error_description: `Token expired: ${request.headers.get("authorization")}`,
+    }, { status: 401 }));
+  await using client = singleAttemptClient(server.url);
+  const headers = { Authorization: "Bearer s3cr3t-t0ken" };
+  const buffered = await client.get("/me", { headers });
+  await using streamed = await client.stream("GET", "/me", { headers });
+  const messageOf = (response: { raiseForStatus(): unknown }) => {
+    try {
+      response.raiseForStatus();
+    } catch (error) {
+      assert.ok(error instanceof HttpStatusException);
+      return error.message;
+    }
+    assert.fail("raiseForStatus() did not throw");
+  };
+  const message = messageOf(streamed);
+  assert.equal(message, messageOf(buffered));
+  assert.match(message, /^Client error \(status 401, "invalid_token: Token expired: Bearer \*+"\)/);
+  assert.doesNotMatch(message, /s3cr3t/);
+  // The body is still the caller's to read, once, as a streamed one's is.
+  assert.ok(streamed.isStreamed);
+  assert.throws(() => (streamed as HttpResponse).content, ResponseNotReadException);
+  const text = await new Response(streamed.body).text();
+  assert.deepEqual(JSON.parse(text).error, "invalid_token");
+});
+
+Deno.test("a streamed 4xx whose body has no length is returned at its head, unread, its message without a reason", async () => {
+  await using server = startFixtureServer();
+  let onCancel!: () => void;
+  const cancelled = new Promise<void>((resolve) => onCancel = resolve);
+  server.route("/me", () =>
+    new Response(
+      new ReadableStream({
+        start: (c) => c.enqueue(new TextEncoder().encode('{"error": "invalid_token"}')),
+        cancel: () => onCancel(),
+      }),
+      { status: 401, headers: { "content-type": "application/json" } },
+    ));
+  await using client = singleAttemptClient(server.url);
+  const response = await settles(client.stream("GET", "/me"));
+  assert.throws(
+    () => response.raiseForStatus(),
+    (error: unknown) =>
+      (error as Error).message === `Client error (status 401): GET ${server.url}/me`,
+  );
+  await response.cancel();
+  await settles(cancelled);
 });

@@ -511,6 +511,7 @@ function served(
     read: () => read ??= Promise.resolve(receivedResponse({ ...init, content: body.slice() })),
     cancel: () => Promise.resolve(),
     maxResponseBytes: exchange.maxResponseBytes,
+    held: () => body,
   });
 }
 

@@ -259,6 +259,12 @@ export interface StreamedBody {
   cancel(): Promise<void>;
   /** The client's limit of a buffered read, also that of a line of `lines()` and `events()`. */
   readonly maxResponseBytes: number;
+  /**
+   * The whole body when it was read with the head (a small error body, for
+   * the reason `raiseForStatus()` quotes), else `undefined`; `take()` and
+   * `read()` still give it.
+   */
+  held?(): Uint8Array | undefined;
 }
 
 /** The unread bodies of streamed responses (a buffered response is never in it). */
@@ -555,7 +561,10 @@ export class HttpResponse {
    * Returns this response when its status is 1xx, 2xx or 3xx, and throws
    * {@linkcode HttpStatusException} (carrying it) for 4xx and 5xx, so one
    * line both checks and reads. The body is left as it is: a streamed one
-   * stays unread on `error.response`, to read or cancel.
+   * stays unread on `error.response`, to read or cancel. The message quotes
+   * the server's reason (masked) from the body: a streamed call reads a
+   * 4xx or 5xx body of at most 4 KiB (its Content-Length) with its head, for
+   * this; a longer one or one of unknown length gives no reason until `read()`.
    *
    * @returns This response.
    * @throws {HttpStatusException} For a status from 400 to 599.
@@ -593,15 +602,17 @@ export class HttpResponse {
    * The server's reason for an error status ({@linkcode errorReason}), on
    * one line, masked (credentials in text, and those the call sent) and
    * cut to {@linkcode MAX_REASON} characters; none for a body larger than
-   * {@linkcode MAX_REASON_BODY} or a streamed body not read (it is not
-   * read for a message).
+   * {@linkcode MAX_REASON_BODY} or a streamed body neither read nor held
+   * with its head (it is not read for a message).
    */
   #reason(): { reason?: string | undefined; problem?: ProblemDetails | undefined } {
     // A message is never worth a throw: whatever fails gives no reason.
     try {
-      const content = STREAMED.has(this) ? READ.get(this) : this.content;
+      const streamed = STREAMED.get(this);
+      const content = streamed === undefined ? this.content : READ.get(this) ?? streamed.held?.();
       if (content === undefined || content.byteLength > MAX_REASON_BODY) return {};
-      const { reason, problem } = errorReason(this.header("content-type"), () => this.text);
+      const text = () => decoderFor(charsetOf(this)).decode(content);
+      const { reason, problem } = errorReason(this.header("content-type"), text);
       const line = reason?.replace(/\s+/g, " ").trim();
       if (!line) return { problem };
       const secrets = sentSecrets(this.request, this.#call?.credentialHeaders);

@@ -157,6 +157,25 @@ export function carryBody(from: HttpResponse, to: HttpResponse): HttpResponse {
   return to;
 }
 
+/**
+ * The most bytes of a streamed error's body (a 4xx or 5xx) read with its
+ * head, so that `raiseForStatus()` quotes the server's reason as it does
+ * for a buffered response: an error body is small, and sent with its head.
+ */
+const HELD_ERROR_BODY = 4 * 1024;
+
+/**
+ * Reads the body of a streamed 4xx or 5xx `response` with its head when its
+ * Content-Length is at most {@linkcode HELD_ERROR_BODY} (a body of unknown
+ * or larger length is left unread, as every 1xx-3xx body is); the response
+ * stays streamed, its body giving the same bytes.
+ */
+export function holdErrorBody(response: HttpResponse): Promise<void> | undefined {
+  const { statusCode } = response;
+  if (statusCode < 400 || statusCode > 599) return undefined;
+  return wireBodyOf(response)?.hold(HELD_ERROR_BODY);
+}
+
 /** True when `a` and `b` hold the same streamed body (one carries the other's: {@linkcode carryBody}). */
 export function sharesBody(a: HttpResponse, b: HttpResponse): boolean {
   const body = wireBodyOf(a);
@@ -220,6 +239,8 @@ class WireBody implements StreamedBody {
   /** The stream was closed, errored or cancelled: what comes later is dropped. */
   #done = false;
   #taken = false;
+  /** The whole body, read with the head ({@linkcode WireBody.hold}). */
+  #held: Uint8Array | undefined = undefined;
   #read: Promise<HttpResponse> | undefined = undefined;
   #transferred = -1;
   #total: number | undefined = undefined;
@@ -282,9 +303,34 @@ class WireBody implements StreamedBody {
     }, { highWaterMark: 0 });
   }
 
+  held(): Uint8Array | undefined {
+    return this.#held;
+  }
+
+  /**
+   * Reads the body whole now, when nothing has taken it and its Content-Length
+   * is at most `max` bytes (else nothing is read); its stream and `read()`
+   * then give those bytes. What the read throws is the transport's, unmapped.
+   */
+  async hold(max: number): Promise<void> {
+    const length = decodedLength(this.#wire.headers);
+    if (this.#inner === null || this.#taken || length === undefined || length > max) return;
+    try {
+      this.#held = await readBody(this.#wire, this.maxResponseBytes);
+    } finally {
+      this.#settle();
+    }
+  }
+
   /** A read waits, its queue empty: the next chunk is read from the transport's stream. */
   readonly #pull = (): Promise<void> | undefined => {
     if (this.#transferred < 0 && !this.#progress(0, false)) return;
+    const held = this.#held;
+    if (held !== undefined) {
+      if (held.byteLength > 0) this.#push(held);
+      this.#end();
+      return;
+    }
     this.#timeout?.wait();
     if (this.#whole === "yes") {
       this.#whole = "reading";

@@ -508,6 +508,7 @@ function observed(response: HttpResponse, observer: BodyObserver): HttpResponse 
         return body.cancel();
       },
       maxResponseBytes: body.maxResponseBytes,
+      held: () => body.held?.(),
     }),
   );
 }

@@ -36,7 +36,7 @@ import { isOneShot } from "../http/raw_body.ts";
 import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import type { CredentialNames } from "../masking/credentials.ts";
-import { sendBody, streamedCall } from "./body.ts";
+import { holdErrorBody, sendBody, streamedCall } from "./body.ts";
 import type { ExchangeReason, Logger, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { type ChainEnd, ExchangeRun, runChain } from "./chain.ts";
 import type { HttpRequest } from "../models/request.ts";
@@ -274,6 +274,11 @@ async function exchange(
       toClientError: (error) => toClientError(error, request, step, options),
       since,
     }, options.stream ? options : { ...options, readTimeout: null });
+    if (options.stream) {
+      // A small error body comes with its head: read, raiseForStatus() quotes its reason.
+      const held = holdErrorBody(streamed);
+      if (held !== undefined) await held;
+    }
   } catch (error) {
     throw toClientError(error, request, step, options);
   }

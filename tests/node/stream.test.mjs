@@ -247,3 +247,43 @@ test("stream() follows redirects, and response hooks see it unread", async (t) =
   assert.deepEqual(seen, [true]);
   assert.equal((await response.read()).text, "arrived");
 });
+
+test("a middleware that throws after next() on a streamed call leaves the dropped body cancelled: the server sees the connection closed", async (t) => {
+  const server = await fixture(t);
+  const held = heldRoute(server, "/endless");
+  const boom = new Error("middleware boom");
+  const http = singleAttemptClient(
+    t,
+    server,
+    (builder) =>
+      builder.withMiddleware(async (request, next) => {
+        await next(request);
+        throw boom;
+      }),
+  );
+  await assert.rejects(http.stream("GET", "/endless"), (error) => error === boom);
+  await held.ready;
+  await within(held.closed, 5000, "the server to see the connection closed");
+});
+
+test("a middleware that calls next() twice and returns the second response leaves the first cancelled", async (t) => {
+  const server = await fixture(t);
+  const first = heldRoute(server, "/first");
+  const second = heldRoute(server, "/second");
+  const http = singleAttemptClient(
+    t,
+    server,
+    (builder) =>
+      builder.withMiddleware(async (request, next) => {
+        await next(request);
+        return await next(request.with({ url: request.url.replace("/first", "/second") }));
+      }),
+  );
+  const response = await http.stream("GET", "/first");
+  t.after(() => response.cancel());
+  await first.ready;
+  await second.ready;
+  await within(first.closed, 5000, "the server to see the first connection closed");
+  await response.cancel();
+  await within(second.closed, 5000, "the server to see the second connection closed");
+});
