@@ -153,8 +153,7 @@ function compile(name: string, { dir, node, bundled, swaps }: Build): void {
     types: node ? ["node"] : [],
     outDir: bundled ? `${stageDir}/${name}` : typesDir,
   };
-  // The declaration of the one package whose own types TypeScript cannot read (JSDoc in JS).
-  const roots = [...entryPoints, `${rootDir}/scripts/npm_ambient.d.ts`];
+  const roots = [...entryPoints];
   const program = ts.createProgram(roots, options, createHost(options, swaps));
   const result = program.emit(undefined, (fileName, text) => {
     const path = fileName.endsWith(".d.ts")
@@ -182,8 +181,8 @@ const ESBUILD = "esbuild@0.28.2";
  * package: each entry point a file, what they share in chunks beside them.
  * Left out: Node's builtins; undici, which the Node runtime requires when a
  * pool needs it; socks, which it requires for a SOCKS5 proxy; tough-cookie,
- * which the default cookie jar imports when first used; http-cache-semantics,
- * which only the cache entry point imports.
+ * which the default cookie jar imports when first used. The cache's rules of
+ * RFC 9111 are its own code (src/cache/policy.ts): bundled like the rest.
  */
 async function bundle(name: string, { dir }: Build): Promise<void> {
   const entries = Object.values(denoJson.exports).map((path) => path.replace(/\.ts$/, ".js"));
@@ -199,7 +198,6 @@ async function bundle(name: string, { dir }: Build): Promise<void> {
     "--external:undici",
     "--external:socks",
     "--external:tough-cookie",
-    "--external:http-cache-semantics",
     `--outdir=${dir === "" ? outDir : `${outDir}/${dir}`}`,
     "--metafile=meta.json",
     "--log-level=warning",
@@ -267,7 +265,6 @@ function packageJson(): Record<string, unknown> {
   const undici = npmVersion("undici");
   // The cookie jar of withCookies() without a jar of the caller's own.
   const toughCookie = npmVersion("tough-cookie");
-  const cacheSemantics = npmVersion("http-cache-semantics");
   const socks = npmVersion("socks");
   return {
     name: denoJson.name,
@@ -302,7 +299,6 @@ function packageJson(): Record<string, unknown> {
     dependencies: {
       "tough-cookie": toughCookie,
       undici,
-      "http-cache-semantics": cacheSemantics,
       socks,
     },
     keywords: [

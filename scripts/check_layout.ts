@@ -5,10 +5,8 @@
  *   `import()` included (the layers point down only, in types as in values);
  * - the Deno build (every module the JSR entry points reach) imports no
  *   `node:` or `npm:` module (by name or through the import map), but for
- *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts and
- *   http-cache-semantics in src/cache/policy.ts (the cache entry point's;
- *   mod.ts reaches no module of src/cache/): only the npm build's runtime
- *   file may;
+ *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts: only
+ *   the npm build's runtime file may;
  * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
  *   src/sse/ or src/paginate/ (each its own entry point's), and src/sse/
  *   and src/paginate/ import nothing of src/send/ or src/transport/;
@@ -18,7 +16,7 @@
  *   module and no undici, but those two, from the same modules, and reads Deno only as a property of `globalThis` (a bare `Deno`
  *   would throw where there is none);
  * - the npm build's browser build (`npm/browser/`) imports no package but
- *   http-cache-semantics (no tough-cookie), names no Deno API, and has none of the modules only a
+ *   at all (no tough-cookie; the cache's rules are its own code), names no Deno API, and has none of the modules only a
  *   runtime with a pool uses (proxy routing, the network policy, the address ranges, the checks
  *   of the settings its `build()` refuses, Deno's pool and its proxies).
  *
@@ -131,12 +129,11 @@ for (const circle of circles(edges)) {
 }
 
 // The Deno build: no node: or npm: module, whether named so or through the
-// import map. Two exceptions, each in the one file that needs it: the cookie
-// jar a client keeps when given none is tough-cookie's (RFC 6265 and the
+// import map. One exception, in the one file that needs it: the cookie jar
+// a client keeps when given none is tough-cookie's (RFC 6265 and the
 // public-suffix list are not worth writing again), imported dynamically, so
-// a client without cookies neither loads nor evaluates it; the cache's
-// rules of RFC 9111 are http-cache-semantics', imported by the cache entry
-// point only (mod.ts never reaches it).
+// a client without cookies neither loads nor evaluates it. The cache's rules
+// of RFC 9111 are its own code (src/cache/policy.ts).
 interface AllowedImport {
   readonly file: string;
   readonly specifier: RegExp;
@@ -149,13 +146,7 @@ const cookieImport: AllowedImport = {
   name: "tough-cookie",
   dynamic: true,
 };
-const cacheImport: AllowedImport = {
-  file: "src/cache/policy.ts",
-  specifier: /^npm:http-cache-semantics@/,
-  name: "http-cache-semantics",
-  dynamic: false,
-};
-const allowedImports = [cookieImport, cacheImport];
+const allowedImports = [cookieImport];
 const isAllowed = (
   allowed: readonly AllowedImport[],
   file: string,
@@ -350,7 +341,7 @@ async function checkWebBuild(dir: string, allowed: readonly AllowedImport[]) {
   }
 }
 await checkWebBuild("web", allowedImports);
-await checkWebBuild("browser", [cacheImport]);
+await checkWebBuild("browser", []);
 // The browser build: neither proxy routing (proxy.js, which only the
 // runtimes with a pool import), nor the network policy and the address
 // ranges it and network_settings.ts's checks parse (the browser build's
@@ -385,8 +376,8 @@ if (problems.length > 0) {
 }
 console.log(
   `Layout: no import circle, type imports included, among ${edges.size} files; the Deno build ` +
-    `imports no node: or npm: module but tough-cookie, dynamically, and the cache's ` +
-    `http-cache-semantics (mod.ts reaches no cache, traffic, har, sse or paginate module); the npm Node and browser builds ` +
-    `name no Deno API; its Web build imports no package but those two, and no bare Deno; its ` +
-    `browser build none but the cache's, nor proxies, nor the network policy`,
+    `imports no node: or npm: module but tough-cookie, dynamically (mod.ts reaches no cache, ` +
+    `traffic, har, sse or paginate module); the npm Node and browser builds name no Deno API; ` +
+    `its Web build imports no package but those, and no bare Deno; its browser build none at ` +
+    `all, nor proxies, nor the network policy`,
 );

@@ -43,8 +43,7 @@ const page = `<!doctype html>
     "@fetchline/fetchline/cache": "/pkg/browser/cache.js",
     "@fetchline/fetchline/traffic": "/pkg/browser/traffic.js",
     "@fetchline/fetchline/har": "/pkg/browser/har.js",
-    "@fetchline/fetchline/testing": "/pkg/browser/testing.js",
-    "http-cache-semantics": "/http-cache-semantics.js"
+    "@fetchline/fetchline/testing": "/pkg/browser/testing.js"
   }
 }
 </script>
@@ -55,18 +54,9 @@ const page = `<!doctype html>
 const PAGE_MODULES = new Set(["/browser.mjs", "/checks.mjs", "/cors.mjs"]);
 
 /**
- * The cache's dependency, http-cache-semantics (CommonJS: one file that sets
- * `module.exports`, requiring nothing), as the ES module a bundler makes of
- * it for a page.
- */
-async function cacheSemanticsModule(work: string): Promise<string> {
-  const source = await Deno.readTextFile(`${work}/node_modules/http-cache-semantics/index.js`);
-  return `const module = { exports: {} };\n${source}\nexport default module.exports;\n`;
-}
-
-/**
- * Serves the page, the test modules, under `/pkg/` the installed package,
- * and the cache's dependency as an ES module.
+ * Serves the page, the test modules and, under `/pkg/`, the installed
+ * package: the import map names fetchline's entry points only (the cache
+ * imports no package).
  */
 function servePage(work: string): Deno.HttpServer<Deno.NetAddr> {
   const pkg = `${work}/node_modules/@fetchline/fetchline/`;
@@ -74,10 +64,6 @@ function servePage(work: string): Deno.HttpServer<Deno.NetAddr> {
     const { pathname } = new URL(request.url);
     if (pathname === "/") {
       return new Response(page, { headers: { "content-type": types[".html"]! } });
-    }
-    if (pathname === "/http-cache-semantics.js") {
-      const module = await cacheSemanticsModule(work);
-      return new Response(module, { headers: { "content-type": types[".js"]! } });
     }
     const file = PAGE_MODULES.has(pathname) ||
         (pathname.startsWith("/shared/") && !pathname.includes(".."))

@@ -129,9 +129,6 @@ function workerdConfig(webFiles: string[], sharedFiles: string[]): string {
     ...webFiles.map((file) =>
       `(name = "web/${file}", esModule = embed "node_modules/@fetchline/fetchline/web/${file}")`
     ),
-    // The cache entry point's dependency, a CommonJS module: workerd
-    // resolves web/cache.js's bare import beside it.
-    `(name = "web/http-cache-semantics", commonJsModule = embed "node_modules/http-cache-semantics/index.js")`,
   ];
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (

@@ -1,7 +1,6 @@
 // The npm package's Web build inside workerd: scripts/test_runtimes.ts gives
 // workerd this worker, the build's files as modules (workerd resolves no
-// package name, so no tough-cookie either; the cache's http-cache-semantics
-// is given as a CommonJS module beside them), the shared suite's files
+// package name, so no tough-cookie either; the cache needs none), the shared suite's files
 // (tests/shared/, but not its node:http fixture) and a network that reaches
 // 127.0.0.1. On `/`, it runs tests/runtimes/checks.mjs against the fixture
 // named in the query (`url`, `refused`); on `/shared`, the shared suite
