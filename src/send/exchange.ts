@@ -162,15 +162,8 @@ export class Redirect {
  * every failure name `request`, the call's request (the first hop, whatever
  * redirects followed); `elapsedMs` counts from `since`. A middleware's own
  * failure passes as it is, but for the step's end: its timeout, the
- * client's close and the caller's signal end a middleware's wait too.
- *
- * With `last`, this is the call's first hop and the step's owner: a
- * redirect goes on in `last.follow` (whose failures pass as they are), and
- * the step is released at the end when `last.release`. A hop is two async
- * frames, this one and the exchange's (the first hop was one before the
- * middleware seam: about 0.4-0.9 µs more of the library's own CPU a call,
- * `bench/ab_network.ts --before <tree> --canned` on Deno 2.9.6, under 1% of
- * a call's CPU).
+ * client's close and the caller's signal end a middleware's wait too. The
+ * redirect layer above loops over the hops; nothing here calls back up.
  */
 export async function sendSingleRequest(
   hop: HttpRequest,
@@ -180,41 +173,34 @@ export async function sendSingleRequest(
   options: SendOptions,
   context: RequestContext,
   reason: ExchangeReason,
-  last?: FirstHop,
 ): Promise<HttpResponse | Redirect> {
-  try {
-    const { middleware } = options;
-    let response: HttpResponse;
-    if (middleware.length === 0) response = await exchange(hop, request, step, since, options);
-    else {
-      const attempt = countExchange(context);
-      const run = new ExchangeRun(
-        middleware,
-        context,
-        step,
-        since,
-        options,
-        request,
-        END,
-        attempt,
-        reason,
-      );
-      const chain = run.settle(runChain(run, hop));
-      response = await untilAborted(chain, step, () => ended(request, step, options));
-    }
-    if (!followed(response, hop, options)) {
-      // The attempt's timeout (and the total) end at the head of a streamed
-      // call: the chain's, so a middleware's wait after `next` is bounded too.
-      if (options.stream) cancelTimeout(step);
-      return response;
-    }
-    if (response.isStreamed) await response.cancel();
-    const redirect = new Redirect(response.statusCode, response.headers.location!, response.url);
-    // A hop of the loop, or the first one when this is its last step's owner.
-    return last === undefined ? redirect : await last.follow(redirect);
-  } finally {
-    if (last?.release) step.release();
+  const { middleware } = options;
+  let response: HttpResponse;
+  if (middleware.length === 0) response = await exchange(hop, request, step, since, options);
+  else {
+    const attempt = countExchange(context);
+    const run = new ExchangeRun(
+      middleware,
+      context,
+      step,
+      since,
+      options,
+      request,
+      END,
+      attempt,
+      reason,
+    );
+    const chain = run.settle(runChain(run, hop));
+    response = await untilAborted(chain, step, () => ended(request, step, options));
   }
+  if (!followed(response, hop, options)) {
+    // The attempt's timeout (and the total) end at the head of a streamed
+    // call: the chain's, so a middleware's wait after `next` is bounded too.
+    if (options.stream) cancelTimeout(step);
+    return response;
+  }
+  if (response.isStreamed) await response.cancel();
+  return new Redirect(response.statusCode, response.headers.location!, response.url);
 }
 
 /**
@@ -307,14 +293,6 @@ function ended(request: HttpRequest, step: Step, options: SendOptions): unknown 
 function followed(response: HttpResponse, hop: HttpRequest, options: SendOptions): boolean {
   return options.maxRedirects > 0 && REDIRECT_STATUSES.has(response.statusCode) &&
     response.headers.location !== undefined && canFollow(hop, response.statusCode);
-}
-
-/** The first hop's continuation, for {@linkcode sendSingleRequest}. */
-export interface FirstHop {
-  /** Follows the first hop's redirect to the response. */
-  follow(redirect: Redirect): Promise<HttpResponse>;
-  /** True when the step ends with the call's last hop. */
-  readonly release: boolean;
 }
 
 /**

@@ -14,7 +14,8 @@ import { leavesOrigin } from "../http/url.ts";
 import { Step } from "./deadline.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline.ts";
 import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
-import type { FirstHop, SendOptions } from "./exchange.ts";
+import type { SendOptions } from "./exchange.ts";
+import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
 
 /** The auth layer as a redirect sees it (a client without an auth hook has none). */
 export interface HopAuth {
@@ -46,7 +47,7 @@ const TO_GET = Object.freeze(
  * the hops and the body read share one timeout. Failures of the exchanges arrive as the library's exceptions;
  * those of `auth` (the auth hook on a hop) pass as they are.
  */
-export function sendWithRedirects(
+export async function sendWithRedirects(
   request: HttpRequest,
   options: SendOptions,
   context: RequestContext,
@@ -58,56 +59,30 @@ export function sendWithRedirects(
   if (started === undefined) {
     startStepTimeout(step, attemptTimeout(request, options), options, since);
   }
-  // The first hop sends, reads and (owning the step) releases it in
-  // sendSingleRequest; only a redirect goes on in followRedirects.
-  const last: FirstHop = {
-    follow: (redirect) => followRedirects(request, redirect, step, since, options, context, auth),
-    release: started === undefined,
-  };
-  const reason = auth?.resend ? "auth" : context.attempt > 0 ? "retry" : "first";
-  return sendSingleRequest(
-    request,
-    request,
-    step,
-    since,
-    options,
-    context,
-    reason,
-    last,
-  ) as Promise<
-    HttpResponse
-  >;
-}
-
-/** Follows the first hop's `redirect` of `request` to the response, in `step`. */
-async function followRedirects(
-  request: HttpRequest,
-  redirect: Redirect,
-  step: Step,
-  since: number,
-  options: SendOptions,
-  context: RequestContext,
-  auth: HopAuth | undefined,
-): Promise<HttpResponse> {
-  let hop = request;
-  // The declared credential headers and every header the auth hook added on
-  // any hop so far: all leave with the origin.
-  // (The client's credential names, with their exceptions, are asked of each header as well.)
-  let authHeaders = new Set([...auth?.headers ?? NONE]);
-  for (let count = 0;; count++) {
-    if (count === options.maxRedirects) throw tooManyRedirects(request, count);
-    const next = nextUrl(request, redirect.location, redirect.url);
-    const from = new URL(redirect.url);
-    const left = leavesOrigin(from, next);
-    hop = redirectRequest(hop, redirect.status, next, left, authHeaders, options.credentialHeaders);
-    if (left && auth !== undefined) {
-      const reapplied = await auth.reapply(hop);
-      hop = reapplied.request;
-      authHeaders = new Set([...authHeaders, ...reapplied.added]);
+  try {
+    let hop = request;
+    let reason: ExchangeReason = auth?.resend ? "auth" : context.attempt > 0 ? "retry" : "first";
+    // Every header the auth hook added on any hop so far leaves with the origin (the
+    // client's credential names, with their exceptions, are asked of each header as well).
+    let authHeaders = new Set([...auth?.headers ?? NONE]);
+    for (let count = 0;; count++) {
+      const answer = await sendSingleRequest(hop, request, step, since, options, context, reason);
+      if (!(answer instanceof Redirect)) return answer;
+      if (count === options.maxRedirects) throw tooManyRedirects(request, count);
+      const next = nextUrl(request, answer.location, answer.url);
+      const left = leavesOrigin(new URL(answer.url), next);
+      hop = redirectRequest(hop, answer.status, next, left, authHeaders, options.credentialHeaders);
+      if (left && auth !== undefined) {
+        const reapplied = await auth.reapply(hop);
+        hop = reapplied.request;
+        authHeaders = new Set([...authHeaders, ...reapplied.added]);
+      }
+      reason = "redirect";
     }
-    const answer = await sendSingleRequest(hop, request, step, since, options, context, "redirect");
-    if (!(answer instanceof Redirect)) return answer;
-    redirect = answer;
+  } finally {
+    // The step this layer started ends with its last hop (a streamed body
+    // then holds its own abort).
+    if (started === undefined) step.release();
   }
 }
 
