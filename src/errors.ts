@@ -253,6 +253,16 @@ export class BlockedDestinationException extends HttpClientException {
 }
 
 /**
+ * The {@linkcode TimeoutException} of every timeout the library enforces
+ * (an attempt's, the total, a read's, a retry wait that would pass the
+ * total, the caller's `AbortSignal.timeout()`, an event stream's): built
+ * here only, `reason` followed by the call (method and masked URL).
+ */
+export function timedOut(request: HttpRequest, reason: string, cause?: unknown): TimeoutException {
+  return new TimeoutException(`${reason}: ${describeCall(request)}`, { request, cause });
+}
+
+/**
  * The exception for a call the client's close or the caller's signal ended,
  * or `undefined` when neither has aborted: a {@linkcode TimeoutException}
  * when the signal's reason is a `TimeoutError` (`AbortSignal.timeout()`),
@@ -274,12 +284,7 @@ export function abortedCallError(
     const { reason } = options.signal;
     // The caller's AbortSignal.timeout() is a timeout: it says so, and the reason stays the cause.
     if ((reason as { name?: unknown } | null)?.name === "TimeoutError") {
-      return callerEnded(
-        new TimeoutException(`Request timed out (the caller's signal): ${target}`, {
-          request,
-          cause: reason,
-        }),
-      );
+      return callerEnded(timedOut(request, "Request timed out (the caller's signal)", reason));
     }
     return callerEnded(
       new HttpClientException(`Request was aborted: ${target}`, { request, cause: reason }),

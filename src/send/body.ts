@@ -4,7 +4,7 @@
 // timeout and download progress. Reading a body whole under its limit, and
 // the progress reports themselves, are transport/body.ts's.
 
-import { describeCall, HttpClientException, TimeoutException } from "../errors.ts";
+import { describeCall, HttpClientException, timedOut } from "../errors.ts";
 import { receivedResponse, streamedBodyOf, streamedResponse } from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import { CUT_SHORT } from "../http/text_stream.ts";
@@ -474,9 +474,9 @@ class WireBody implements StreamedBody {
   readonly #expire = (): void => {
     if (this.#done) return;
     const { request } = this.#init;
-    const error = new TimeoutException(
-      `Read timed out after ${this.#timeout!.ms / 1000} s (readTimeout): ${describeCall(request)}`,
-      { request },
+    const error = timedOut(
+      request,
+      `Read timed out after ${this.#timeout!.ms / 1000} s (readTimeout)`,
     );
     this.#stop(error, error);
   };

@@ -8,9 +8,9 @@
 import type { HttpRequest } from "../models/request.ts";
 import {
   abortedCallError,
-  describeCall,
   type HttpClientException,
-  TimeoutException,
+  timedOut,
+  type TimeoutException,
 } from "../errors.ts";
 import { Abort } from "../transport/types.ts";
 import { runtimeName } from "../transport/failures.ts";
@@ -427,9 +427,10 @@ export function stepEndedError(
     // The attempt's timeout keeps the message it always had; the others are named.
     const which = step.total ? " (totalTimeout)" : "";
     const where = step.waitingOn === undefined ? "" : ` waiting in ${step.waitingOn}`;
-    const error = new TimeoutException(
-      `Request timed out after ${step.seconds} s${which}${where}: ${describeCall(request)}`,
-      { request, cause },
+    const error = timedOut(
+      request,
+      `Request timed out after ${step.seconds} s${which}${where}`,
+      cause,
     );
     if (step.total) callTimeouts.add(error);
     return error;
@@ -458,10 +459,8 @@ export function retryPastDeadlineError(
   options: CallTimeouts,
 ): TimeoutException {
   const wait = Math.round(ms) / 1000;
-  return new TimeoutException(
-    `Retry wait of ${wait} s would pass the totalTimeout of ${options.totalTimeout} s: ${
-      describeCall(request)
-    }`,
-    { request },
+  return timedOut(
+    request,
+    `Retry wait of ${wait} s would pass the totalTimeout of ${options.totalTimeout} s`,
   );
 }

@@ -9,6 +9,7 @@ import {
   ConnectionException,
   describeCall,
   HttpClientException,
+  timedOut,
   TimeoutException,
 } from "../errors.ts";
 import { decodeText, EventStreamParser, type ServerSentEvent } from "../http/text_stream.ts";
@@ -321,10 +322,7 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
     const request = this.#request;
     const { signal, totalTimeout } = this.#settings;
     if (!this.#timedOut) throw abortedCallError(request, { closed: this.#clientClosed, signal })!;
-    throw new TimeoutException(
-      `Event stream timed out after ${totalTimeout} s (totalTimeout): ${describeCall(request)}`,
-      { request },
-    );
+    throw timedOut(request, `Event stream timed out after ${totalTimeout} s (totalTimeout)`);
   }
 }
 
