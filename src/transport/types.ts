@@ -239,24 +239,6 @@ export class Abort {
     if (index !== -1) this.#others!.splice(index, 1);
   }
 
-  /** As an emitter: {@linkcode Abort.onAbort} (any event name means "abort"). */
-  on(_event: string, listener: () => void): this {
-    this.onAbort(listener);
-    return this;
-  }
-
-  /** As an emitter: {@linkcode Abort.onAbort}, which calls a listener once anyway. */
-  once(_event: string, listener: () => void): this {
-    this.onAbort(listener);
-    return this;
-  }
-
-  /** As an emitter: {@linkcode Abort.offAbort}. */
-  removeListener(_event: string, listener: () => void): this {
-    this.offAbort(listener);
-    return this;
-  }
-
   /**
    * True when only the client's close can abort this: no timeout, no
    * caller's signal, not aborted yet. A transport may then do without an
