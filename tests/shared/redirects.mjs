@@ -184,6 +184,38 @@ export default function ({ lib, fixture, assert }) {
           assert.equal(same.headers["authorization"], "Bearer kept");
         }),
     },
+    "a hop to another origin drops every credential header by the one definition, and keeps an excepted one":
+      {
+        runtimes: FOLLOWS,
+        reason: HIDDEN,
+        run: () =>
+          withClient(async (http) => {
+            const headers = {
+              "X-Auth-Token": "t0ken",
+              "Private-Token": "pr1vate",
+              "X-Vault-Token": "v4ult",
+              "X-Tenant-Pin": "p1n",
+              "Idempotency-Key": "idem-1",
+              "X-Plain": "1",
+            };
+            const landed = (await http.get("/redirects/to", {
+              params: { status: 307, to: `${fixture.otherUrl}/redirects/landing` },
+              headers,
+            })).json();
+            for (const name of ["x-auth-token", "private-token", "x-vault-token", "x-tenant-pin"]) {
+              assert.equal(landed.headers[name], undefined, name);
+            }
+            assert.equal(landed.headers["idempotency-key"], "idem-1");
+            assert.equal(landed.headers["x-plain"], "1");
+            const same = (await http.get("/redirects/to", {
+              params: { status: 302, to: "/redirects/landing" },
+              headers,
+            })).json();
+            assert.equal(same.headers["x-vault-token"], "v4ult");
+            assert.equal(same.headers["x-tenant-pin"], "p1n");
+          }, (builder) =>
+            builder.withCredentialHeaders({ add: ["X-Tenant-Pin"], except: ["Idempotency-Key"] })),
+      },
     "the auth hook is applied on the same origin and not on another": {
       runtimes: FOLLOWS,
       reason: HIDDEN,
