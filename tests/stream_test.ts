@@ -13,7 +13,7 @@ import {
   TokenManager,
 } from "../mod.ts";
 import { type FixtureServer, startFixtureServer } from "./fixture_server.ts";
-import { rejectsWith, throwsAtOnce } from "./helpers.ts";
+import { rejectsWith, settles, throwsAtOnce } from "./helpers.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -408,4 +408,20 @@ Deno.test("a buffered response's events() and lines() follow the same rule", () 
   throwsAtOnce(() => response(302).lines(), EventStreamException, /status 302/);
   throwsAtOnce(() => response(200).events(), EventStreamException, /Content-Type none/);
   assert.equal(response(404).text, "data: a\n\n");
+});
+
+Deno.test("a streamed body of known small length reaches the caller chunk by chunk, not whole at its end", async () => {
+  await using server = startFixtureServer();
+  // 1000 bytes, one every 50 ms: whole only after 50 s.
+  const url = await server.faultUrl("trickle");
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder().withRetry({ maxRetries: 0 }).withReadTimeout(null).build(),
+  );
+  const response = await client.stream("GET", url);
+  const reader = response.body.getReader();
+  const first = await settles(reader.read(), 2000);
+  assert.equal(first.done, false);
+  assert.ok(first.value.byteLength >= 1 && first.value.byteLength < 1000);
+  await reader.cancel();
+  assert.ok(await server.rawConnectionsClosed(), "the connection was given back");
 });

@@ -226,6 +226,8 @@ class WireBody implements StreamedBody {
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
   /** A small body of known length, read in one native read (no reader of the transport's stream). */
   #whole: "no" | "yes" | "reading" = "no";
+  /** True when a read of the whole body may take it in one native read (a known, small length). */
+  #wholeable = false;
   /**
    * The bytes of a body of known length still to come; once they have, the
    * end is read at once (the tail), so the call settles when its last byte
@@ -279,8 +281,8 @@ class WireBody implements StreamedBody {
     options.signal?.addEventListener("abort", this.#onAbort);
     if (options.closed.aborted || options.signal?.aborted) abort.abort();
     const length = decodedLength(wire.headers) ?? 0;
-    if (wire.readAll !== undefined && length < WHOLE && length > 0) this.#whole = "yes";
-    else this.#left = length;
+    this.#wholeable = wire.readAll !== undefined && length < WHOLE && length > 0;
+    this.#left = length;
   }
 
   take(): ReadableStream<Uint8Array> {
@@ -386,6 +388,9 @@ class WireBody implements StreamedBody {
   }
 
   async #readWhole(): Promise<HttpResponse> {
+    // Only a read of the whole body takes it in one native read: a stream the
+    // caller takes gets each chunk as it comes, however small the body.
+    if (this.#wholeable && !this.#taken) this.#whole = "yes";
     const body = this.take();
     try {
       // A response without a body (HEAD, 204, 304) has none, whatever its Content-Length says.
