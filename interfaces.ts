@@ -38,6 +38,7 @@ export type {
   AuthHookInterface,
   AuthRetryStrategyInterface,
   BaseAuthHookOptions,
+  DPoPBinding,
   TokenManagerInterface,
 } from "./src/auth/hooks.ts";
 export { BaseAuthHook } from "./src/auth/hooks.ts";

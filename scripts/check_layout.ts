@@ -8,8 +8,8 @@
  *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts: only
  *   the npm build's runtime file may;
  * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
- *   src/sse/ or src/paginate/ (each its own entry point's), and src/sse/
- *   and src/paginate/ import nothing of src/send/ or src/transport/;
+ *   src/sse/, src/paginate/ or src/signing/ (each its own entry point's), and
+ *   src/sse/, src/paginate/ and src/signing/ import nothing of src/send/ or src/transport/;
  * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
  *   Deno API, and its runtime module is the Node one (it loads undici);
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
@@ -171,14 +171,20 @@ for (const module of await moduleGraph(entryPoints)) {
 // A client without a cache, traffic control, a recorder, the reconnecting SSE reader or
 // pagination loads none of their code.
 for (const module of await moduleGraph([`${rootDir}/mod.ts`])) {
-  if (/^src\/(cache|traffic|har|sse|paginate)\//.test(shortName(module.specifier))) {
+  if (/^src\/(cache|traffic|har|sse|paginate|signing)\//.test(shortName(module.specifier))) {
     problems.push(`mod.ts reaches ${shortName(module.specifier)}`);
   }
 }
 // The reconnecting SSE reader and pagination use a client as any caller does: through its
 // public calls, never the send path or the transport below it.
-for (const module of await moduleGraph([`${rootDir}/sse.ts`, `${rootDir}/paginate.ts`])) {
-  if (!/^src\/(sse|paginate)\//.test(shortName(module.specifier))) continue;
+for (
+  const module of await moduleGraph([
+    `${rootDir}/sse.ts`,
+    `${rootDir}/paginate.ts`,
+    `${rootDir}/signing.ts`,
+  ])
+) {
+  if (!/^src\/(sse|paginate|signing)\//.test(shortName(module.specifier))) continue;
   for (const dependency of module.dependencies ?? []) {
     for (const target of [dependency.code?.specifier, dependency.type?.specifier]) {
       if (target !== undefined && /^src\/(send|transport)\//.test(shortName(target))) {

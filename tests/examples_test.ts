@@ -11,6 +11,7 @@ import { main as politeSync } from "../examples/polite_sync.ts";
 import { record as recordHar, replay as replayHar } from "../examples/har_record.ts";
 import { main as download } from "../examples/download.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
+import { main as dpop } from "../examples/dpop.ts";
 import { main as network } from "../examples/network.ts";
 import { main as sse } from "../examples/sse.ts";
 import { main as sseReconnect } from "../examples/sse_reconnect.ts";
@@ -188,4 +189,16 @@ Deno.test("examples/har_record.ts records a session to a .har file, masked, and 
   } finally {
     await Deno.remove(path);
   }
+});
+
+Deno.test("examples/dpop.ts answers each server's nonce once, then reuses it with a bound token", async () => {
+  const { seen, bodies } = await dpop(() => {});
+  assert.deepEqual(seen, [
+    "AS no nonce",
+    "AS nonce as-1",
+    "API GET /accounts/me no nonce",
+    "API GET /accounts/me rs-1",
+    "API GET /accounts/me rs-1",
+  ]);
+  assert.deepEqual(bodies, [{ account: "ada", balance: 42 }, { account: "ada", balance: 42 }]);
 });

@@ -78,3 +78,12 @@ Deno.test("The reconnecting SSE reader and pagination are their entry points' fu
   assert.equal(typeof pagination.paginate, "function");
   assert.equal(typeof pagination.paginateItems, "function");
 });
+
+Deno.test("Signing is its own entry point: mod.ts exports no signer", async () => {
+  const main = await import(new URL("mod.ts", root).href);
+  const signing = await import(new URL("signing.ts", root).href);
+  for (const name of ["DPoP", "httpSignatures", "contentDigest", "verifySignature"]) {
+    assert.equal(name in main, false, name);
+    assert.equal(typeof signing[name], "function", name);
+  }
+});

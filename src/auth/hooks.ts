@@ -9,7 +9,7 @@
 
 import { TokenData } from "../models/token_data.ts";
 import { AuthenticationException, describeCall } from "../errors.ts";
-import type { RequestHookInterface } from "../hooks/hook_interfaces.ts";
+import type { MiddlewareFunction, RequestHookInterface } from "../hooks/hook_interfaces.ts";
 import { basicAuthorization, headerValue } from "../http/headers.ts";
 import { type HttpRequest, withCheckedHeader } from "../models/request.ts";
 import {
@@ -682,12 +682,49 @@ export function currentTokenSender(): TokenSender | undefined {
   return current;
 }
 
+/**
+ * A DPoP key as the token pipeline uses it (RFC 9449): the `DPoP` class of
+ * `@fetchline/fetchline/signing` makes one. Declared here, structurally, so
+ * that a client without DPoP never loads the signing code.
+ *
+ * @example Bind tokens to a DPoP key
+ * ```ts
+ * import { TokenAuthHook, TokenManager } from "@fetchline/fetchline";
+ * import type { DPoPBinding } from "@fetchline/fetchline/interfaces";
+ * import { TokenData } from "@fetchline/fetchline/config";
+ * import { DPoP } from "@fetchline/fetchline/signing";
+ *
+ * const dpop: DPoPBinding = await DPoP.generate();
+ * const manager = new TokenManager([{ name: "t", fetch: () => Promise.resolve(new TokenData({ accessToken: "t" })) }]);
+ * const hook = new TokenAuthHook(manager, { dpop });
+ * ```
+ */
+export interface DPoPBinding {
+  /**
+   * Sends a token request through `send` with a proof, answering one
+   * `use_dpop_nonce` challenge with a resend.
+   */
+  sendTokenRequest(
+    request: HttpRequest,
+    send: (request: HttpRequest) => Promise<HttpResponse>,
+  ): Promise<HttpResponse>;
+  /** The link that gives each exchange carrying `Authorization: DPoP …` a fresh proof. */
+  readonly handle: MiddlewareFunction;
+}
+
 /** Options of {@linkcode TokenAuthHook}. */
 export interface TokenAuthHookOptions extends BaseAuthHookOptions {
   /** The header the token goes in. Default `Authorization`. */
   authHeaderName?: string | undefined;
   /** The scheme written before the token. Default `Bearer`; `""` writes the token alone. */
   authHeaderPrefix?: string | undefined;
+  /**
+   * Binds the tokens to a DPoP key (`DPoP.generate()` of
+   * `@fetchline/fetchline/signing`): the token goes as `Authorization: DPoP
+   * <token>` with a fresh proof on each exchange (header and prefix cannot
+   * then be changed).
+   */
+  dpop?: DPoPBinding | undefined;
 }
 
 /** The keys of {@linkcode TokenAuthHookOptions}, which `withTokenAuth()`'s options add to. */
@@ -695,6 +732,7 @@ export const TOKEN_AUTH_HOOK_OPTIONS = {
   ...BASE_AUTH_HOOK_OPTIONS,
   authHeaderName: true,
   authHeaderPrefix: true,
+  dpop: true,
 } as const satisfies Record<keyof TokenAuthHookOptions, true>;
 
 const TOKEN_AUTH_HOOK_KEYS = /* @__PURE__ */ keysOf<TokenAuthHookOptions>(TOKEN_AUTH_HOOK_OPTIONS);
@@ -710,7 +748,12 @@ const TOKEN_AUTH_HOOK_KEYS = /* @__PURE__ */ keysOf<TokenAuthHookOptions>(TOKEN_
  * redirect that leaves the origin, or goes from https to http, drops the
  * header (`credentialHeaders`), whoever set it. Run by a client, the
  * manager's token requests go through that client's transport (see
- * {@linkcode clientCredentialsStep}).
+ * {@linkcode clientCredentialsStep}). With `dpop` (RFC 9449) the token
+ * goes as `Authorization: DPoP <token>` and each exchange (every retry,
+ * redirect hop and resend) gets a fresh proof from the key's `handle`,
+ * which the client runs as the first link of its middleware, after the
+ * cookie jar; a hop to another origin gets neither unless the auth
+ * origins name it.
  *
  * @example Authenticate with a token manager
  * ```ts
@@ -733,8 +776,10 @@ export class TokenAuthHook extends BaseAuthHook {
   readonly authHeaderName: string;
   /** The scheme written before the token. */
   readonly authHeaderPrefix: string;
-  /** The header the token goes in, as a credential: a redirect that leaves the origin drops it. */
+  /** The header the token goes in (and `DPoP`), as credentials: a redirect that leaves the origin drops them. */
   readonly credentialHeaders: readonly string[];
+  /** The DPoP key's proof link, with `dpop`: the client runs it on each exchange. */
+  readonly middleware: { readonly handle: MiddlewareFunction } | undefined;
   #current: TokenData | undefined;
 
   /** Creates the hook around `tokenManager`, which gets and refreshes the tokens. */
@@ -748,11 +793,32 @@ export class TokenAuthHook extends BaseAuthHook {
       throw new TypeError("Invalid tokenManager: expected a TokenManagerInterface");
     }
     this.tokenManager = tokenManager;
-    this.authHeaderName = options.authHeaderName ?? "Authorization";
-    this.authHeaderPrefix = options.authHeaderPrefix ?? "Bearer";
+    const { dpop } = options;
+    if (dpop !== undefined) {
+      if (typeof dpop?.handle !== "function" || typeof dpop.sendTokenRequest !== "function") {
+        throw new TypeError("Invalid dpop: expected a DPoP key from @fetchline/fetchline/signing");
+      }
+      for (
+        const [field, value, wanted] of [
+          ["authHeaderName", options.authHeaderName, "Authorization"],
+          ["authHeaderPrefix", options.authHeaderPrefix, "DPoP"],
+        ] as const
+      ) {
+        if (value !== undefined && value.toLowerCase() !== wanted.toLowerCase()) {
+          throw new TypeError(`Invalid ${field}: with dpop the token goes in ${wanted}`);
+        }
+      }
+    }
+    this.authHeaderName = dpop === undefined
+      ? options.authHeaderName ?? "Authorization"
+      : "Authorization";
+    this.authHeaderPrefix = dpop === undefined ? options.authHeaderPrefix ?? "Bearer" : "DPoP";
     validateHeader("authHeaderName", this.authHeaderName, "");
     validateHeader("authHeaderPrefix", this.authHeaderName, this.authHeaderPrefix);
-    this.credentialHeaders = Object.freeze([this.authHeaderName]);
+    this.credentialHeaders = Object.freeze(
+      dpop === undefined ? [this.authHeaderName] : [this.authHeaderName, "DPoP"],
+    );
+    this.middleware = dpop === undefined ? undefined : { handle: dpop.handle.bind(dpop) };
   }
 
   /**

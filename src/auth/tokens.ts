@@ -5,6 +5,7 @@
 
 import {
   currentTokenSender,
+  type DPoPBinding,
   fitsInHeader,
   type TokenManagerInterface,
   withTokenSender,
@@ -242,6 +243,13 @@ export interface ClientCredentialsOptions {
   credentialsIn?: "header" | "body" | undefined;
   /** The token request's timeout in seconds. Default: its client's (30 on its own). */
   timeout?: number | undefined;
+  /**
+   * Asks for a DPoP-bound token (RFC 9449) with a proof of this key
+   * (`DPoP.generate()` of `@fetchline/fetchline/signing`), answering a
+   * `use_dpop_nonce` challenge with one resend; a token whose `token_type`
+   * is not `DPoP` fails the step. Give the same key to `withTokenAuth`.
+   */
+  dpop?: DPoPBinding | undefined;
 }
 
 const CLIENT_CREDENTIALS_KEYS = keysOf<ClientCredentialsOptions>({
@@ -252,6 +260,7 @@ const CLIENT_CREDENTIALS_KEYS = keysOf<ClientCredentialsOptions>({
   name: true,
   credentialsIn: true,
   timeout: true,
+  dpop: true,
 });
 
 /**
@@ -290,6 +299,13 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
   const clientSecret = requireText("clientSecret", options.clientSecret);
   const name = options.name ?? "client_credentials";
   const inBody = options.credentialsIn === "body";
+  const { dpop } = options;
+  if (
+    dpop !== undefined &&
+    (typeof dpop?.sendTokenRequest !== "function" || typeof dpop.handle !== "function")
+  ) {
+    throw new TypeError("Invalid dpop: expected a DPoP key from @fetchline/fetchline/signing");
+  }
   const builder = new HttpClientConfigBuilder().withBaseUrl(options.tokenUrl).withRetry({
     maxRetries: 0,
   });
@@ -309,8 +325,12 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
     name,
     async fetch() {
       // Read at once: only the synchronous start of fetch() is told the client's sender.
-      const send = currentTokenSender();
-      const response = send === undefined ? await sendAlone(request, config) : await send(request);
+      const sender = currentTokenSender();
+      const send = (request: HttpRequest) =>
+        sender === undefined ? sendAlone(request, config) : sender(request);
+      const response = dpop === undefined
+        ? await send(request)
+        : await dpop.sendTokenRequest(request, send);
       const body = response.jsonOrUndefined<Record<string, unknown>>();
       const status = `status ${response.statusCode}`;
       if (!response.isSuccess) {
@@ -330,6 +350,9 @@ export function clientCredentialsStep(options: ClientCredentialsOptions): TokenF
           name,
           `the access_token holds characters a header cannot carry (${status})`,
         );
+      }
+      if (dpop !== undefined && String(body.token_type).toLowerCase() !== "dpop") {
+        throw stepFailed(name, `the token is not DPoP-bound (token_type is not DPoP; ${status})`);
       }
       return TokenData.fromOAuth2(body);
     },

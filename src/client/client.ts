@@ -368,7 +368,7 @@ export class HttpClient {
       errorHooks: config.errorHooks,
       retry: config.retry,
       authHook: config.authHook,
-      middleware: chainLinks(config.middleware, cookies),
+      middleware: chainLinks(config.middleware, cookies, config.authHook),
       clientCertificate: config.tls?.cert,
       logger: [...config.errorHooks, ...config.responseHooks, ...config.requestHooks]
         .map((hook) => tokenLoggers.get(hook)).find((logger) => logger !== undefined),

@@ -843,9 +843,12 @@ export function frozenConfig(config: HttpClientConfig): HttpClientConfig {
  */
 export function configCredentials(config: HttpClientConfig): CredentialNames | undefined {
   const declared: string[] = [...config.credentialHeaders?.add ?? []];
-  const hooks: readonly { credentialHeaders?: unknown }[] = config.authHook === undefined
-    ? config.requestHooks
-    : [...config.requestHooks, config.authHook];
+  // A signer's middleware declares its headers too (httpSignatures: Signature, Signature-Input).
+  const hooks = [
+    ...config.requestHooks,
+    ...config.authHook === undefined ? [] : [config.authHook],
+    ...config.middleware,
+  ] as readonly { credentialHeaders?: unknown }[];
   for (const hook of hooks) {
     const names: unknown = hook.credentialHeaders;
     if (!Array.isArray(names)) continue;

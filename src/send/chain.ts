@@ -38,15 +38,23 @@ import type { SendOptions } from "./exchange.ts";
 
 /**
  * The chain's links for `middleware` (the builder checked each; an object's
- * `handle` bound to it), after the jar's when `jar`.
+ * `handle` bound to it), after the jar's when `jar`, and after the link the
+ * auth hook needs on each exchange (its `middleware`: a DPoP key's proofs),
+ * which then sits right after the jar, so every middleware sees the request
+ * as sent.
  */
 export function chainLinks(
   middleware: readonly Middleware[],
   jar: CookieJarLike | undefined,
+  authHook?: object,
 ): readonly MiddlewareFunction[] {
   const links = middleware.map((entry) =>
     typeof entry === "function" ? entry : entry.handle.bind(entry)
   );
+  const hookLink = (authHook as { middleware?: { handle?: unknown } } | undefined)?.middleware;
+  if (typeof hookLink?.handle === "function") {
+    links.unshift(hookLink.handle.bind(hookLink) as MiddlewareFunction);
+  }
   return jar === undefined ? links : [cookieLink(jar), ...links];
 }
 
