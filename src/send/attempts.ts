@@ -23,7 +23,7 @@ import { isOneShot } from "../http/raw_body.ts";
 import { Step, untilAborted } from "./deadline.ts";
 import { callExpired, startStepTimeout, waitPassesDeadline, withCallDeadline } from "./deadline.ts";
 import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./deadline.ts";
-import type { SendOptions } from "./exchange.ts";
+import type { SendOptions } from "./chain.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import { type AuthOptions, sendAuthenticated } from "./auth.ts";
 import { whenBodySettled } from "./body.ts";

@@ -12,7 +12,7 @@ import { isOneShot } from "../http/raw_body.ts";
 import { originOf } from "../http/url.ts";
 import { Step, untilAborted } from "./deadline.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline.ts";
-import type { SendOptions } from "./exchange.ts";
+import type { SendOptions } from "./chain.ts";
 import { stepEndedError } from "./deadline.ts";
 import { type HopAuth, sendWithRedirects } from "./redirects.ts";
 

@@ -23,18 +23,119 @@ import {
   streamedResponse,
 } from "../models/response.ts";
 import { describeType } from "../models/_validate.ts";
-import { isCredentialHeader } from "../masking/credentials.ts";
+import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
 import { appendParams } from "../http/url.ts";
 import { addJarCookies, type CookieJarLike } from "../cookies/jar.ts";
 import { carryBody, sharesBody, whenBodySettled } from "./body.ts";
 import {
+  type AbortSources,
   attemptTimeout,
+  type CallTimeouts,
   startStepTimeout,
   Step,
   stepEndedError,
   untilAborted,
 } from "./deadline.ts";
-import type { SendOptions } from "./exchange.ts";
+import type { ProgressCallback } from "../transport/body.ts";
+import type { Abort, Transport } from "../transport/types.ts";
+
+/** What an exchange, and the redirects and auth above it, need besides the request. */
+export interface SendOptions extends AbortSources, CallTimeouts {
+  /** The transport. */
+  readonly transport: Transport;
+  /** How many redirects to follow (0: a redirect is read and returned like any response). */
+  readonly maxRedirects: number;
+  /** The largest body read, in bytes (`Infinity`: no limit). */
+  readonly maxResponseBytes: number;
+  /** Lower-case names of further credential headers, which a redirect drops when it leaves the origin. */
+  readonly credentialHeaders?: CredentialNames | undefined;
+  /** True for a streamed call: the response comes at its head, its body unread. */
+  readonly stream?: boolean | undefined;
+  /** A streamed body's longest wait for the next chunk, in seconds (`null`: none). */
+  readonly readTimeout?: number | null | undefined;
+  /** Told how far each request body has been handed to the transport. */
+  readonly onUploadProgress?: ProgressCallback | undefined;
+  /** Told how far each response body has been read. */
+  readonly onDownloadProgress?: ProgressCallback | undefined;
+  /**
+   * The middleware every exchange passes through, outermost first (the
+   * cookie jar's, when the client keeps cookies, then `withMiddleware`'s).
+   */
+  readonly middleware: readonly MiddlewareFunction[];
+  /** The client certificate (PEM) of the client's TLS settings, told to the middleware. */
+  readonly clientCertificate?: string | undefined;
+  /** The client's logger (its logging hooks'), told to the middleware. */
+  readonly logger?: Logger | undefined;
+  /**
+   * The cookie jar every response head the transport receives, a
+   * redirect's too, hands its Set-Cookie lines to, before its body is read
+   * and within the step's timeout (the chain's first link adds its cookies
+   * to each request).
+   */
+  readonly cookies?: CookieJarLike | undefined;
+  /**
+   * The client's network policy's check of a URL a link answers without
+   * the network (`Pool.checkDestination`), told to the middleware; absent
+   * without a policy.
+   */
+  readonly checkDestination?:
+    | ((url: string, abort: Abort) => Promise<void> | undefined)
+    | undefined;
+  /** Where the links hand the work they leave running, for the client's close to wait for. */
+  readonly backgroundWork?: BackgroundWork | undefined;
+}
+
+/**
+ * The work a client's middleware links left running past their exchanges
+ * (`Exchange.waitUntil`: a cache's store writes and revalidations),
+ * which its close waits for, each at most its own bound. A derived
+ * client's is counted in its parent's too, as its calls are.
+ */
+export class BackgroundWork {
+  readonly #running = new Set<{ readonly work: Promise<unknown>; readonly maxWaitMs: number }>();
+
+  /** @param parent The parent client's, which counts this one's work too. */
+  constructor(readonly parent?: BackgroundWork) {}
+
+  /** Keeps `work` until it settles; a close waits for it at most `maxWaitMs`. */
+  add(work: Promise<unknown>, maxWaitMs: number): void {
+    this.parent?.add(work, maxWaitMs);
+    const entry = { work, maxWaitMs };
+    this.#running.add(entry);
+    const done = () => void this.#running.delete(entry);
+    work.then(done, done);
+  }
+
+  /**
+   * Resolves once the work running has settled, each at most its
+   * `maxWaitMs` from now; work added meanwhile (a revalidation's write) is
+   * waited for too, within its own bound from now. Never rejects.
+   */
+  settled(): Promise<void> {
+    if (this.#running.size === 0) return Promise.resolve();
+    return this.#settledSince(performance.now());
+  }
+
+  async #settledSince(since: number): Promise<void> {
+    // Each round waits for every entry within its bound; a few rounds take in what was added.
+    for (let round = 0; round < 16 && this.#running.size > 0; round++) {
+      const waits: Promise<void>[] = [];
+      for (const { work, maxWaitMs } of this.#running) {
+        const left = since + maxWaitMs - performance.now();
+        if (left <= 0) continue;
+        waits.push(
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, left);
+            const done = () => (clearTimeout(timer), resolve());
+            work.then(done, done);
+          }),
+        );
+      }
+      if (waits.length === 0) return;
+      await Promise.all(waits);
+    }
+  }
+}
 
 /**
  * The chain's links for `middleware` (the builder checked each; an object's

@@ -14,7 +14,7 @@ import { leavesOrigin } from "../http/url.ts";
 import { Step } from "./deadline.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline.ts";
 import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
-import type { SendOptions } from "./exchange.ts";
+import type { SendOptions } from "./chain.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
 
 /** The auth layer as a redirect sees it (a client without an auth hook has none). */
