@@ -7,6 +7,9 @@
  * {@linkcode CacheStore}. `mod.ts` never loads this module: a client without
  * a cache never loads its code.
  *
+ * For: not paying twice for the same answer. Guide:
+ * [docs/caching.md](./docs/caching.md).
+ *
  * @example A store in memory
  * ```ts
  * import { MemoryCacheStore } from "@fetchline/fetchline/cache";

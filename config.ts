@@ -2,6 +2,11 @@
  * Configuration: {@linkcode HttpClientConfigBuilder}, the frozen
  * {@linkcode HttpClientConfig} it builds, and {@linkcode TokenData}.
  *
+ * For: a client configured once (base URL, timeouts, retries, hooks, auth,
+ * proxies, TLS, cookies, middleware). Guides:
+ * [docs/requests.md](./docs/requests.md),
+ * [docs/timeouts-and-limits.md](./docs/timeouts-and-limits.md).
+ *
  * @example Build a configuration
  * ```ts
  * import { HttpClientConfigBuilder } from "@fetchline/fetchline/config";

@@ -6,6 +6,9 @@
  * (`@fetchline/fetchline/testing`) replays a recording. `mod.ts` never
  * loads this module: a client that records nothing never loads its code.
  *
+ * For: recording a session to inspect it or replay it in tests. Guide:
+ * [docs/testing.md](./docs/testing.md).
+ *
  * @example Record, then replay without a network
  * ```ts
  * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";

@@ -7,6 +7,10 @@
  * {@linkcode TokenManagerInterface} and the abstract {@linkcode BaseAuthHook}),
  * and the transport, {@linkcode FetchLike}.
  *
+ * For: writing a hook, an auth hook, a logger, a middleware or a transport
+ * of your own. Guides: [docs/requests.md](./docs/requests.md) (hooks,
+ * middleware), [docs/authentication.md](./docs/authentication.md).
+ *
  * @example Hand the client an in-memory transport
  * ```ts
  * import { HttpClientConfigBuilder } from "@fetchline/fetchline";

@@ -4,6 +4,13 @@
  * pool (on Deno and Node), timeouts that cover the whole exchange, and
  * redirects followed by the client itself.
  *
+ * For: every call. Start with the [README](./README.md); a guide per task in
+ * [docs/](./docs/): [requests](./docs/requests.md),
+ * [errors and retries](./docs/errors-and-retries.md),
+ * [timeouts](./docs/timeouts-and-limits.md), [streaming](./docs/streaming.md),
+ * [authentication](./docs/authentication.md), [network](./docs/network.md),
+ * [runtimes](./docs/runtimes.md).
+ *
  * @example Send a request
  * ```ts
  * import { createClient } from "@fetchline/fetchline";

@@ -3,6 +3,9 @@
  * {@linkcode HttpRequest} and {@linkcode HttpResponse}, and the mutable
  * {@linkcode RequestContext} and {@linkcode FetchContext}.
  *
+ * For: building a request by hand, reading a response, and typing code
+ * that passes them around. Guide: [docs/requests.md](./docs/requests.md).
+ *
  * @example Build a request
  * ```ts
  * import { HttpRequest } from "@fetchline/fetchline/models";

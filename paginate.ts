@@ -5,6 +5,9 @@
  * yields the items of those pages. `mod.ts` never loads this module: a
  * client that reads no listing never loads its code.
  *
+ * For: every item of a listing, page after page. Guide:
+ * [docs/requests.md](./docs/requests.md), "Pagination".
+ *
  * @example Every item of a listing, page after page
  * ```ts
  * import { createClient } from "@fetchline/fetchline";

@@ -7,6 +7,9 @@
  * never loads this module: a client that does not reconnect never loads
  * its code.
  *
+ * For: following a GET feed of events for a long time, across dropped
+ * connections. Guide: [docs/streaming.md](./docs/streaming.md).
+ *
  * @example Resume a feed where it was left
  * ```ts
  * import { createClient } from "@fetchline/fetchline";

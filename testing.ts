@@ -7,6 +7,9 @@
  * client need no server and reach no network. Plug it in with
  * `withFetch(mock.fetch)`.
  *
+ * For: tests of code that calls an API, with no server and no network.
+ * Guide: [docs/testing.md](./docs/testing.md).
+ *
  * @example Test code that calls an API
  * ```ts
  * import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";

@@ -6,6 +6,9 @@
  * what they fail a call with. `mod.ts` never loads this module: a client
  * without traffic control never loads its code.
  *
+ * For: staying within an API's limits and surviving its bad days. Guide:
+ * [docs/traffic-control.md](./docs/traffic-control.md).
+ *
  * @example Tell traffic control's failures apart
  * ```ts
  * import { CircuitOpenException, QueueFullException } from "@fetchline/fetchline/traffic";

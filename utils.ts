@@ -4,6 +4,10 @@
  * {@linkcode serializeJson}, the one JSON serializer whose text the client
  * sends and toCurl renders.
  *
+ * For: turning a request into a command to replay in a shell, and the JSON
+ * text the client sends. Guide: [docs/requests.md](./docs/requests.md),
+ * "A request as a cURL command".
+ *
  * @example Serialize a body as the client sends it
  * ```ts
  * import { serializeJson } from "@fetchline/fetchline/utils";

@@ -52,12 +52,13 @@ Deno.test("Every root file of deno.json's exports is pinned", async () => {
   assert.deepEqual(files, Object.keys(pinned).sort());
 });
 
-Deno.test("Every exception README's Errors list names is exported from the entry point it says", async () => {
-  const readme = await Deno.readTextFile(new URL("README.md", root));
-  const start = readme.indexOf("\n## Errors\n");
-  const section = readme.slice(start, readme.indexOf("\nA permission error", start));
+Deno.test("Every exception the errors guide's list names is exported from the entry point it says", async () => {
+  const guide = await Deno.readTextFile(new URL("docs/errors-and-retries.md", root));
+  const start = guide.indexOf("\n## Errors\n");
+  assert.ok(start >= 0, "the errors guide has its Errors section");
+  const section = guide.slice(start, guide.indexOf("\nA permission error", start));
   const named = new Set(section.match(/\b[A-Z]\w*Exception\b/g) ?? []);
-  assert.ok(named.size >= 10, `README's Errors list names ${named.size} exceptions`);
+  assert.ok(named.size >= 10, `The errors guide's list names ${named.size} exceptions`);
   for (const name of named) {
     // A line that names another entry point (`@fetchline/fetchline/testing`) says where it lives.
     const line = section.split(/\n- /).find((item) => item.includes(`\`${name}\``))!;

@@ -41,7 +41,7 @@ Deno.test("On Deno an environment's proxy that cannot be reached is named in the
     );
     assert.ok(!out.includes("s3cr"), out);
   }
-  // Without --allow-env the client cannot see the proxy Deno's client uses: the README says so.
+  // Without --allow-env the client cannot see the proxy Deno's client uses: docs/network.md says so.
   assert.match(
     await run(`http://127.0.0.1:${freePort()}/no-flag`, { HTTP_PROXY: proxy }, []),
     /^error ConnectionException Connection failed: connection refused /,

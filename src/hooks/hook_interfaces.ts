@@ -265,7 +265,7 @@ export interface Exchange {
   readonly maxResponseBytes: number;
   /**
    * True when the header `name` carries a credential by the client's one
-   * definition (README "Secrets stay hidden": the fixed names, names that
+   * definition (docs/authentication.md, "Secrets stay hidden": the fixed names, names that
    * look like credentials, what its hooks declare, `withCredentialHeaders`).
    */
   isCredential(name: string): boolean;

@@ -46,7 +46,7 @@ export interface LoggingRequestHookOptions {
   logBody?: boolean | undefined;
   /**
    * Further header and field names whose values are masked, in any letter
-   * case, beyond the library's one definition of a credential (README
+   * case, beyond the library's one definition of a credential (docs/authentication.md,
    * "Secrets stay hidden": `Authorization`, `Cookie`, `X-API-Key`, any
    * header or field whose name contains `auth`, `token`, `secret`, `key`…,
    * and fields such as `password`, `pwd`, `client_assertion`, `otp`; not

@@ -531,7 +531,7 @@ defineRedactedInspect(HttpRequest, (request) => ({
  * is not text (bytes that are not UTF-8, a Blob, a stream, text with NUL)
  * is rendered `--data-binary @-`, read from standard input, never other
  * bytes; file contents, session cookies and TLS settings are not included.
- * README's "A request as a cURL command" gives every rule and limitation.
+ * docs/requests.md, "A request as a cURL command", gives every rule and limitation.
  *
  * @param request The request.
  * @returns The command.

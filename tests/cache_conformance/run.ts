@@ -136,7 +136,7 @@ a browser skips, graded unless informational (\`check\`). fetchline: \`HttpCache
 \`MemoryCacheStore\` through a client on Deno (no redirect followed, no retry). Before: the branch's
 base (bench/cache_conformance_baseline.json). undici: its \`interceptors.cache()\` with its memory
 store, private, on Node (bench/cache_conformance_undici.mjs, bench/cache_conformance_undici.json).
-Where a test and RFC 9111 disagree, README's "Caching" lists the case.
+Where a test and RFC 9111 disagree, docs/caching.md's "Conformance" lists the case.
 
 ${table(["category", "graded", "before", "fetchline", "undici"], categories, 4)}
 
