@@ -168,14 +168,22 @@ Deno.test("examples/cache_redis.ts: a second process stores, this one is served 
   assert.match(lines[1]!, /^this process: {3}fetchline; hit: \{"report":"weekly"/);
 });
 
-Deno.test("examples/polite_sync.ts fetches every page, never more than 4 at once, never refused", async () => {
+Deno.test("examples/polite_sync.ts fetches every page, never more than 4 at once, never refused; its re-sync of 304s costs no tokens", async () => {
   const lines: string[] = [];
-  const { seen, items } = await politeSync(30, (line) => lines.push(line));
+  const { seen, items, countedSeconds, uncountedSeconds } = await politeSync(
+    30,
+    (line) => lines.push(line),
+  );
   assert.equal(items, 300);
   assert.equal(seen.pages, 30);
   assert.equal(seen.throttled, 0);
+  assert.equal(seen.notModified, 60, "both re-syncs revalidated every page");
   assert.ok(seen.mostAtOnce <= 4, `${seen.mostAtOnce} at once`);
   assert.match(lines[0]!, /^300 items from 30 pages in \d+\.\d s$/);
+  // Counting the 304s: one token every 67 ms, 29 waits after the first.
+  assert.ok(countedSeconds >= 1.9, `${countedSeconds} s`);
+  assert.ok(uncountedSeconds * 4 < countedSeconds, `${uncountedSeconds} s`);
+  assert.match(lines[2]!, /^re-sync, every page a 304: .* \(\d+x faster\)$/);
 });
 
 Deno.test("examples/har_record.ts records a session to a .har file, masked, and replays it", async () => {

@@ -12,6 +12,7 @@ import {
   HttpClientException,
   TimeoutException,
 } from "../mod.ts";
+import { HttpCache, MemoryCacheStore } from "../cache.ts";
 import {
   MemoryRateLimitStore,
   rateLimit,
@@ -316,6 +317,143 @@ Deno.test("rateLimit(): a store that fails, hangs or answers garbage lets the ca
   assert.equal(server.arrivals.length, stores.length);
 });
 
+/**
+ * A server whose resources carry an ETag (`"v1"`) and `max-age=0`: a
+ * request with that tag in `If-None-Match` is answered 304 (after
+ * `notModifiedDelayMs`), any other with the body. Counts both.
+ */
+function etagServer(notModifiedDelayMs = 0) {
+  const seen = { full: 0, notModified: 0 };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const headers = { ETag: '"v1"', "Cache-Control": "max-age=0" };
+    if (request.headers.get("if-none-match") === '"v1"') {
+      seen.notModified++;
+      await sleep(notModifiedDelayMs);
+      return new Response(null, { status: 304, headers });
+    }
+    seen.full++;
+    return new Response("body", { headers });
+  });
+  return {
+    seen,
+    origin: `http://127.0.0.1:${server.addr.port}`,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+Deno.test("rateLimit({ countNotModified: false }): a conditional request answered 304 gives its token back", async () => {
+  await using server = etagServer();
+  const conditional = { headers: { "If-None-Match": '"v1"' } };
+  // Two tokens, the next a minute away: a third counted call times out.
+  const options = { requests: 1, perSeconds: 60, burst: 2 };
+  {
+    const limit = rateLimit({ ...options, countNotModified: false });
+    await using client = clientWith(limit, (builder) => builder.withTimeout(0.2));
+    assert.equal((await client.get(server.origin)).statusCode, 200);
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await client.get(server.origin, conditional)).statusCode, 304);
+    }
+    assert.equal(limit.state()[server.origin]?.tokens, 1, "the 304s took none");
+    // A conditional request answered with the body counts.
+    const changed = { headers: { "If-None-Match": '"v0"' } };
+    assert.equal((await client.get(server.origin, changed)).statusCode, 200);
+    await rejectsWith(settles(client.get(server.origin)), TimeoutException, /in the rate limit/);
+    assert.deepEqual(server.seen, { full: 2, notModified: 5 });
+  }
+  // By default every exchange counts, a 304 too.
+  const counting = rateLimit(options);
+  await using client = clientWith(counting, (builder) => builder.withTimeout(0.2));
+  await client.get(server.origin);
+  await client.get(server.origin, conditional);
+  await rejectsWith(
+    settles(client.get(server.origin, conditional)),
+    TimeoutException,
+    /in the rate limit/,
+  );
+});
+
+Deno.test("rateLimit({ countNotModified: false }): a call waiting for a token goes as soon as a 304 gives one back", async () => {
+  await using server = etagServer(100);
+  const limit = rateLimit({ requests: 1, perSeconds: 60, countNotModified: false });
+  await using client = clientWith(limit, (builder) => builder.withTimeout(5));
+  const started = performance.now();
+  const revalidation = client.get(server.origin, { headers: { "If-None-Match": '"v1"' } });
+  await until(() => limit.state()[server.origin]?.tokens === 0, "the token taken");
+  const waiting = client.get(`${server.origin}/other`);
+  await until(() => limit.state()[server.origin]?.queued === 1, "the second call waits");
+  assert.equal((await revalidation).statusCode, 304);
+  assert.equal((await waiting).statusCode, 200);
+  assert.ok(performance.now() - started < 2000, "not a minute: the 304's token");
+  assert.deepEqual(server.seen, { full: 1, notModified: 1 });
+});
+
+Deno.test("rateLimit({ countNotModified: false }) behind the cache: revalidating stale copies costs no token", async () => {
+  await using server = etagServer();
+  const cache = new HttpCache({ store: new MemoryCacheStore() });
+  // Three tokens for the first fetches and one that each revalidation borrows and gives back.
+  const limit = rateLimit({ requests: 1, perSeconds: 60, burst: 4, countNotModified: false });
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder().withCache(cache).withMiddleware(limit).withTimeout(0.5).build(),
+  );
+  for (let round = 0; round < 4; round++) {
+    for (const path of ["/a", "/b", "/c"]) {
+      const response = await client.get(server.origin + path);
+      assert.equal(response.text, "body");
+      assert.match(response.header("cache-status")!, round === 0 ? /fwd=miss/ : /fwd-status=304/);
+    }
+  }
+  assert.deepEqual(server.seen, { full: 3, notModified: 9 });
+  assert.equal(limit.state()[server.origin]?.tokens, 1);
+});
+
+Deno.test("RedisRateLimitStore: refund gives a token back on the server, never past a full bucket", async () => {
+  await using redis = await startRedis();
+  const connection = await createClient({ url: redis.url }).connect();
+  try {
+    const store = new RedisRateLimitStore(connection);
+    await store.refund("absent", 1000); // a full bucket stays full: no key
+    assert.equal(await connection.sendCommand(["EXISTS", "fetchline-rate:absent"]), 0);
+    await store.take("k", 60_000, 2);
+    await store.take("k", 60_000, 2);
+    assert.ok((await store.take("k", 60_000, 2)).waitMs > 0, "empty");
+    await connection.sendCommand(["SCRIPT", "FLUSH"]); // the refund loads its script with EVAL
+    await store.refund("k", 60_000);
+    const pttl = Number(await connection.sendCommand(["PTTL", "fetchline-rate:k"]));
+    assert.ok(pttl > 50_000 && pttl <= 60_000, `PTTL ${pttl}`);
+    assert.equal((await store.take("k", 60_000, 2)).waitMs, 0, "the token given back");
+    await store.refund("k", 60_000);
+    await store.refund("k", 60_000);
+    await store.refund("k", 60_000); // past full: the key goes
+    assert.equal(await connection.sendCommand(["EXISTS", "fetchline-rate:k"]), 0);
+
+    await using server = etagServer();
+    const limit = rateLimit({ requests: 1, perSeconds: 60, store, countNotModified: false });
+    await using client = clientWith(limit, (builder) => builder.withTimeout(0.5));
+    for (let i = 0; i < 3; i++) {
+      const response = await client.get(server.origin, { headers: { "If-None-Match": '"v1"' } });
+      assert.equal(response.statusCode, 304);
+    }
+    assert.equal(
+      await connection.sendCommand(["EXISTS", `fetchline-rate:${server.origin}`]),
+      0,
+      "every token given back",
+    );
+  } finally {
+    await connection.close();
+  }
+});
+
+Deno.test("MemoryRateLimitStore: refund gives a token back, never past a full bucket", () => {
+  const store = new MemoryRateLimitStore();
+  store.refund("absent", 1000);
+  assert.equal(store.size, 0);
+  store.take("k", 60_000, 1);
+  assert.ok(store.take("k", 60_000, 1).waitMs > 0);
+  store.refund("k", 60_000);
+  assert.equal(store.size, 0, "full again: the key goes");
+  assert.equal(store.take("k", 60_000, 1).waitMs, 0);
+});
+
 Deno.test("rateLimit() and RedisRateLimitStore refuse bad input, naming the field", () => {
   const valid: RateLimitOptions = { requests: 1, perSeconds: 1 };
   const bad: [Record<string, unknown>, RegExp][] = [
@@ -335,6 +473,11 @@ Deno.test("rateLimit() and RedisRateLimitStore refuse bad input, naming the fiel
     [{ store: {} }, /Invalid store: expected a RateLimitStore/],
     [{ storeTimeout: -1 }, /Invalid storeTimeout/],
     [{ perSecond: 1 }, /unknown key "perSecond"/],
+    [{ countNotModified: "no" }, /Invalid countNotModified: expected a boolean, got string/],
+    [
+      { countNotModified: false, store: { take() {}, refund: 1 } },
+      /Invalid store: expected refund to be a method, got number/,
+    ],
   ];
   for (const [options, message] of bad) {
     assert.throws(() => rateLimit({ ...valid, ...options } as never), TypeError, String(message));

@@ -242,7 +242,7 @@ export class HttpCache {
     await response.cancel();
     const { policy: updated, matches } = policy.revalidatedPolicy(
       keyed.message,
-      notModified(response, secretsOf(request)),
+      notModified(response, secretsOf(request, keyed)),
     );
     // A 304 whose validator selects no stored response cannot stand for it (RFC 9111 4.3.4).
     if (!matches) return this.#forward(request, next, keyed, exchange, fwd);
@@ -278,7 +278,7 @@ export class HttpCache {
     exchange: Exchange,
     status: string,
   ): HttpResponse {
-    const policy = policyOf(keyed.message, messageOf(response, secretsOf(request)));
+    const policy = policyOf(keyed.message, messageOf(response, secretsOf(request, keyed)));
     if (!policy.storable() || keepFor(policy) <= 0 || keyed.key === undefined) {
       return withStatus(response, status);
     }
@@ -404,7 +404,7 @@ export class HttpCache {
     const detached: Exchange = Object.create(exchange, { remainingMs: { value: () => Infinity } });
     const revalidated = exchange.background(sent).then((response) => {
       if (response.statusCode === 304) {
-        const secrets = secretsOf(request);
+        const secrets = secretsOf(request, keyed);
         const updated = stored.policy.revalidatedPolicy(
           keyed.message,
           notModified(response, secrets),
@@ -594,8 +594,20 @@ function messageOf(response: HttpResponse, secrets: readonly string[]): PolicyMe
   return { status: response.statusCode, headers };
 }
 
-/** The credentials `request` sent ({@linkcode sentSecrets}), to be masked wherever a response quotes them. */
-function secretsOf(request: HttpRequest): string[] {
+/**
+ * The credentials `request` sent ({@linkcode sentSecrets}), to be masked
+ * wherever a response quotes them. None, without looking again, for a
+ * request its key found none in (`keyed`, the same headers, URL, params and
+ * auth) and that has no form or JSON body: sentSecrets parses the URL and
+ * walks every field, 16% of the cache's own CPU on a 304 in a --cpu-prof
+ * of 4,000 revalidations (Deno 2.9.6).
+ */
+function secretsOf(request: HttpRequest, keyed?: CacheRequest): string[] {
+  if (
+    keyed?.credentialFree === true && request.data === undefined && request.jsonData === undefined
+  ) {
+    return [];
+  }
   return sentSecrets(request, credentialsOf(request));
 }
 

@@ -15,6 +15,7 @@ import {
   validateTimeout,
 } from "../models/_validate.ts";
 import { describeError } from "../masking/views.ts";
+import { headerValue } from "../http/headers.ts";
 import { originOf } from "../http/url.ts";
 import { MemoryRateLimitStore, type RateLimitStore, type RateLimitTake } from "./rate_store.ts";
 import { answerWithin, startWait, whenAborted } from "../waits.ts";
@@ -45,6 +46,15 @@ export interface RateLimitOptions {
    * store that answers later, or fails, lets the call through.
    */
   storeTimeout?: number | undefined;
+  /**
+   * `false`: a conditional request (`If-None-Match` or `If-Modified-Since`)
+   * answered 304 gives its token back, as GitHub's API leaves such requests
+   * out of its own limit; with the cache before the limit, revalidating a
+   * stale copy then costs no token. The token is still taken before the
+   * request goes (its answer is unknown until then), and given back through
+   * the store's `refund` (a store without one keeps it). Default `true`.
+   */
+  countNotModified?: boolean | undefined;
 }
 
 const OPTION_KEYS = keysOf<RateLimitOptions>({
@@ -55,6 +65,7 @@ const OPTION_KEYS = keysOf<RateLimitOptions>({
   key: true,
   store: true,
   storeTimeout: true,
+  countNotModified: true,
 });
 
 /** A bucket as {@linkcode RateLimit.state} shows it. */
@@ -85,8 +96,8 @@ const WAIT = "the rate limit";
 /** A call waiting for a token. */
 interface Waiter {
   readonly exchange: Exchange;
-  /** Lets the call go on: its token was taken (or the store failed). */
-  readonly go: () => void;
+  /** Lets the call go on: its token was taken (`taken`), or the store failed. */
+  readonly go: (taken: boolean) => void;
 }
 
 /** One key's bucket as this limit sees it: the calls waiting, in order. */
@@ -116,7 +127,8 @@ class Bucket {
  *
  * Each exchange takes a token: a retry, a redirect hop and a resend after a
  * 401 are exchanges of their own, each with a token of its own (a retry's
- * own wait comes first, then its wait here). A `store` shared by several
+ * own wait comes first, then its wait here). With `countNotModified:
+ * false`, a conditional request answered 304 gives its token back. A `store` shared by several
  * processes, such as {@linkcode RedisRateLimitStore}, gives all of them one
  * bucket per key. A store that fails, answers garbage or answers later
  * than `storeTimeout` lets the call through (fail open: the limit is a
@@ -156,6 +168,7 @@ class Limiter implements RateLimit {
   /** The one key of scope "client"; `undefined` for scope "origin". */
   readonly #key: string | undefined;
   readonly #storeTimeoutMs: number;
+  readonly #countNotModified: boolean;
   readonly #buckets = new Map<string, Bucket>();
   /** The number of buckets past which idle full ones are swept out. */
   #sweepAt = 1024;
@@ -189,6 +202,18 @@ class Limiter implements RateLimit {
     }
     this.#store = store;
     this.#storeTimeoutMs = validateTimeout("storeTimeout", options.storeTimeout ?? 1) * 1000;
+    const { countNotModified = true } = options;
+    if (typeof countNotModified !== "boolean") {
+      throw new TypeError(
+        `Invalid countNotModified: expected a boolean, got ${describeType(countNotModified)}`,
+      );
+    }
+    if (!countNotModified && store.refund !== undefined && typeof store.refund !== "function") {
+      throw new TypeError(
+        `Invalid store: expected refund to be a method, got ${describeType(store.refund)}`,
+      );
+    }
+    this.#countNotModified = countNotModified;
   }
 
   readonly handle: MiddlewareFunction = (request, next, exchange) =>
@@ -224,26 +249,74 @@ class Limiter implements RateLimit {
       bucket = new Bucket();
       this.#buckets.set(key, bucket);
     }
-    if (!bucket.idle) return this.#wait(bucket, exchange).then(() => next(request));
+    if (!bucket.idle) {
+      return this.#wait(bucket, exchange).then((taken) =>
+        this.#send(key, request, next, exchange, taken)
+      );
+    }
     const answer = this.#ask(key, exchange);
     if (!(answer instanceof Promise)) {
       if (answer !== undefined) bucket.fullAt = performance.now() + answer.fullInMs;
-      if (answer === undefined || !(answer.waitMs > 0)) return next(request);
+      if (answer === undefined || !(answer.waitMs > 0)) {
+        return this.#send(key, request, next, exchange, answer !== undefined);
+      }
     }
     const waited = this.#wait(bucket, exchange);
     this.#settle(key, bucket, answer);
-    return waited.then(() => next(request));
+    return waited.then((taken) => this.#send(key, request, next, exchange, taken));
   }
 
-  /** Puts the call in `bucket`'s queue: resolves when it may go on, rejects when its exchange ends first. */
-  #wait(bucket: Bucket, exchange: Exchange): Promise<void> {
+  /** Sends `request`; with `countNotModified: false`, a 304 to a conditional request gives its `taken` token back. */
+  #send(
+    key: string,
+    request: HttpRequest,
+    next: Next,
+    exchange: Exchange,
+    taken: boolean,
+  ): Promise<HttpResponse> {
+    const sent = next(request);
+    if (this.#countNotModified || !taken || this.#store.refund === undefined) return sent;
+    const { headers } = request;
+    if (
+      headerValue(headers, "if-none-match") === undefined &&
+      headerValue(headers, "if-modified-since") === undefined
+    ) return sent;
+    return sent.then((response) => {
+      if (response.statusCode === 304) this.#refund(key, exchange);
+      return response;
+    });
+  }
+
+  /** Gives a token back to `key`'s bucket through the store; the head waiting for one asks again. */
+  #refund(key: string, exchange: Exchange): void {
+    const given = () => {
+      const bucket = this.#buckets.get(key);
+      if (bucket === undefined) return;
+      bucket.fullAt = Math.max(performance.now(), bucket.fullAt - this.#intervalMs);
+      if (bucket.timer === undefined) return;
+      bucket.timer();
+      bucket.timer = undefined;
+      this.#pump(key, bucket);
+    };
+    const failed = (error: unknown) => void report(error, exchange, "keeps the token");
+    try {
+      const answer = this.#store.refund!(key, this.#intervalMs);
+      if (!(answer instanceof Promise)) return given();
+      void answerWithin(answer, this.#storeTimeoutMs, "The rate limit's store").then(given, failed);
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  /** Puts the call in `bucket`'s queue: resolves (with whether a token was taken) when it may go on, rejects when its exchange ends first. */
+  #wait(bucket: Bucket, exchange: Exchange): Promise<boolean> {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         exchange,
-        go() {
+        go(taken) {
           undo();
           exchange.waiting(undefined);
-          resolve();
+          resolve(taken);
         },
       };
       bucket.queue.push(waiter);
@@ -289,7 +362,9 @@ class Limiter implements RateLimit {
     }
     if (answer !== undefined) bucket.fullAt = performance.now() + answer.fullInMs;
     // A token taken for a head that has gone meanwhile is spent: a store cannot give it back.
-    if (answer === undefined || !(answer.waitMs > 0)) return bucket.queue.shift()?.go();
+    if (answer === undefined || !(answer.waitMs > 0)) {
+      return bucket.queue.shift()?.go(answer !== undefined);
+    }
     if (bucket.queue.length === 0) return;
     bucket.timer = startWait(() => {
       bucket.timer = undefined;
@@ -336,11 +411,13 @@ function checked(answer: RateLimitTake): RateLimitTake {
 }
 
 /** Tells the client's logger (else the console) that the store failed, masked. */
-function report(error: unknown, exchange: Exchange): undefined {
+function report(
+  error: unknown,
+  exchange: Exchange,
+  outcome = "the call goes without a token",
+): undefined {
   (exchange.logger ?? console).warn(
-    `fetchline rate limit: the store failed, the call goes without a token: ${
-      describeError(error)
-    }`,
+    `fetchline rate limit: the store failed, ${outcome}: ${describeError(error)}`,
   );
   return undefined;
 }

@@ -55,6 +55,13 @@ export interface RateLimitStore {
    * how long until one is.
    */
   take(key: string, intervalMs: number, burst: number): RateLimitTake | Promise<RateLimitTake>;
+  /**
+   * Optional: gives one token back to the bucket `key` (one taken for a
+   * request that turned out not to count: a 304 to a limit with
+   * `countNotModified: false`), never past a full bucket. A store without
+   * it keeps the token.
+   */
+  refund?(key: string, intervalMs: number): void | Promise<void>;
 }
 
 /**
@@ -98,6 +105,15 @@ export class MemoryRateLimitStore implements RateLimitStore {
     tats.set(key, next);
     if (tats.size > this.#sweepAt) this.#sweep(now);
     return { waitMs: 0, fullInMs: next - now };
+  }
+
+  /** Gives a token back to `key`'s bucket ({@linkcode RateLimitStore.refund}): its GCRA time moves one interval back, never before now. */
+  refund(key: string, intervalMs: number): void {
+    const tat = this.#tats.get(key);
+    if (tat === undefined) return;
+    const back = tat - intervalMs;
+    if (back <= performance.now()) this.#tats.delete(key);
+    else this.#tats.set(key, back);
   }
 
   /** Drops the keys whose buckets are full again: a sweep each time the keys double. */

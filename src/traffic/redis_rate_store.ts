@@ -73,6 +73,23 @@ return { 0, math.ceil(nextTat - now) }
 `;
 
 /**
+ * A refund on the server: KEYS[1]'s TAT moves one interval (ARGV[1], ms)
+ * back, never before the server's now (the key is deleted then: a full
+ * bucket); a key that is gone stays gone.
+ */
+const REFUND = `
+if redis.replicate_commands then redis.replicate_commands() end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local tat = tonumber(redis.call('GET', KEYS[1]) or '')
+if not tat then return 0 end
+local back = tat - tonumber(ARGV[1])
+if back <= now then redis.call('DEL', KEYS[1]) return 0 end
+redis.call('SET', KEYS[1], string.format('%.3f', back), 'PX', math.ceil(back - now))
+return 1
+`;
+
+/**
  * Buckets in Redis, through a client of the `redis` package (node-redis's
  * `createClient()`) or of `ioredis` (`Redis` or `Cluster`) that the caller
  * creates, connects and closes: every process that names the same key
@@ -104,6 +121,8 @@ export class RedisRateLimitStore implements RateLimitStore {
   readonly #redis: IoRedisScriptLike | NodeRedisScriptLike;
   /** The script's SHA-1, in hex, once computed. */
   #sha: Promise<string> | undefined;
+  /** The refund script's SHA-1, in hex, once computed. */
+  #refundSha: Promise<string> | undefined;
 
   /** A store through `redis`, a connected client the caller owns. */
   constructor(
@@ -123,20 +142,29 @@ export class RedisRateLimitStore implements RateLimitStore {
   /** Takes a token from `key`'s bucket if one is free, on the server ({@linkcode RateLimitStore.take}). */
   async take(key: string, intervalMs: number, burst: number): Promise<RateLimitTake> {
     const args = [this.prefix + key, String(intervalMs), String(burst)];
-    const sha = await (this.#sha ??= sha1(SCRIPT));
-    let reply: unknown;
-    try {
-      reply = await this.#run("EVALSHA", sha, args);
-    } catch (error) {
-      if (!String((error as Error | undefined)?.message).startsWith("NOSCRIPT")) throw error;
-      reply = await this.#run("EVAL", SCRIPT, args);
-    }
+    const reply = await this.#script(SCRIPT, await (this.#sha ??= sha1(SCRIPT)), args);
     if (!Array.isArray(reply) || reply.length !== 2) {
       throw new HttpClientException(
         `RedisRateLimitStore: the script answered ${describeType(reply)}, not two numbers`,
       );
     }
     return { waitMs: Number(reply[0]), fullInMs: Number(reply[1]) };
+  }
+
+  /** Gives a token back to `key`'s bucket, on the server ({@linkcode RateLimitStore.refund}). */
+  async refund(key: string, intervalMs: number): Promise<void> {
+    const sha = await (this.#refundSha ??= sha1(REFUND));
+    await this.#script(REFUND, sha, [this.prefix + key, String(intervalMs)]);
+  }
+
+  /** Runs `script` by its `sha` (EVALSHA), by its text (EVAL) when the server lacks it. */
+  async #script(script: string, sha: string, args: string[]): Promise<unknown> {
+    try {
+      return await this.#run("EVALSHA", sha, args);
+    } catch (error) {
+      if (!String((error as Error | undefined)?.message).startsWith("NOSCRIPT")) throw error;
+      return await this.#run("EVAL", script, args);
+    }
   }
 
   #run(command: "EVALSHA" | "EVAL", script: string, args: string[]): Promise<unknown> {
