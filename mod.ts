@@ -44,6 +44,7 @@ export type {
   StreamedHttpResponse,
 } from "./src/models/response.ts";
 export type { ProblemDetails } from "./src/http/problem.ts";
+export type { Duration } from "./src/models/duration.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
 export { HttpClientConfigBuilder } from "./src/config/config.ts";
