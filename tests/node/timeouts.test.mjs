@@ -156,7 +156,7 @@ test("bad timeouts are a TypeError naming the field", async (t) => {
     const message = (field) =>
       new RegExp(
         `^Invalid ${field}: ${
-          typeof value === "number" && value > 3600
+          Number.isFinite(value) && value > 3600
             ? ""
             : "expected a finite number of seconds above 0"
         }${shown}$`,
