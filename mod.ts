@@ -50,7 +50,15 @@ export type {
   StandardSchemaV1,
   StreamedHttpResponse,
 } from "./src/models/response.ts";
+export type {
+  EventsOptions,
+  SchemaOutput,
+  TypedEventsOptions,
+  TypedLinesOptions,
+  TypedServerSentEvent,
+} from "./src/models/response.ts";
 export type { ProblemDetails } from "./src/http/problem.ts";
+export type { Duration } from "./src/models/duration.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";
 export { HttpClientConfigBuilder } from "./src/config/config.ts";

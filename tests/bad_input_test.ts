@@ -214,7 +214,6 @@ const BAD_TIMEOUTS: [unknown, string][] = [
   [NaN, "NaN"],
   [Infinity, "Infinity"],
   [-Infinity, "-Infinity"],
-  ["5", "string"],
   // `null` is no longer refused: it turns the timeout off (tests/timeouts_total_test.ts).
 ];
 
@@ -234,6 +233,11 @@ Deno.test("HttpRequest and withTimeout() refuse negative, zero and non-finite ti
       message,
     );
   }
+  // A string is a duration with its unit (tests/durations_test.ts); "5" has none.
+  const unitless =
+    'Invalid timeout: expected a finite number of seconds above 0, or a string with its unit ("250ms", "5s", "2m", "1h"), got "5"';
+  throwsAtOnce(() => new HttpRequest("GET", "/x", { timeout: "5" as never }), TypeError, unitless);
+  throwsAtOnce(() => new HttpClientConfigBuilder().withTimeout("5" as never), TypeError, unitless);
   throwsAtOnce(
     () =>
       clientCredentialsStep({

@@ -10,6 +10,7 @@ import { main as demo } from "../examples/demo.ts";
 import { main as politeSync } from "../examples/polite_sync.ts";
 import { record as recordHar, replay as replayHar } from "../examples/har_record.ts";
 import { main as download } from "../examples/download.ts";
+import { main as llmStream } from "../examples/llm_stream.ts";
 import { main as ndjson } from "../examples/ndjson.ts";
 import { main as dpop } from "../examples/dpop.ts";
 import { main as network } from "../examples/network.ts";
@@ -39,6 +40,18 @@ Deno.test("examples/sse_reconnect.ts resumes with Last-Event-ID after each drop 
   assert.deepEqual(connections, ["(none)", "3", "6", "9"]);
   assert.equal(lines[0], "#1 build started");
   assert.equal(lines.at(-1), "done after 4 connections (Last-Event-ID: (none), 3, 6, 9)");
+});
+
+Deno.test("examples/llm_stream.ts types each chunk, ends at [DONE], and names a chunk that does not match", async () => {
+  const writes: string[] = [];
+  const answer = await llmStream((text) => writes.push(text));
+  assert.equal(answer, "Streams let you read a reply as it is written.");
+  // The prompt, one write per token, the newline, then the failure of the broken stream.
+  assert.equal(writes.length, 1 + 10 + 1 + 1);
+  assert.match(
+    writes.at(-1)!,
+    /^ResponseParseException: Event at index 2 of the stream does not match the schema \(1 issue: choices\): POST http:\/\/127\.0\.0\.1:\d+\/broken \(status 200\)\n$/,
+  );
 });
 
 Deno.test("examples/ndjson.ts parses each line, then a stall fails on readTimeout", async () => {

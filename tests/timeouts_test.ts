@@ -193,5 +193,5 @@ Deno.test("HttpClient's timeout covers the response body", async () => {
 Deno.test("HttpClient accepts a timeout longer than setTimeout's limit", async () => {
   await using server = startFixtureServer();
   await using client = singleAttemptClient(server.url);
-  assert.equal((await client.get("/long", { timeout: 40 * 24 * 3600 })).statusCode, 200);
+  assert.equal((await client.get("/long", { timeout: "960h" })).statusCode, 200);
 });

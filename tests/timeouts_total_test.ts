@@ -71,15 +71,18 @@ Deno.test("HttpClientConfigBuilder: read timeout 30 s and no total timeout by de
   assert.equal(new HttpClientConfigBuilder().withTotalTimeout(null).build().totalTimeout, null);
 });
 
+/** Bad timeouts, and how the message ends after "above 0". */
 const BAD: [unknown, string][] = [
-  [-1, "-1"],
-  [0, "0"],
-  [NaN, "NaN"],
-  [Infinity, "Infinity"],
-  [-Infinity, "-Infinity"],
-  ["5", "string"],
-  [true, "true"],
+  [-1, ", got -1"],
+  [0, ", got 0"],
+  [NaN, ", got NaN"],
+  [Infinity, ", got Infinity"],
+  [-Infinity, ", got -Infinity"],
+  ["5", ', or a string with its unit ("250ms", "5s", "2m", "1h"), got "5"'],
+  [true, ", got true"],
 ];
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 Deno.test("withReadTimeout() and withTotalTimeout() refuse what is neither null nor seconds above 0, naming the field", () => {
   for (const [value, shown] of BAD) {
@@ -87,12 +90,12 @@ Deno.test("withReadTimeout() and withTotalTimeout() refuse what is neither null 
     throwsAtOnce(
       () => builder.withReadTimeout(value as number),
       TypeError,
-      `Invalid readTimeout: expected a finite number of seconds above 0, got ${shown}`,
+      `Invalid readTimeout: expected a finite number of seconds above 0${shown}`,
     );
     throwsAtOnce(
       () => builder.withTotalTimeout(value as number),
       TypeError,
-      `Invalid totalTimeout: expected a finite number of seconds above 0, got ${shown}`,
+      `Invalid totalTimeout: expected a finite number of seconds above 0${shown}`,
     );
   }
 });
@@ -105,7 +108,7 @@ Deno.test("HttpClient refuses a bad per-call totalTimeout or readTimeout with a 
       await rejectsWith(
         http.get("/x", { [field]: value }),
         TypeError,
-        new RegExp(`^Invalid ${field}: expected .* above 0, got ${shown}$`),
+        new RegExp(`^Invalid ${field}: expected .* above 0${escaped(shown)}$`),
       );
       await rejectsWith(
         http.request(new HttpRequest("GET", "/x"), { [field]: value }),

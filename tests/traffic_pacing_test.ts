@@ -383,13 +383,18 @@ Deno.test("a Retry-After past maxRetryAfter is not retried: the 429 is returned,
 });
 
 Deno.test("serverPacing() refuses bad options with a TypeError naming the field", () => {
-  for (const value of [-1, Infinity, NaN, "60", null]) {
+  for (const value of [-1, Infinity, NaN, null]) {
     throwsAtOnce(
       () => serverPacing({ maxWaitSeconds: value as never }),
       TypeError,
       /^Invalid maxWaitSeconds: expected a finite number of seconds, 0 or more, got /,
     );
   }
+  throwsAtOnce(
+    () => serverPacing({ maxWaitSeconds: "60" as never }),
+    TypeError,
+    'Invalid maxWaitSeconds: expected a finite number of seconds, 0 or more, or a string with its unit ("250ms", "5s", "2m", "1h"), got "60"',
+  );
   throwsAtOnce(
     () => serverPacing({ maxWait: 5 } as never),
     TypeError,

@@ -237,7 +237,7 @@ Deno.test("rateLimit(): a token more than 24.8 days away is waited for on a time
     take: (key, intervalMs, burst) => (takes++, memory.take(key, intervalMs, burst)),
   };
   // One call a month: the next token is about 2.6e9 ms away, past a timer's 2^31 - 1.
-  const limit = rateLimit({ requests: 1, perSeconds: 30 * 86400, store });
+  const limit = rateLimit({ requests: 1, perSeconds: "720h", store });
   await using client = clientWith(
     limit,
     (builder) => builder.withTimeout(0.3).withRetry({ maxRetries: 0 }),

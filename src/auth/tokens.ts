@@ -25,6 +25,7 @@ import {
   requireText,
   validateSeconds,
 } from "../models/_validate.ts";
+import type { Duration } from "../models/duration.ts";
 
 /** One step of a token fetch: its token is stored in the context under `name`. */
 export interface TokenFetchStep {
@@ -36,14 +37,15 @@ export interface TokenFetchStep {
 
 /** Options of {@linkcode TokenManager}. */
 export interface TokenManagerOptions {
-  /** Treat a token as expired this many seconds early. Default 30. */
-  refreshSkewSeconds?: number | undefined;
+  /** Treat a token as expired this many seconds early (or this long, with its unit: `"1m"`). Default 30. */
+  refreshSkewSeconds?: number | Duration | undefined;
   /**
-   * A run of the pipeline still going after this many seconds is no longer
+   * A run of the pipeline still going after this many seconds (or this long,
+   * with its unit) is no longer
    * joined: the next call starts a new one and the old one's tokens are
    * dropped, so a hung token endpoint cannot hold every later call. Default 30.
    */
-  staleRunSeconds?: number | undefined;
+  staleRunSeconds?: number | Duration | undefined;
 }
 
 const MANAGER_OPTION_KEYS = keysOf<TokenManagerOptions>({
@@ -241,8 +243,8 @@ export interface ClientCredentialsOptions {
   name?: string | undefined;
   /** Where the credentials go: `header` (Basic, the default, RFC 6749 §2.3.1) or `body` (form fields). */
   credentialsIn?: "header" | "body" | undefined;
-  /** The token request's timeout in seconds. Default: its client's (30 on its own). */
-  timeout?: number | undefined;
+  /** The token request's timeout in seconds or with its unit (`"5s"`). Default: its client's (30 on its own). */
+  timeout?: number | Duration | undefined;
   /**
    * Asks for a DPoP-bound token (RFC 9449) with a proof of this key
    * (`DPoP.generate()` of `@fetchline/fetchline/signing`), answering a

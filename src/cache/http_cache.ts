@@ -12,6 +12,7 @@ import {
   streamedResponse,
 } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf, validatePositive } from "../models/_validate.ts";
+import { type Duration, durationSeconds } from "../models/duration.ts";
 import { answerWithin } from "../waits.ts";
 import { describeError, maskSentIn, sentSecrets } from "../masking/views.ts";
 import { appendParams } from "../http/url.ts";
@@ -36,11 +37,11 @@ export interface HttpCacheOptions {
   /** The largest body stored, in bytes; a larger one passes unstored. Default 8 MiB. */
   maxEntryBytes?: number | undefined;
   /**
-   * The longest wait for the store, in seconds (default 1); never longer
-   * than half of what the call's timeout leaves. A store that answers
-   * later is a miss.
+   * The longest wait for the store, in seconds or with its unit (`"500ms"`;
+   * default 1); never longer than half of what the call's timeout leaves.
+   * A store that answers later is a miss.
    */
-  storeTimeout?: number | undefined;
+  storeTimeout?: number | Duration | undefined;
   /**
    * Told each failure of the store (and of a background revalidation):
    * they never fail a call. Default: a warning to the client's logger (its
@@ -145,7 +146,11 @@ export class HttpCache {
       options.maxEntryBytes ?? 8 * 2 ** 20,
       false,
     );
-    this.storeTimeout = validatePositive("storeTimeout", options.storeTimeout ?? 1, false);
+    this.storeTimeout = validatePositive(
+      "storeTimeout",
+      durationSeconds("storeTimeout", options.storeTimeout ?? 1, "a positive number"),
+      false,
+    );
     const { onError } = options;
     if (onError !== undefined && typeof onError !== "function") {
       throw new TypeError(`Invalid onError: expected a function, got ${describeType(onError)}`);

@@ -8,6 +8,7 @@ import { resolveUrl } from "../http/url.ts";
 import type { HttpMethod, HttpRequest, HttpRequestInit } from "../models/request.ts";
 import { inJsonStyle, REQUEST_INIT_KEYS } from "../models/request.ts";
 import { checkKnownKeys, keysOf, validateNullableTimeout } from "../models/_validate.ts";
+import type { Duration } from "../models/duration.ts";
 import type { Progress } from "../transport/body.ts";
 import type { LifecycleOptions } from "../send/attempts.ts";
 
@@ -16,16 +17,17 @@ export interface CallOptions {
   /** Aborts the call; it then fails with an {@linkcode HttpClientException}. */
   signal?: AbortSignal | undefined;
   /**
-   * The read timeout of a streamed response for this call, in seconds,
-   * overriding the client's (`null`: none). It applies to streamed
+   * The read timeout of a streamed response for this call, in seconds or
+   * with its unit (`"5s"`), overriding the client's (`null`: none). It applies to streamed
    * responses only: a buffered response's body is covered by `timeout`.
    */
-  readTimeout?: number | null | undefined;
+  readTimeout?: number | Duration | null | undefined;
   /**
-   * The timeout of this whole call, in seconds, overriding the client's
+   * The timeout of this whole call, in seconds or with its unit (`"2m"`),
+   * overriding the client's
    * (`null`: none): every attempt, retry wait and token fetch.
    */
-  totalTimeout?: number | null | undefined;
+  totalTimeout?: number | Duration | null | undefined;
   /**
    * True to resolve at the response head with the body unread (what
    * `client.stream()` does): read it with `read()`, `body`, `lines()` or

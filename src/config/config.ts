@@ -15,6 +15,7 @@ import {
   validateSeconds,
   validateUrlText,
 } from "../models/_validate.ts";
+import type { Duration } from "../models/duration.ts";
 import { type HttpMethod, type HttpRequest, parseMethod } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { mergeHeaders } from "../http/headers.ts";
@@ -151,16 +152,16 @@ export interface RetryOptions {
   methods?: Iterable<HttpMethod | Lowercase<HttpMethod>> | undefined;
   /** The statuses retried. Default 408, 429, 500, 502, 503, 504. */
   statusCodes?: Iterable<number> | undefined;
-  /** The base of the exponential backoff, in seconds. Default 0.5. */
-  backoff?: number | undefined;
-  /** The cap of one backoff wait, in seconds. Default 30. */
-  maxBackoff?: number | undefined;
+  /** The base of the exponential backoff, in seconds or with its unit (`"200ms"`). Default 0.5. */
+  backoff?: number | Duration | undefined;
+  /** The cap of one backoff wait, in seconds or with its unit. Default 30. */
+  maxBackoff?: number | Duration | undefined;
   /**
    * A `Retry-After`, or a rate-limit reset (`RateLimit`, `RateLimit-Reset`,
    * `X-RateLimit-Reset` of a 429 or 503), longer than this (seconds) stops
    * retrying and returns the response. Default 60.
    */
-  maxRetryAfter?: number | undefined;
+  maxRetryAfter?: number | Duration | undefined;
   /**
    * Decides each retry in place of the policy's rule: called when a response
    * or an exception of the library could be retried (retries are left, the
@@ -301,9 +302,16 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
       ? base.methods
       : new Set([...options.methods].map(parseMethod)),
     statusCodes,
-    backoff: validateSeconds("backoff", options.backoff ?? base.backoff),
-    maxBackoff: validateSeconds("maxBackoff", options.maxBackoff ?? base.maxBackoff),
-    maxRetryAfter: validateSeconds("maxRetryAfter", options.maxRetryAfter ?? base.maxRetryAfter),
+    // The base's waits are in seconds already: one past an hour was given with its unit.
+    backoff: options.backoff === undefined
+      ? base.backoff
+      : validateSeconds("backoff", options.backoff),
+    maxBackoff: options.maxBackoff === undefined
+      ? base.maxBackoff
+      : validateSeconds("maxBackoff", options.maxBackoff),
+    maxRetryAfter: options.maxRetryAfter === undefined
+      ? base.maxRetryAfter
+      : validateSeconds("maxRetryAfter", options.maxRetryAfter),
     shouldRetry: "shouldRetry" in options ? options.shouldRetry : base.shouldRetry,
     sleep: options.sleep ?? base.sleep,
     random: options.random ?? base.random,
@@ -434,37 +442,40 @@ export class HttpClientConfigBuilder {
 
   /**
    * Sets the timeout of one attempt, in seconds (default 30; a finite number
-   * above 0, or `null` for none): from the auth hook's token fetch (or
+   * above 0 up to 3,600, a string with its unit such as `"250ms"` or `"2m"`,
+   * or `null` for none): from the auth hook's token fetch (or
    * refresh) for it to the last byte of a buffered response, or to the head
    * of a streamed one. An attempt that runs out of it fails with
    * `TimeoutException`, even while it waits for a token; the call may then
    * be retried.
    */
-  withTimeout(seconds: number | null): this {
+  withTimeout(seconds: number | Duration | null): this {
     this.#config.timeout = validateNullableTimeout("timeout", seconds);
     return this;
   }
 
   /**
    * Sets the read timeout of streamed responses, in seconds (default 30; a
-   * finite number above 0, or `null` for none): the longest wait for the
+   * finite number above 0 up to 3,600, a string with its unit such as
+   * `"5s"`, or `null` for none): the longest wait for the
    * next chunk of a body read as a stream. Buffered responses are covered by
    * {@linkcode withTimeout} instead.
    */
-  withReadTimeout(seconds: number | null): this {
+  withReadTimeout(seconds: number | Duration | null): this {
     this.#config.readTimeout = validateNullableTimeout("readTimeout", seconds);
     return this;
   }
 
   /**
-   * Sets the timeout of a whole call, in seconds (default `null`: none):
+   * Sets the timeout of a whole call, in seconds or with its unit (`"2m"`;
+   * default `null`: none):
    * every attempt, retry wait and token fetch, up to the response the call
    * resolves to. A retry wait that would end past it fails the call at
    * once, without waiting. A call that runs out of it fails with a
    * `TimeoutException` whose message names `totalTimeout`; it is not
    * retried.
    */
-  withTotalTimeout(seconds: number | null): this {
+  withTotalTimeout(seconds: number | Duration | null): this {
     this.#config.totalTimeout = validateNullableTimeout("totalTimeout", seconds);
     return this;
   }

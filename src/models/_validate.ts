@@ -1,6 +1,8 @@
 // Checks shared by the request model, the client configuration and toCurl,
 // so the same bad input gets the same TypeError wherever it enters.
 
+import { durationSeconds } from "./duration.ts";
+
 /** RFC 9110 token characters: the only ones allowed in a header name. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -76,8 +78,12 @@ export function validateHeaders(field: string, headers: unknown): Record<string,
   return headers as Record<string, string>;
 }
 
-/** A timeout in seconds: a finite number above zero. */
-export function validateTimeout(field: string, value: unknown): number {
+/**
+ * A timeout in seconds: a finite number above zero, or a duration string
+ * (`"250ms"`); a plain number above 3,600 is refused (see `durationSeconds`).
+ */
+export function validateTimeout(field: string, given: unknown): number {
+  const value = durationSeconds(field, given, "a finite number of seconds above 0");
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     // A number, boolean, null or undefined as it is; anything else by its type, secret-free.
     const got = typeof value === "number" || typeof value === "boolean" || value == null
@@ -92,7 +98,8 @@ export function validateTimeout(field: string, value: unknown): number {
 
 /**
  * A timeout that can be turned off: `null`, or a finite number of seconds
- * above zero (TypeError otherwise, as {@linkcode validateTimeout}).
+ * above zero or a duration string (TypeError otherwise, as
+ * {@linkcode validateTimeout}).
  */
 export function validateNullableTimeout(field: string, value: unknown): number | null {
   return value === null ? null : validateTimeout(field, value);
@@ -106,8 +113,13 @@ export function validateCount(field: string, value: number): number {
   return value;
 }
 
-/** A wait or margin in seconds: a finite number, 0 or more; RangeError otherwise. */
-export function validateSeconds(field: string, value: number): number {
+/**
+ * A wait or margin in seconds: a finite number, 0 or more (RangeError
+ * otherwise), or a duration string; a plain number above 3,600 is a
+ * TypeError (see `durationSeconds`).
+ */
+export function validateSeconds(field: string, given: unknown): number {
+  const value = durationSeconds(field, given, "a finite number of seconds, 0 or more");
   if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
     throw new RangeError(
       `Invalid ${field}: expected a finite number of seconds, 0 or more, got ${value}`,

@@ -23,6 +23,7 @@ import {
   validateUrlText,
   validateUsername,
 } from "./_validate.ts";
+import type { Duration } from "./duration.ts";
 import type { FileValue, FormValue, QueryScalar, QueryValue } from "../http/url.ts";
 import { describeRawBody, type RequestBody } from "../http/raw_body.ts";
 import { type JsonStyle, serializeJson } from "../json/serialize_json.ts";
@@ -108,10 +109,11 @@ export interface HttpRequestInit {
    */
   body?: RequestBody | undefined;
   /**
-   * The timeout of one attempt in seconds, overriding the client's for this
-   * request: `null` turns it off, `undefined` (not given) keeps the client's.
+   * The timeout of one attempt in seconds or with its unit (`"250ms"`),
+   * overriding the client's for this request: `null` turns it off,
+   * `undefined` (not given) keeps the client's.
    */
-  timeout?: number | null | undefined;
+  timeout?: number | Duration | null | undefined;
   /** Basic credentials: `[username, password]`. */
   auth?: readonly [username: string, password: string] | undefined;
 }
@@ -404,7 +406,12 @@ export class HttpRequest implements HttpRequestFields {
       : from !== undefined && jsonData === from.jsonData && style === from.#jsonStyle
       ? from.#jsonText
       : serializeJson(jsonData, "jsonData", style);
-    if (timeout !== undefined) this.timeout = validateNullableTimeout("timeout", timeout);
+    if (timeout !== undefined) {
+      // A copy's timeout is in seconds already: one past an hour was given with its unit.
+      this.timeout = timeout === from?.timeout
+        ? timeout
+        : validateNullableTimeout("timeout", timeout);
+    }
     if (auth !== undefined) this.auth = auth === from?.auth ? auth : Object.freeze(checkAuth(auth));
     Object.freeze(this);
   }

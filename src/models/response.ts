@@ -3,7 +3,8 @@
 // response names them and they name it, so they are here, not in
 // ../errors.ts, which stays below the models. Also: the unread body a
 // streamed response holds (made by the send path), and json(schema) with
-// the Standard Schema interface as types only (no validator library needed).
+// the Standard Schema interface as types only (no validator library needed),
+// and the typed streams of lines(schema) and events(schema).
 
 import {
   describeCall,
@@ -206,14 +207,7 @@ function validateSync(
   schema: unknown,
   value: () => unknown,
 ): { issues?: readonly StandardSchemaIssue[]; value?: unknown } {
-  const validator = (schema as Partial<StandardSchemaV1> | null | undefined)?.["~standard"];
-  if (validator?.version !== 1 || typeof validator.validate !== "function") {
-    throw new TypeError(
-      `Invalid schema: expected a Standard Schema validator (version 1 under "~standard"), got ${
-        describeType(schema)
-      }`,
-    );
-  }
+  const validator = standardValidator(schema);
   const result = validator.validate(value());
   if (typeof (result as Partial<PromiseLike<unknown>>).then === "function") {
     // Nobody awaits it: its rejection must not go unhandled.
@@ -223,6 +217,19 @@ function validateSync(
     );
   }
   return result as { issues?: readonly StandardSchemaIssue[]; value?: unknown };
+}
+
+/** The `~standard` part of `schema`, a Standard Schema validator; a TypeError naming what it is otherwise. */
+function standardValidator(schema: unknown): StandardSchemaV1["~standard"] {
+  const validator = (schema as Partial<StandardSchemaV1> | null | undefined)?.["~standard"];
+  if (validator?.version !== 1 || typeof validator.validate !== "function") {
+    throw new TypeError(
+      `Invalid schema: expected a Standard Schema validator (version 1 under "~standard"), got ${
+        describeType(schema)
+      }`,
+    );
+  }
+  return validator;
 }
 
 /** `2 issues: user.email, items[0].id`: the count, and the first paths (never the values). */
@@ -727,9 +734,44 @@ export class HttpResponse {
    * 2xx: the error's `response` is this one, its body not taken (read or
    * cancel it).
    */
-  lines(): AsyncGenerator<string> {
+  lines(): AsyncGenerator<string>;
+  /**
+   * The body's lines as JSON values checked by a Standard Schema validator
+   * (NDJSON, JSON Lines), typed from the schema's output; blank lines are
+   * passed over. A line that is not JSON or does not match fails the loop
+   * with {@linkcode ResponseParseException} naming its index (from 0, blank
+   * lines counted) and carrying the issues, unless `onInvalid: "skip"`.
+   * The validator may be asynchronous.
+   *
+   * @throws {EventStreamException} At the call, for a status other than 2xx.
+   * @throws {TypeError} At the call, for bad options.
+   *
+   * @example Read NDJSON, typed
+   * ```ts
+   * import { createClient } from "@fetchline/fetchline";
+   * import { z } from "zod";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = Deno.serve(
+   *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+   *   () => new Response('{"id": 1}\n{"id": 2}\n'),
+   * );
+   * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+   * await using response = await client.stream("GET", "/items");
+   * const ids: number[] = [];
+   * for await (const item of response.lines({ schema: z.object({ id: z.number() }) })) {
+   *   ids.push(item.id);
+   * }
+   * assert.deepEqual(ids, [1, 2]);
+   * ```
+   */
+  lines<S extends StandardSchemaV1>(options: TypedLinesOptions<S>): AsyncGenerator<SchemaOutput<S>>;
+  lines(options?: TypedLinesOptions<StandardSchemaV1>): AsyncGenerator<unknown> {
+    const typed = options === undefined ? undefined : typedStreamOptions(options, LINES_KEYS);
     checkTextStream(this, "Line stream");
-    return lines(this.body, charsetOf(this), lineLimit(this));
+    const source = lines(this.body, charsetOf(this), lineLimit(this));
+    if (typed === undefined) return source;
+    return typedItems(this, source, "Line", typed, (line) => line, (_line, value) => value);
   }
 
   /**
@@ -742,9 +784,59 @@ export class HttpResponse {
    * 204, which yields nothing). The error's
    * `response` is this one, its body not taken (read or cancel it).
    */
-  events(): AsyncGenerator<ServerSentEvent> {
+  events(options?: EventsOptions): AsyncGenerator<ServerSentEvent>;
+  /**
+   * The body's Server-Sent Events with their `data` parsed as JSON and
+   * checked by a Standard Schema validator, typed from the schema's
+   * output. `until` is asked first about each event as received: true ends
+   * the loop (an LLM's `data: [DONE]`) and cancels the rest of the body. An
+   * event whose data is not JSON or does not match fails the loop with
+   * {@linkcode ResponseParseException} naming its index (from 0) and
+   * carrying the issues, unless `onInvalid: "skip"`. The validator may be
+   * asynchronous.
+   *
+   * @throws {EventStreamException} At the call, as `events()` does.
+   * @throws {TypeError} At the call, for bad options.
+   *
+   * @example Stream an LLM answer until `[DONE]`
+   * ```ts
+   * import { createClient } from "@fetchline/fetchline";
+   * import { z } from "zod";
+   * import assert from "node:assert/strict";
+   *
+   * const chunks = 'data: {"delta": "Hel"}\n\ndata: {"delta": "lo"}\n\ndata: [DONE]\n\n';
+   * await using server = Deno.serve(
+   *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+   *   () => new Response(chunks, { headers: { "content-type": "text/event-stream" } }),
+   * );
+   * await using client = createClient(`http://127.0.0.1:${server.addr.port}`);
+   * await using response = await client.stream("POST", "/chat", { jsonData: { prompt: "Hi" } });
+   * const Chunk = z.object({ delta: z.string() });
+   * let answer = "";
+   * for await (const event of response.events({ schema: Chunk, until: (e) => e.data === "[DONE]" })) {
+   *   answer += event.data.delta;
+   * }
+   * assert.equal(answer, "Hello");
+   * ```
+   */
+  events<S extends StandardSchemaV1>(
+    options: TypedEventsOptions<S>,
+  ): AsyncGenerator<TypedServerSentEvent<SchemaOutput<S>>>;
+  events(
+    options?: EventsOptions | TypedEventsOptions<StandardSchemaV1>,
+  ): AsyncGenerator<ServerSentEvent | TypedServerSentEvent<unknown>> {
+    const typed = options === undefined ? undefined : typedStreamOptions(options, EVENTS_KEYS);
     checkTextStream(this, "Event stream");
-    return events(this.body, lineLimit(this));
+    const source = events(this.body, lineLimit(this));
+    if (typed === undefined) return source;
+    return typedItems(
+      this,
+      source,
+      "Event",
+      typed,
+      (event) => event.data,
+      (event, data) => ({ ...event, data }),
+    );
   }
 
   /** Cancels an unread streamed body at the end of an `await using` block. */
@@ -782,6 +874,197 @@ export class HttpResponse {
    */
   toJSON(): Record<string, unknown> {
     return jsonView(this);
+  }
+}
+
+/** The output type of a Standard Schema validator `S`: what a typed read yields. */
+export type SchemaOutput<S extends StandardSchemaV1> = NonNullable<
+  S["~standard"]["types"]
+>["output"];
+
+/**
+ * Options of {@linkcode HttpResponse.events} without a schema: the events
+ * as received, until `until` says so.
+ *
+ * @example End at a sentinel
+ * ```ts
+ * import type { EventsOptions } from "@fetchline/fetchline";
+ *
+ * const options: EventsOptions = { until: (event) => event.data === "[DONE]" };
+ * ```
+ */
+export interface EventsOptions {
+  /** Asked about each event as received: true ends the loop (the event is not yielded). */
+  until?: ((event: ServerSentEvent) => boolean) | undefined;
+}
+
+/**
+ * Options of a typed {@linkcode HttpResponse.lines}: the schema each line's
+ * JSON value must match, and what to do with one that does not.
+ *
+ * @example NDJSON of numbers
+ * ```ts
+ * import type { StandardSchemaV1, TypedLinesOptions } from "@fetchline/fetchline";
+ *
+ * const schema: StandardSchemaV1<unknown, number> = {
+ *   "~standard": {
+ *     version: 1,
+ *     vendor: "example",
+ *     validate: (value) =>
+ *       typeof value === "number" ? { value } : { issues: [{ message: "Expected a number" }] },
+ *   },
+ * };
+ * const options: TypedLinesOptions<typeof schema> = { schema, onInvalid: "skip" };
+ * ```
+ */
+export interface TypedLinesOptions<S extends StandardSchemaV1> {
+  /** A Standard Schema validator (zod, valibot, arktype…) of each line's JSON value. */
+  schema: S;
+  /**
+   * `"throw"` (default): a line that is not JSON or does not match fails
+   * the loop with a `ResponseParseException`; `"skip"`: it is passed over.
+   */
+  onInvalid?: "throw" | "skip" | undefined;
+}
+
+/**
+ * Options of a typed {@linkcode HttpResponse.events}: the schema each
+ * event's JSON `data` must match, when to stop, and what to do with an event
+ * that does not match.
+ *
+ * @example An LLM's chunks, ending at `[DONE]`
+ * ```ts
+ * import type { StandardSchemaV1, TypedEventsOptions } from "@fetchline/fetchline";
+ *
+ * import { z } from "zod";
+ *
+ * const schema = z.object({ delta: z.string() });
+ * const options: TypedEventsOptions<typeof schema> = {
+ *   schema,
+ *   until: (event) => event.data === "[DONE]",
+ * };
+ * ```
+ */
+export interface TypedEventsOptions<S extends StandardSchemaV1> extends TypedLinesOptions<S> {
+  /**
+   * Asked about each event as received, before its data is parsed: true
+   * ends the loop (the event is not yielded) and cancels the rest of the body.
+   */
+  until?: ((event: ServerSentEvent) => boolean) | undefined;
+}
+
+/**
+ * A Server-Sent Event whose `data` was parsed as JSON and checked by a
+ * schema: what a typed {@linkcode HttpResponse.events} yields.
+ *
+ * @example
+ * ```ts
+ * import type { TypedServerSentEvent } from "@fetchline/fetchline";
+ *
+ * const event: TypedServerSentEvent<{ delta: string }> = {
+ *   event: "message",
+ *   data: { delta: "Hi" },
+ *   id: "",
+ *   retry: undefined,
+ * };
+ * ```
+ */
+export interface TypedServerSentEvent<T> extends Omit<ServerSentEvent, "data"> {
+  /** The event's `data`, parsed as JSON and checked: the schema's output. */
+  readonly data: T;
+}
+
+const LINES_KEYS = keysOf<TypedLinesOptions<StandardSchemaV1>>({ schema: true, onInvalid: true });
+const EVENTS_KEYS = keysOf<TypedEventsOptions<StandardSchemaV1>>({
+  schema: true,
+  onInvalid: true,
+  until: true,
+});
+
+/** The most issues a stream's item failure carries: an item is one of many, its issues a sample. */
+const ITEM_ISSUES_KEPT = 20;
+
+/** Typed-stream options, checked (a TypeError naming the field otherwise). */
+interface TypedStream {
+  readonly validator: StandardSchemaV1["~standard"] | undefined;
+  readonly skip: boolean;
+  readonly until: ((event: ServerSentEvent) => boolean) | undefined;
+}
+
+function typedStreamOptions(options: unknown, known: ReadonlySet<string>): TypedStream {
+  checkKnownKeys("options", options, known);
+  const { schema, onInvalid = "throw", until } = options as Partial<
+    TypedEventsOptions<StandardSchemaV1>
+  >;
+  if (onInvalid !== "throw" && onInvalid !== "skip") {
+    throw new TypeError(
+      `Invalid onInvalid: expected "throw" or "skip", got ${
+        typeof onInvalid === "string" ? JSON.stringify(onInvalid) : describeType(onInvalid)
+      }`,
+    );
+  }
+  if (until !== undefined && typeof until !== "function") {
+    throw new TypeError(`Invalid until: expected a function, got ${describeType(until)}`);
+  }
+  // A schema is needed to read lines as JSON; events without one are the events as received.
+  const validator = schema === undefined && known === EVENTS_KEYS
+    ? undefined
+    : standardValidator(schema);
+  if (validator === undefined && onInvalid !== "throw") {
+    throw new TypeError("Invalid onInvalid: it needs a schema");
+  }
+  return { validator, skip: onInvalid === "skip", until };
+}
+
+/**
+ * The items of `source` up to `until`, each one's text (`textOf`) parsed as
+ * JSON and validated, as `typed` makes it (`withValue`). A blank line is
+ * passed over. An item that fails is a {@linkcode ResponseParseException}
+ * naming its index and `kind`, or passed over when `typed.skip`. Leaving the
+ * loop (the caller's `break`, `until`, a failure) closes `source`, which
+ * cancels the rest of the body.
+ */
+async function* typedItems<Item, Typed>(
+  response: HttpResponse,
+  source: AsyncGenerator<Item>,
+  kind: "Line" | "Event",
+  typed: TypedStream,
+  textOf: (item: Item) => string,
+  withValue: (item: Item, value: unknown) => Typed,
+): AsyncGenerator<Item | Typed> {
+  const { validator, skip, until } = typed;
+  let index = -1;
+  for await (const item of source) {
+    index++;
+    if (until !== undefined && until(item as unknown as ServerSentEvent)) return;
+    if (validator === undefined) {
+      yield item;
+      continue;
+    }
+    const text = textOf(item);
+    if (kind === "Line" && text.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (cause) {
+      if (skip) continue;
+      // The parser's message quotes the item, which no view shows: the cause is shown by its class only.
+      const message = `${kind} at index ${index} of the stream is not valid JSON: ${
+        where(response)
+      }`;
+      throw hideCauseText(new ResponseParseException(message, { response, cause }));
+    }
+    const result = await validator.validate(value);
+    if (result.issues !== undefined) {
+      if (skip) continue;
+      throw new ResponseParseException(
+        `${kind} at index ${index} of the stream does not match the schema (${
+          describeIssues(result.issues)
+        }): ${where(response)}`,
+        { response, issues: result.issues.slice(0, ITEM_ISSUES_KEPT) },
+      );
+    }
+    yield withValue(item, result.value);
   }
 }
 

@@ -22,6 +22,7 @@ import {
   validateNullableTimeout,
   validateSeconds,
 } from "../models/_validate.ts";
+import type { Duration } from "../models/duration.ts";
 import { startWait } from "../waits.ts";
 import type { CallOptions } from "../client/call.ts";
 import { closedSignalOf, HttpClient } from "../client/client.ts";
@@ -276,11 +277,15 @@ export class EventStream implements AsyncIterable<ServerSentEvent>, AsyncDisposa
   #callOptions(): CallOptions {
     const { readTimeout, totalTimeout } = this.#settings;
     const options: CallOptions = { stream: true, signal: this.#stop.signal };
-    if (readTimeout !== undefined) options.readTimeout = readTimeout;
+    // In ms with its unit, as the total below: a read timeout given as "2h" is 7,200 s.
+    if (readTimeout !== undefined) {
+      options.readTimeout = readTimeout === null ? null : `${readTimeout * 1000}ms`;
+    }
     if (totalTimeout !== null) {
       // What is left of the reader's life bounds the head, retries included.
-      const left = (this.#deadline - performance.now()) / 1000;
-      options.totalTimeout = Math.max(left, 0.001);
+      // In ms with its unit: what is left of a reader's life may be past an hour.
+      const left = this.#deadline - performance.now();
+      options.totalTimeout = `${Math.max(left, 1)}ms`;
     }
     return options;
   }
@@ -335,23 +340,23 @@ export interface EventStreamOptions
     Pick<HttpRequestInit, "headers" | "params" | "timeout" | "auth">,
     Pick<CallOptions, "signal" | "readTimeout"> {
   /**
-   * The longest the reader lives, in seconds, every connection and wait
+   * The longest the reader lives, in seconds or with its unit (`"10m"`), every connection and wait
    * included (`null` or absent: no limit); then the loop throws a
    * {@linkcode TimeoutException} naming `totalTimeout`. Each connection's
    * head is bounded by what is left of it. Absent, the client's total
    * timeout bounds each connection's head alone, as for `stream()`.
    */
-  totalTimeout?: number | null | undefined;
+  totalTimeout?: number | Duration | null | undefined;
   /**
    * Where to resume: sent as `Last-Event-ID` on the first connection, as
    * if the last event received had this ID (`""` or absent: none).
    */
   lastEventId?: string | undefined;
   /**
-   * The reconnection time in seconds (default 3, as browsers have it),
+   * The reconnection time in seconds or with its unit (`"500ms"`; default 3, as browsers have it),
    * until the server sets its own with a `retry` field, which wins.
    */
-  retryDelay?: number | undefined;
+  retryDelay?: number | Duration | undefined;
   /**
    * The most reconnections in a row without an event received (default 10;
    * `Infinity` reconnects for ever, as EventSource does; 0 never

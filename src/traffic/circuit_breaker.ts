@@ -7,6 +7,7 @@ import { whenAborted } from "../waits.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
+import { type Duration, durationSeconds } from "../models/duration.ts";
 import { ConnectionException, describeCall, endedByCaller, TimeoutException } from "../errors.ts";
 import { originOf } from "../http/url.ts";
 import { CircuitOpenException } from "./errors.ts";
@@ -17,10 +18,13 @@ export interface CircuitBreakerOptions {
   failureRatio?: number | undefined;
   /** The fewest calls in the window before the ratio counts: a whole number from 1. Default 20. */
   minimumCalls?: number | undefined;
-  /** How far back calls count, in seconds (in tenths of it: a call counts 0.9 to 1 window long). Default 30. */
-  windowSeconds?: number | undefined;
-  /** How long an opened circuit fails calls at once before its probe, in seconds. Default 30. */
-  openSeconds?: number | undefined;
+  /**
+   * How far back calls count, in seconds or with its unit (`"1m"`); in
+   * tenths of it: a call counts 0.9 to 1 window long. Default 30.
+   */
+  windowSeconds?: number | Duration | undefined;
+  /** How long an opened circuit fails calls at once before its probe, in seconds or with its unit. Default 30. */
+  openSeconds?: number | Duration | undefined;
 }
 
 const OPTION_KEYS = keysOf<CircuitBreakerOptions>({
@@ -153,7 +157,11 @@ class Circuit {
  */
 export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBreaker {
   checkKnownKeys("circuitBreaker options", options, OPTION_KEYS);
-  const { failureRatio = 0.5, minimumCalls = 20, windowSeconds = 30, openSeconds = 30 } = options;
+  const { failureRatio = 0.5, minimumCalls = 20 } = options;
+  // `null` is refused, not taken for the default.
+  const { windowSeconds: window = 30, openSeconds: open = 30 } = options;
+  const windowSeconds = durationSeconds("windowSeconds", window, EXPECTED.seconds);
+  const openSeconds = durationSeconds("openSeconds", open, EXPECTED.seconds);
   checked("failureRatio", failureRatio, "ratio");
   checked("minimumCalls", minimumCalls, "count");
   checked("windowSeconds", windowSeconds, "seconds");
@@ -168,7 +176,11 @@ const EXPECTED = {
 };
 
 /** Throws a TypeError naming `field` unless `value` is what `kind` expects. */
-function checked(field: string, value: unknown, kind: keyof typeof EXPECTED): void {
+function checked(
+  field: string,
+  value: unknown,
+  kind: keyof typeof EXPECTED,
+): asserts value is number {
   const valid = typeof value === "number" && value > 0 && Number.isFinite(value) &&
     (kind !== "ratio" || value <= 1) && (kind !== "count" || Number.isSafeInteger(value));
   if (valid) return;

@@ -14,6 +14,7 @@ import {
   validatePositive,
   validateTimeout,
 } from "../models/_validate.ts";
+import type { Duration } from "../models/duration.ts";
 import { describeError } from "../masking/views.ts";
 import { headerValue } from "../http/headers.ts";
 import { originOf } from "../http/url.ts";
@@ -24,8 +25,8 @@ import { answerWithin, startWait, whenAborted } from "../waits.ts";
 export interface RateLimitOptions {
   /** How many calls `perSeconds` allows: a positive integer. */
   requests: number;
-  /** The window of `requests`, in seconds: a positive number. */
-  perSeconds: number;
+  /** The window of `requests`, in seconds (a positive number) or with its unit (`"1m"`). */
+  perSeconds: number | Duration;
   /** The most calls sent at once after a quiet spell: a positive integer. Default `requests`. */
   burst?: number | undefined;
   /**
@@ -42,10 +43,11 @@ export interface RateLimitOptions {
   /** Where the buckets are kept. Default: a {@linkcode MemoryRateLimitStore} of this limit's own. */
   store?: RateLimitStore | undefined;
   /**
-   * The longest wait for the store's answer, in seconds (default 1): a
-   * store that answers later, or fails, lets the call through.
+   * The longest wait for the store's answer, in seconds or with its unit
+   * (default 1): a store that answers later, or fails, lets the call
+   * through.
    */
-  storeTimeout?: number | undefined;
+  storeTimeout?: number | Duration | undefined;
   /**
    * `false`: a conditional request (`If-None-Match` or `If-Modified-Since`)
    * answered 304 gives its token back, as GitHub's API leaves such requests

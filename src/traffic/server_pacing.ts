@@ -6,6 +6,7 @@ import type { Exchange, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
+import { type Duration, durationSeconds } from "../models/duration.ts";
 import { describeCall, HttpClientException } from "../errors.ts";
 import { originOf } from "../http/url.ts";
 import { RateLimitedException } from "./errors.ts";
@@ -15,12 +16,13 @@ import { startWait, whenAborted } from "../waits.ts";
 /** Options of {@linkcode serverPacing}. */
 export interface ServerPacingOptions {
   /**
-   * The longest a call waits for its origin's reset, in seconds: a longer
+   * The longest a call waits for its origin's reset, in seconds or with its
+   * unit (`"2m"`): a longer
    * wait fails the call at once with a `RateLimitedException`. Default 60
    * (the default `withRetry({ maxRetryAfter })`); 0: a paused origin's
    * calls never wait, they fail at once.
    */
-  maxWaitSeconds?: number | undefined;
+  maxWaitSeconds?: number | Duration | undefined;
 }
 
 const OPTION_KEYS = keysOf<ServerPacingOptions>({ maxWaitSeconds: true });
@@ -118,7 +120,13 @@ interface Pause {
  */
 export function serverPacing(options: ServerPacingOptions = {}): ServerPacing {
   checkKnownKeys("serverPacing options", options, OPTION_KEYS);
-  const { maxWaitSeconds = 60 } = options;
+  // `null` is refused, not taken for the default.
+  const { maxWaitSeconds: given = 60 } = options;
+  const maxWaitSeconds = durationSeconds(
+    "maxWaitSeconds",
+    given,
+    "a finite number of seconds, 0 or more",
+  );
   if (typeof maxWaitSeconds !== "number" || !(maxWaitSeconds >= 0) || maxWaitSeconds === Infinity) {
     throw new TypeError(
       `Invalid maxWaitSeconds: expected a finite number of seconds, 0 or more, got ${

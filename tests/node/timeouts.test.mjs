@@ -144,10 +144,23 @@ test("bad timeouts are a TypeError naming the field", async (t) => {
   const server = await fixture(t);
   const http = client(t, server, (b) => b);
   for (
-    const [value, shown] of [[-1, "-1"], [NaN, "NaN"], [Infinity, "Infinity"], ["5", "string"]]
+    const [value, shown] of [
+      [-1, ", got -1"],
+      [NaN, ", got NaN"],
+      [Infinity, ", got Infinity"],
+      // A string is a duration with its unit; "5" has none.
+      ["5", ', or a string with its unit \\("250ms", "5s", "2m", "1h"\\), got "5"'],
+      [5000, '5000 seconds is 83 minutes; write "5000ms", or "83m" if that is meant'],
+    ]
   ) {
     const message = (field) =>
-      new RegExp(`^Invalid ${field}: expected a finite number of seconds above 0, got ${shown}$`);
+      new RegExp(
+        `^Invalid ${field}: ${
+          Number.isFinite(value) && value > 3600
+            ? ""
+            : "expected a finite number of seconds above 0"
+        }${shown}$`,
+      );
     assert.throws(() => new HttpClientConfigBuilder().withTimeout(value), {
       name: "TypeError",
       message: message("timeout"),

@@ -109,6 +109,28 @@ export default function ({ lib, fixture, runtime, assert }) {
     run,
   });
 
+  /** A Standard Schema validator of `{ n: number }`, written by hand: no validator library on every runtime. */
+  const Numbered = {
+    "~standard": {
+      version: 1,
+      vendor: "test",
+      validate: (value) =>
+        typeof value?.n === "number"
+          ? { value: { n: value.n } }
+          : { issues: [{ message: "Expected a number", path: ["n"] }] },
+    },
+  };
+
+  /** Streams `pieces` through a held body of `type`, written after the head; the body stays open when `open`. */
+  async function streamed(http, type, pieces, open = false) {
+    const body = held(type);
+    const streaming = http.stream("GET", body.path);
+    await body.headSent();
+    for (const piece of pieces) await body.write(piece);
+    if (!open) await body.end();
+    return { response: await within(streaming, 5000, "the head"), body };
+  }
+
   const expected = Uint8Array.from({ length: SIZE }, (_, i) => i % 251);
 
   return {
@@ -153,6 +175,67 @@ export default function ({ lib, fixture, runtime, assert }) {
           assert.equal((await within(reader.read(), 5000, "the end")).done, true);
         }),
     },
+    "events({ schema, until }) yields each event's data parsed and checked, and the sentinel ends the loop and the body":
+      () =>
+        withClient(undefined, async (http) => {
+          const { response, body } = await streamed(http, "text/event-stream", [
+            'data: {"n": 1, "extra": true}\n\n',
+            'id: 7\ndata: {"n": 2}\n\n',
+            "data: [DONE]\n\n",
+          ], true);
+          const events = await within(
+            collect(
+              response.events({ schema: Numbered, until: (event) => event.data === "[DONE]" }),
+            ),
+            5000,
+            "the events",
+          );
+          assert.deepEqual(events.map((event) => [event.data, event.id]), [[{ n: 1 }, ""], [
+            { n: 2 },
+            "7",
+          ]]);
+          await body.cancelled();
+        }),
+    "lines({ schema }) reads NDJSON; a line that does not match is a ResponseParseException naming its index":
+      () =>
+        withClient(undefined, async (http) => {
+          const { response } = await streamed(http, "application/x-ndjson", [
+            '{"n": 1}\n\n{"n": 2}\n',
+            '{"n": "three"}\n{"n": 4}\n',
+          ]);
+          const seen = [];
+          const error = await within(
+            (async () => {
+              try {
+                for await (const item of response.lines({ schema: Numbered })) seen.push(item.n);
+              } catch (error) {
+                return error;
+              }
+            })(),
+            5000,
+            "the lines",
+          );
+          assert.deepEqual(seen, [1, 2]);
+          assert.ok(error instanceof lib.ResponseParseException, `got ${error}`);
+          assert.match(
+            error.message,
+            /^Line at index 3 of the stream does not match the schema \(1 issue: n\)/,
+          );
+          assert.deepEqual(error.issues, [{ message: "Expected a number", path: ["n"] }]);
+        }),
+    'lines({ schema, onInvalid: "skip" }) passes over lines that are not JSON or do not match':
+      () =>
+        withClient(undefined, async (http) => {
+          const { response } = await streamed(http, "application/x-ndjson", [
+            '{"n": 1}\nnot json\n{"n": "x"}\n{"n": 4}',
+          ]);
+          const items = await within(
+            collect(response.lines({ schema: Numbered, onInvalid: "skip" })),
+            5000,
+            "the lines",
+          );
+          assert.deepEqual(items, [{ n: 1 }, { n: 4 }]);
+        }),
     "request(request, { stream: true }) streams; the body is readable once": () =>
       withClient(undefined, async (http) => {
         const request = new lib.HttpRequest("GET", `${fixture.url}/streams/bytes?size=1000`);

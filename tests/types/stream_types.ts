@@ -10,7 +10,9 @@ import {
   HttpRequest,
   HttpResponse,
   type ServerSentEvent,
+  type StandardSchemaV1,
   type StreamedHttpResponse,
+  type TypedServerSentEvent,
 } from "../../mod.ts";
 
 /** A function that takes a buffered response. */
@@ -103,4 +105,37 @@ export function jsonStyles(): void {
   new HttpClientConfigBuilder().withJsonStyle("compact").withJsonStyle("python");
   // @ts-expect-error: no other style
   new HttpClientConfigBuilder().withJsonStyle("pretty");
+}
+
+/** Typed streams yield the schema's output: `events({ schema })` its `data`, `lines({ schema })` each item. */
+export async function typedStreams(
+  streamed: StreamedHttpResponse,
+  chunk: StandardSchemaV1<unknown, { delta: string }>,
+): Promise<void> {
+  for await (const event of streamed.events({ schema: chunk, until: (e) => e.data === "[DONE]" })) {
+    const typed: TypedServerSentEvent<{ delta: string }> = event;
+    const delta: string = event.data.delta;
+    const id: string = event.id;
+    void [typed, delta, id];
+    // @ts-expect-error: the data is the schema's output, not a string
+    const text: string = event.data;
+    void text;
+  }
+  for await (const item of streamed.lines({ schema: chunk, onInvalid: "skip" })) {
+    const delta: string = item.delta;
+    void delta;
+    // @ts-expect-error: no such field in the schema's output
+    void item.missing;
+  }
+  // Without a schema, events() yields the events as received; `until` alone is allowed.
+  for await (const event of streamed.events({ until: (e) => e.data === "[DONE]" })) {
+    const data: string = event.data;
+    void data;
+  }
+  // @ts-expect-error: lines() takes no `until`
+  streamed.lines({ schema: chunk, until: () => true });
+  // @ts-expect-error: onInvalid is "throw" or "skip"
+  streamed.events({ schema: chunk, onInvalid: "drop" });
+  // @ts-expect-error: lines() with options needs a schema
+  streamed.lines({ onInvalid: "skip" });
 }
