@@ -45,7 +45,7 @@ Deno.test("README.md is at most 400 lines, its quick start within the first 60",
   assert.ok(end < 60, `the quick start's example ends at line ${end + 1}`);
   const example = lines.slice(start, end).join("\n");
   for (
-    const step of ["api.get(", "api.stream(", ".events()", "raiseForStatus()", "catch (error)"]
+    const step of ["api.get(", "api.stream(", ".events(", "raiseForStatus()", "catch (error)"]
   ) {
     assert.ok(example.includes(step), `the quick start shows ${step}`);
   }
