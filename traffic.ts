@@ -56,3 +56,10 @@ export type {
   NodeRedisScriptLike,
   RedisRateLimitStoreOptions,
 } from "./src/traffic/redis_rate_store.ts";
+export { retryBudget } from "./src/traffic/retry_budget.ts";
+export type {
+  RetryBudget,
+  RetryBudgetOptions,
+  RetryBudgetState,
+  RetryBudgetStore,
+} from "./src/traffic/retry_budget.ts";

@@ -192,6 +192,33 @@ export interface RetryOptions {
   sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
   /** A number in [0, 1) for the jitter; replace it in tests. Default `Math.random`. */
   random?: (() => number) | undefined;
+  /**
+   * A retry budget (`retryBudget()` of the traffic entry point): a retry
+   * the policy would make goes out only when the budget has room, else the
+   * call ends as if retries were spent, with
+   * `context.metadata.retryBudgetExhausted = true`. Default none.
+   */
+  budget?: RetryBudgetHook | undefined;
+}
+
+/**
+ * What the retry decision asks of a retry budget (`retryBudget()` of the
+ * traffic entry point is one): told of each call sent, asked before each
+ * retry.
+ *
+ * @example A budget that never allows a retry
+ * ```ts
+ * import { HttpClientConfigBuilder, type RetryBudgetHook } from "@fetchline/fetchline";
+ *
+ * const none: RetryBudgetHook = { sent() {}, withdraw: () => false };
+ * const config = new HttpClientConfigBuilder().withRetry({ budget: none }).build();
+ * ```
+ */
+export interface RetryBudgetHook {
+  /** Counts a call sent (its first attempt). */
+  sent(request: HttpRequest): void;
+  /** Takes one retry of `request`: true when it may go out (a promise: bounded by the budget). */
+  withdraw(request: HttpRequest): boolean | Promise<boolean>;
 }
 
 /**
@@ -247,6 +274,8 @@ export interface RetryPolicy {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The jitter source. */
   readonly random: () => number;
+  /** The retry budget, when the caller gave one. */
+  readonly budget?: RetryBudgetHook | undefined;
 }
 
 /** The defaults: 2 retries of idempotent methods on connection failures, timeouts and 408/429/5xx. */
@@ -271,6 +300,7 @@ const RETRY_OPTION_KEYS = keysOf<RetryOptions>({
   shouldRetry: true,
   sleep: true,
   random: true,
+  budget: true,
 });
 
 /**
@@ -295,6 +325,16 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
       throw new TypeError(`Invalid ${field}: expected a function`);
     }
   }
+  const { budget } = options;
+  if (
+    budget !== undefined &&
+    (typeof budget !== "object" || budget === null || typeof budget.sent !== "function" ||
+      typeof budget.withdraw !== "function")
+  ) {
+    throw new TypeError(
+      `Invalid budget: expected a retry budget (sent and withdraw), got ${describeType(budget)}`,
+    );
+  }
   return Object.freeze({
     maxRetries: validateCount("maxRetries", options.maxRetries ?? base.maxRetries),
     methods: options.methods === undefined
@@ -307,6 +347,7 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
     shouldRetry: "shouldRetry" in options ? options.shouldRetry : base.shouldRetry,
     sleep: options.sleep ?? base.sleep,
     random: options.random ?? base.random,
+    budget: "budget" in options ? budget : base.budget,
   });
 }
 
