@@ -63,3 +63,9 @@ export type {
   RetryBudgetState,
   RetryBudgetStore,
 } from "./src/traffic/retry_budget.ts";
+export { adaptiveConcurrency } from "./src/traffic/adaptive_concurrency.ts";
+export type {
+  AdaptiveConcurrencyLimit,
+  AdaptiveConcurrencyOptions,
+  AdaptiveConcurrencyState,
+} from "./src/traffic/adaptive_concurrency.ts";

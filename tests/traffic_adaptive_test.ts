@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
-import { retryBudget } from "../traffic.ts";
+import { adaptiveConcurrency, QueueFullException, retryBudget } from "../traffic.ts";
 import type { Middleware } from "../interfaces.ts";
 
 /** A server that answers 503 to everything, counting what it gets. */
@@ -144,4 +144,100 @@ Deno.test("retryBudget() and withRetry({ budget }) refuse bad input, naming the 
     () => new HttpClientConfigBuilder().withRetry({ budget: {} as never }),
     /Invalid budget/,
   );
+});
+
+/** A server that holds each request `ms` and answers 429 past `allowed` in flight. */
+function crowdedServer(allowed: number, ms: number) {
+  const counts = { requests: 0, refused: 0, inFlight: 0, most: 0 };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async () => {
+    counts.requests++;
+    if (counts.inFlight >= allowed) {
+      counts.refused++;
+      return new Response("busy", { status: 429 });
+    }
+    counts.most = Math.max(counts.most, ++counts.inFlight);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    counts.inFlight--;
+    return new Response("ok");
+  });
+  return {
+    counts,
+    origin: `http://127.0.0.1:${server.addr.port}`,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+/** Runs `workers` loops of calls for `ms`; returns the statuses. */
+async function load(http: HttpClient, workers: number, ms: number): Promise<number[]> {
+  const statuses: number[] = [];
+  const until = performance.now() + ms;
+  await Promise.all(Array.from({ length: workers }, async () => {
+    while (performance.now() < until) statuses.push((await http.get("/")).statusCode);
+  }));
+  return statuses;
+}
+
+Deno.test("adaptiveConcurrency(): the limit falls to what a server allows in flight, then few 429s", async () => {
+  await using server = crowdedServer(4, 10);
+  const limiter = adaptiveConcurrency({ initial: 32, min: 1, max: 64 });
+  await using http = client(server.origin, (b) => b.withRetry({ maxRetries: 0 }), limiter);
+  const trajectory: number[] = [];
+  const timer = setInterval(() => trajectory.push(limiter.limit(server.origin)), 20);
+  try {
+    await load(http, 32, 600);
+    const settled = server.counts.requests;
+    const refusedBefore = server.counts.refused;
+    const statuses = await load(http, 32, 1000);
+    const refused = server.counts.refused - refusedBefore;
+    assert.ok(trajectory[0]! > 8 && limiter.limit(server.origin) <= 6, `trajectory ${trajectory}`);
+    assert.ok(refused / statuses.length <= 0.05, `${refused} of ${statuses.length} refused`);
+    assert.ok(server.counts.requests > settled + 40, "calls went on at the limit");
+  } finally {
+    clearInterval(timer);
+  }
+  assert.deepEqual(limiter.state()[server.origin], {
+    limit: limiter.limit(server.origin),
+    inFlight: 0,
+    queued: 0,
+  });
+});
+
+Deno.test("adaptiveConcurrency(): the limit rises while answers hold and the limit is in use", async () => {
+  await using server = crowdedServer(1000, 2);
+  const limiter = adaptiveConcurrency({ initial: 2, min: 1, max: 12 });
+  await using http = client(server.origin, (b) => b, limiter);
+  assert.equal(limiter.limit(server.origin), 2);
+  await load(http, 16, 700);
+  // Near the top, a latency rise on a busy machine may take it down a step.
+  assert.ok(limiter.limit(server.origin) >= 6, `limit ${limiter.limit(server.origin)}`);
+  assert.ok(server.counts.most <= 12);
+});
+
+Deno.test("adaptiveConcurrency(): calls past the limit queue with concurrency()'s bounds and errors", async () => {
+  await using server = crowdedServer(1000, 50);
+  const limiter = adaptiveConcurrency({ initial: 1, min: 1, max: 1, maxQueue: 1 });
+  await using http = client(server.origin, (b) => b, limiter);
+  const first = http.get("/");
+  const second = http.get("/");
+  await assert.rejects(http.get("/"), QueueFullException);
+  assert.equal(limiter.state()[server.origin]?.queued, 1);
+  await assert.rejects(
+    http.get("/", { timeout: 0.02 }).catch((error) => {
+      throw error;
+    }),
+    QueueFullException,
+  );
+  await Promise.all([first, second]);
+  assert.equal(server.counts.most, 1);
+});
+
+Deno.test("adaptiveConcurrency() refuses bad input, naming the field", () => {
+  assert.throws(() => adaptiveConcurrency({ initial: 0 }), /Invalid initial/);
+  assert.throws(() => adaptiveConcurrency({ min: 1.5 }), /Invalid min/);
+  assert.throws(() => adaptiveConcurrency({ max: -1 }), /Invalid max/);
+  assert.throws(() => adaptiveConcurrency({ min: 4, max: 2 }), /min <= initial <= max/);
+  assert.throws(() => adaptiveConcurrency({ maxQueue: -1 }), /Invalid maxQueue/);
+  assert.throws(() => adaptiveConcurrency({ latencyTolerance: 1 }), /Invalid latencyTolerance/);
+  assert.throws(() => adaptiveConcurrency({ scope: "x" as never }), /Invalid scope/);
+  assert.throws(() => adaptiveConcurrency({ limit: 1 } as never), /limit/);
 });
