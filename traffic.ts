@@ -69,3 +69,5 @@ export type {
   AdaptiveConcurrencyOptions,
   AdaptiveConcurrencyState,
 } from "./src/traffic/adaptive_concurrency.ts";
+export { hedge } from "./src/traffic/hedge.ts";
+export type { Hedge, HedgeOptions, HedgeState } from "./src/traffic/hedge.ts";

@@ -5,7 +5,14 @@
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
-import { adaptiveConcurrency, QueueFullException, retryBudget } from "../traffic.ts";
+import {
+  adaptiveConcurrency,
+  circuitBreaker,
+  concurrency,
+  hedge,
+  QueueFullException,
+  retryBudget,
+} from "../traffic.ts";
 import type { Middleware } from "../interfaces.ts";
 
 /** A server that answers 503 to everything, counting what it gets. */
@@ -240,4 +247,138 @@ Deno.test("adaptiveConcurrency() refuses bad input, naming the field", () => {
   assert.throws(() => adaptiveConcurrency({ latencyTolerance: 1 }), /Invalid latencyTolerance/);
   assert.throws(() => adaptiveConcurrency({ scope: "x" as never }), /Invalid scope/);
   assert.throws(() => adaptiveConcurrency({ limit: 1 } as never), /limit/);
+});
+
+/**
+ * A server whose answers to the requests `slow` picks (by their number,
+ * from 0) take `slowMs`, the others `fastMs`; it records which requests
+ * were ended by the client before their answer.
+ */
+function slowServer(slow: (n: number, path: string) => boolean, slowMs: number, fastMs = 0) {
+  const counts = { requests: 0, abandoned: [] as number[], answered: [] as number[] };
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const n = counts.requests++;
+    const ms = slow(n, new URL(request.url).pathname) ? slowMs : fastMs;
+    const ended = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      request.signal.addEventListener("abort", () => (clearTimeout(timer), resolve(true)));
+    });
+    if (ended) counts.abandoned.push(n);
+    else counts.answered.push(n);
+    return new Response(`answer ${n}`);
+  });
+  return {
+    counts,
+    origin: `http://127.0.0.1:${server.addr.port}`,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+/** Waits (at most 2 s) until `done()` holds. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !done(); waited += 5) {
+    if (waited > 2000) throw new Error(`not within 2 s: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+Deno.test("hedge(): the first head wins and the slow send is cancelled on the server", async () => {
+  await using server = slowServer((n) => n === 0, 3000);
+  const hedging = hedge({ after: "30ms", maxExtra: 1 });
+  const limit = concurrency({ max: 10 });
+  await using http = client(server.origin, (b) => b, hedging, limit);
+  const started = performance.now();
+  const response = await http.get("/");
+  assert.equal(response.text, "answer 1");
+  assert.ok(performance.now() - started < 1000, "the hedge's answer came first");
+  await until(() => server.counts.abandoned.includes(0), "the loser is cancelled");
+  assert.deepEqual(server.counts.answered, [1]);
+  // Each send took a place of the concurrency after it, and gave it back.
+  assert.deepEqual(limit.state(), { inFlight: 0, queued: 0, origins: {} });
+  assert.equal(Math.round(hedging.state()[server.origin]!.won), 1, "counts decay over 10 s");
+});
+
+Deno.test("hedge(): a streamed call's winner is read whole, the loser cancelled", async () => {
+  await using server = slowServer((n) => n === 0, 3000);
+  const limit = concurrency({ max: 10 });
+  await using http = client(server.origin, (b) => b, hedge({ after: 30, maxExtra: 1 }), limit);
+  const response = await http.stream("GET", "/");
+  assert.equal((await response.read()).text, "answer 1");
+  await until(() => server.counts.abandoned.includes(0), "the loser is cancelled");
+  assert.deepEqual(limit.state(), { inFlight: 0, queued: 0, origins: {} });
+});
+
+Deno.test("hedge(): no hedge for a POST, nor past maxExtra of the calls", async () => {
+  await using server = slowServer(() => true, 40);
+  const hedging = hedge({ after: "5ms", maxExtra: 0.1 });
+  await using http = client(server.origin, (b) => b, hedging);
+  await http.post("/", { body: "x" });
+  assert.equal(server.counts.requests, 1);
+  for (let i = 0; i < 40; i++) await http.get("/");
+  const extra = server.counts.requests - 41;
+  assert.ok(extra >= 1 && extra <= 0.1 * 41 + 1, `${extra} hedges for 41 calls`);
+});
+
+Deno.test("hedge(): after p95 learns the origin's latency; a slow answer gets a hedge", async () => {
+  // /slow's first request is slow; its hedge, and every other request, fast (5 ms).
+  let slowOnes = 0;
+  await using server = slowServer((_, path) => path === "/slow" && slowOnes++ === 0, 3000, 5);
+  const hedging = hedge({ after: "p95", maxExtra: 0.5 });
+  await using http = client(server.origin, (b) => b, hedging);
+  for (let i = 0; i < 20; i++) await http.get("/");
+  assert.equal(server.counts.requests, 20, "no hedge before 20 answers");
+  for (let i = 0; i < 40; i++) await http.get("/");
+  // About 5% of answers come past the p95: a few hedges.
+  assert.ok(server.counts.requests <= 60 + 6, `${server.counts.requests - 60} hedges`);
+  const learned = hedging.state()[server.origin]!.afterMs!;
+  assert.ok(learned >= 4 && learned < 200, `p95 ${learned} ms`);
+  const started = performance.now();
+  const sent = server.counts.requests;
+  assert.equal((await http.get("/slow")).text, `answer ${sent + 1}`);
+  assert.ok(performance.now() - started < 1000);
+  await until(() => server.counts.abandoned.includes(sent), "the loser is cancelled");
+});
+
+Deno.test("hedge(): a hedge is taken from the retry budget, and the breaker counts each send", async () => {
+  await using server = slowServer(() => true, 60);
+  const budget = retryBudget({ ratio: 0, minPerSecond: 0 });
+  const breaker = circuitBreaker({ minimumCalls: 100 });
+  await using http = client(
+    server.origin,
+    (b) => b,
+    hedge({ after: "5ms", maxExtra: 1, budget }),
+    breaker,
+  );
+  await http.get("/");
+  assert.equal(server.counts.requests, 1, "the budget refused the hedge");
+  assert.equal(budget.state()[server.origin]?.refused, 1);
+  const open = retryBudget({ ratio: 0, minPerSecond: 1 });
+  await using other = client(
+    server.origin,
+    (b) => b,
+    hedge({ after: "5ms", maxExtra: 1, budget: open }),
+    breaker,
+  );
+  await other.get("/");
+  await until(() => server.counts.requests === 3, "the hedge went out");
+  assert.equal(open.state()[server.origin]?.retries, 1);
+  await until(() => breaker.state()[server.origin]?.calls === 2, "the breaker counted 2 answers");
+});
+
+Deno.test("hedge(): the call's signal ends both sends", async () => {
+  await using server = slowServer(() => true, 3000);
+  await using http = client(server.origin, (b) => b, hedge({ after: "5ms", maxExtra: 1 }));
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 60);
+  await assert.rejects(http.get("/", { signal: controller.signal }));
+  await until(() => server.counts.abandoned.length === 2, "both sends ended");
+});
+
+Deno.test("hedge() refuses bad input, naming the field", () => {
+  assert.throws(() => hedge({ after: "soon" }), /Invalid after/);
+  assert.throws(() => hedge({ after: -1 }), /Invalid after/);
+  assert.throws(() => hedge({ after: "p0" }), /Invalid after/);
+  assert.throws(() => hedge({ maxExtra: -0.1 }), /Invalid maxExtra/);
+  assert.throws(() => hedge({ budget: {} as never }), /Invalid budget/);
+  assert.throws(() => hedge({ delay: 1 } as never), /delay/);
 });

@@ -230,7 +230,9 @@ export class ExchangeRun {
     );
     const done = () => (parent.offAbort(follow), step.release());
     try {
-      const response = await untilAborted(runChain(run, request, from), step, () => run.#failure());
+      // Settled through the run, so that its links' onEnd() hear its end (a hedge's place given back).
+      const sent = run.settle(runChain(run, request, from));
+      const response = await untilAborted(sent, step, () => run.#failure());
       if (!whenBodySettled(response, done)) done();
       return response;
     } catch (error) {
