@@ -17,7 +17,7 @@ import {
   rateLimit,
   type RateLimitOptions,
   type RateLimitStore,
-  RedisRateLimitStore,
+  RedisTrafficStore,
 } from "../traffic.ts";
 import type { Middleware } from "../interfaces.ts";
 import { recordingLogger, rejectsWith, settles } from "./helpers.ts";
@@ -316,7 +316,7 @@ Deno.test("rateLimit(): a store that fails, hangs or answers garbage lets the ca
   assert.equal(server.arrivals.length, stores.length);
 });
 
-Deno.test("rateLimit() and RedisRateLimitStore refuse bad input, naming the field", () => {
+Deno.test("rateLimit() and RedisTrafficStore refuse bad input, naming the field", () => {
   const valid: RateLimitOptions = { requests: 1, perSeconds: 1 };
   const bad: [Record<string, unknown>, RegExp][] = [
     [{ requests: 0 }, /Invalid requests: expected a positive integer, got 0/],
@@ -341,18 +341,18 @@ Deno.test("rateLimit() and RedisRateLimitStore refuse bad input, naming the fiel
     assert.throws(() => rateLimit({ ...valid, ...options } as never), message);
   }
   assert.throws(() => rateLimit(undefined as never), /Invalid rateLimit options/);
-  assert.throws(() => new RedisRateLimitStore({} as never), /Invalid redis: expected a client/);
+  assert.throws(() => new RedisTrafficStore({} as never), /Invalid redis: expected a client/);
   assert.throws(
-    () => new RedisRateLimitStore({ sendCommand() {} } as never, { prefix: 5 } as never),
+    () => new RedisTrafficStore({ sendCommand() {} } as never, { prefix: 5 } as never),
     /Invalid prefix/,
   );
 });
 
-Deno.test("RedisRateLimitStore: GCRA on the server, one number a key that expires, no credential in it", async () => {
+Deno.test("RedisTrafficStore: GCRA on the server, one number a key that expires, no credential in it", async () => {
   await using redis = await startRedis();
   const connection = await createClient({ url: redis.url }).connect();
   try {
-    const store = new RedisRateLimitStore(connection);
+    const store = new RedisTrafficStore(connection);
     await connection.sendCommand(["SCRIPT", "FLUSH"]); // the first take loads the script with EVAL
     assert.deepEqual(await store.take("k", 1000, 2), { waitMs: 0, fullInMs: 1000 });
     const second = await store.take("k", 1000, 2);
@@ -417,7 +417,7 @@ async function twoProcesses(skew: boolean) {
         perSeconds: 0.2,
         scope: "client",
         key,
-        store: new RedisRateLimitStore(connection),
+        store: new RedisTrafficStore(connection),
       }),
       (builder) => builder.withTimeout(5).withRetry({ maxRetries: 0 }),
     );
@@ -446,10 +446,10 @@ async function twoProcesses(skew: boolean) {
   }
 }
 
-Deno.test("RedisRateLimitStore: two processes sharing a bucket never pass it together", async () => {
+Deno.test("RedisTrafficStore: two processes sharing a bucket never pass it together", async () => {
   await twoProcesses(false);
 });
 
-Deno.test("RedisRateLimitStore: a process whose clock is an hour behind shares the bucket rightly (the server's clock)", async () => {
+Deno.test("RedisTrafficStore: a process whose clock is an hour behind shares the bucket rightly (the server's clock)", async () => {
   await twoProcesses(true);
 });
