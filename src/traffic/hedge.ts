@@ -158,13 +158,21 @@ export function hedge(options: HedgeOptions = {}): Hedge {
   const afterMs = (origin: Origin): number | undefined =>
     typeof delay === "number" ? delay : origin.afterMs;
 
-  /** Learns a latency to the head (the first send's, or a lower bound of it when the hedge won). */
+  /**
+   * Learns a latency to the head of the first send. When its hedge won, the
+   * first send's latency is unknown, only that it passed the delay: it is
+   * learned as the delay itself (a censored sample). Learning the time the
+   * hedge's head came instead would put each hedged call above the
+   * percentile and push it up answer after answer; learning the delay keeps
+   * it where the share of answers past it is the percentile's.
+   */
   const learn = (origin: Origin, ms: number) => {
     if (typeof delay === "number") return;
     origin.latencies[origin.samples++ % SAMPLES] = ms;
     if (origin.samples >= FEWEST && origin.samples % (FEWEST / 2) === 0) {
       const kept = origin.latencies.slice(0, Math.min(origin.samples, SAMPLES)).sort();
-      origin.afterMs = kept[Math.min(kept.length - 1, Math.floor(kept.length * delay.percentile))];
+      // Nearest rank: the least latency that the percentile's share of answers do not pass.
+      origin.afterMs = kept[Math.max(0, Math.ceil(kept.length * delay.percentile) - 1)];
     }
   };
 
@@ -215,7 +223,7 @@ export function hedge(options: HedgeOptions = {}): Hedge {
           settled = true;
           stopTimer?.();
           if (hedged) origin.won++;
-          learn(origin, performance.now() - started);
+          learn(origin, hedged ? wait : performance.now() - started);
           for (const other of sends) if (other !== entry) other.controller.abort();
           resolve(response);
         }, (error) => {
