@@ -199,6 +199,16 @@ export interface RetryOptions {
    * `context.metadata.retryBudgetExhausted = true`. Default none.
    */
   budget?: RetryBudgetHook | undefined;
+  /**
+   * Resumes a GET's body that breaks off after its head (buffered or
+   * streamed) when the response named a strong validator (an ETag not
+   * `W/`, or a Last-Modified at least 60 s old) and `Accept-Ranges: bytes`:
+   * the rest is asked for with `Range` and `If-Range`, each resume one of
+   * `maxRetries`, and the reader sees one unbroken body. A 200 in answer
+   * (the resource changed) or a Content-Range that does not start where
+   * the body broke fails the read, naming why. Default true.
+   */
+  resume?: boolean | undefined;
 }
 
 /**
@@ -276,6 +286,8 @@ export interface RetryPolicy {
   readonly random: () => number;
   /** The retry budget, when the caller gave one. */
   readonly budget?: RetryBudgetHook | undefined;
+  /** Whether a GET's body that breaks off is resumed (with a strong validator and byte ranges). */
+  readonly resume: boolean;
 }
 
 /** The defaults: 2 retries of idempotent methods on connection failures, timeouts and 408/429/5xx. */
@@ -288,6 +300,7 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
   maxRetryAfter: 60,
   sleep,
   random: Math.random,
+  resume: true,
 });
 
 const RETRY_OPTION_KEYS = keysOf<RetryOptions>({
@@ -301,6 +314,7 @@ const RETRY_OPTION_KEYS = keysOf<RetryOptions>({
   sleep: true,
   random: true,
   budget: true,
+  resume: true,
 });
 
 /**
@@ -325,7 +339,10 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
       throw new TypeError(`Invalid ${field}: expected a function`);
     }
   }
-  const { budget } = options;
+  const { budget, resume } = options;
+  if (resume !== undefined && typeof resume !== "boolean") {
+    throw new TypeError(`Invalid resume: expected a boolean, got ${describeType(resume)}`);
+  }
   if (
     budget !== undefined &&
     (typeof budget !== "object" || budget === null || typeof budget.sent !== "function" ||
@@ -348,6 +365,7 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
     sleep: options.sleep ?? base.sleep,
     random: options.random ?? base.random,
     budget: "budget" in options ? budget : base.budget,
+    resume: options.resume ?? base.resume,
   });
 }
 

@@ -37,6 +37,7 @@ import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import type { CredentialNames } from "../masking/credentials.ts";
 import { sendBody, streamedCall } from "./body.ts";
+import { resumable } from "./resume.ts";
 import type { ExchangeReason, Logger, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { type ChainEnd, ExchangeRun, runChain } from "./chain.ts";
 import type { HttpRequest } from "../models/request.ts";
@@ -87,6 +88,8 @@ export interface SendOptions extends AbortSources, CallTimeouts {
     | undefined;
   /** Where the links hand the work they leave running, for the client's close to wait for. */
   readonly backgroundWork?: BackgroundWork | undefined;
+  /** The retries: a body that breaks off resumes at most `maxRetries` times, unless `resume` is false. */
+  readonly retry?: { readonly maxRetries: number; readonly resume?: boolean } | undefined;
 }
 
 /**
@@ -236,8 +239,15 @@ async function exchange(
   try {
     const pending = toWireRequest(hop);
     const wire = pending instanceof Promise ? await pending : pending;
+    const { retry } = options;
     const response = wire.body === undefined
-      ? await options.transport(wire, step)
+      ? resumable(
+        await options.transport(wire, step),
+        wire,
+        step,
+        options.transport,
+        retry?.resume === false ? 0 : retry?.maxRetries ?? 0,
+      )
       : await sendBody(wire, step, options.transport, options.onUploadProgress);
     const jar = options.cookies;
     if (jar !== undefined) {
