@@ -12,10 +12,14 @@
  * - adaptive: a server that allows 8 requests in flight (each held 20 ms)
  *   and answers 429 past them; the goodput of fixed `concurrency()` limits
  *   and of `adaptiveConcurrency()`, and its share of 429s after warm-up.
+ * - resume: a 1 GiB download (`stream()`, read into a sink that counts)
+ *   from a raw server that resets the connection at 25%, 50% and 75% and
+ *   answers byte ranges: the bytes the server wrote (those in the socket's
+ *   buffers at a reset included), and the process's RSS.
  * `--write` puts the figures in the "resilience" section of bench/RESULTS.md.
  *
  * ```sh
- * deno task bench:resilience           # about 1 min
+ * deno task bench:resilience           # about 1.5 min
  * deno task bench:resilience --quick   # a check that it runs
  * ```
  *
@@ -160,8 +164,82 @@ async function adaptive() {
   return result;
 }
 
+/**
+ * A download of `size` bytes (made as they are sent) from a raw server that
+ * resets the connection at each of `cuts` (offsets of the whole body), and
+ * answers byte ranges: what the server sent, and the process's memory.
+ */
+async function resume() {
+  const { createServer } = await import("node:net");
+  const { Buffer } = await import("node:buffer");
+  const size = quick ? 64 * 2 ** 20 : 2 ** 30;
+  const cuts = [0.25, 0.5, 0.75].map((share) => Math.floor(size * share));
+  const block = Buffer.alloc(64 * 1024, 7);
+  let sentBytes = 0;
+  let answers = 0;
+  const server = createServer((socket) => {
+    socket.on("error", () => {});
+    let head = "";
+    socket.on("data", (data) => {
+      head += data.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      const range = /range: bytes=(\d+)-/i.exec(head);
+      head = "";
+      const from = range === null ? 0 : Number(range[1]);
+      const cut = cuts[answers++] ?? size;
+      socket.write(
+        [
+          range === null ? "HTTP/1.1 200 OK" : "HTTP/1.1 206 Partial Content",
+          `Content-Length: ${size - from}`,
+          "Accept-Ranges: bytes",
+          'ETag: "big"',
+          ...(range === null ? [] : [`Content-Range: bytes ${from}-${size - 1}/${size}`]),
+          "",
+          "",
+        ].join("\r\n"),
+      );
+      let at = from;
+      const pump = () => {
+        while (at < cut) {
+          const chunk = block.subarray(0, Math.min(block.length, cut - at));
+          at += chunk.length;
+          sentBytes += chunk.length;
+          if (!socket.write(chunk)) return void socket.once("drain", pump);
+        }
+        if (cut < size) socket.resetAndDestroy();
+      };
+      pump();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  const client = new HttpClient(
+    new HttpClientConfigBuilder().withRetry({ maxRetries: 3 }).withTimeout(null).build(),
+  );
+  const rssBefore = Deno.memoryUsage().rss;
+  let rssMost = rssBefore;
+  const sampler = setInterval(() => rssMost = Math.max(rssMost, Deno.memoryUsage().rss), 50);
+  const started = performance.now();
+  const response = await client.stream("GET", `http://127.0.0.1:${port}/big`);
+  let read = 0;
+  for await (const chunk of response.body) read += chunk.byteLength;
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  await client.close();
+  await new Promise((resolve) => server.close(resolve));
+  return {
+    size,
+    read,
+    sentBytes,
+    answers,
+    seconds,
+    rssBefore: rssBefore / 2 ** 20,
+    rssGrowth: (rssMost - rssBefore) / 2 ** 20,
+  };
+}
+
 if (scenario !== undefined) {
-  const run = { storm, hedge: hedging, adaptive }[scenario];
+  const run = { storm, hedge: hedging, adaptive, resume }[scenario];
   if (run === undefined) throw new Error(`unknown scenario ${scenario}`);
   console.log(JSON.stringify(await run()));
   Deno.exit(0);
@@ -189,6 +267,8 @@ async function inProcess(name: string): Promise<Record<string, number>> {
 const s = await inProcess("storm");
 const h = await inProcess("hedge");
 const a = await inProcess("adaptive");
+const r = await inProcess("resume");
+const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(4)} GiB`;
 const met = (ok: boolean) => ok ? "met" : "**missed**";
 const fixedNames = Object.keys(a).filter((k) => k.startsWith("fixed") && k.endsWith("Goodput"));
 const best = Math.max(...fixedNames.map((k) => a[k]!));
@@ -239,6 +319,14 @@ process (so the server's work shares the client's event loop: latencies include 
 | its 429s after warm-up | ${(a.adaptiveRefused! * 100).toFixed(2)}% | ≤ 5%: ${
   met(a.adaptiveRefused! <= 0.05)
 } |
+| a ${gib(r.size!)} download (\`stream()\`) cut at 25%, 50% and 75%: bytes sent by the server | ${
+  gib(r.sentBytes!)
+} in ${r.answers} answers, ${gib(r.read!)} read | ≤ 1.01 GiB a GiB: ${
+  met(r.sentBytes! <= 1.01 * r.size! && r.read === r.size)
+} |
+| its memory: the process's RSS, most during the download less before (${
+  r.rssBefore!.toFixed(0)
+} MiB) | +${r.rssGrowth!.toFixed(1)} MiB (in ${r.seconds!.toFixed(1)} s) | flat |
 
 The hedge's delay learned at the end: ${h.afterMs!.toFixed(1)} ms; ${
   (h.won! * 100).toFixed(0)
