@@ -29,7 +29,7 @@
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
 import type { Middleware } from "../interfaces.ts";
 import { adaptiveConcurrency, concurrency, hedge, retryBudget } from "../traffic.ts";
-import { loadAverage, opening, table, writeSection } from "./_results.ts";
+import { loadAverage, opening, writeSection } from "./_results.ts";
 
 const quick = Deno.args.includes("--quick");
 const scenario = Deno.args.find((arg) => arg.startsWith("--scenario="))?.slice(11);

@@ -80,7 +80,7 @@ test("resume: a buffered and a streamed body cut after their heads are read whol
   }
 });
 
-test("RedisTrafficStore: a shared breaker and budget through ioredis", { skip }, async (t) => {
+test("RedisTrafficStore: a shared breaker and budget through ioredis", { skip }, async () => {
   const redis = await startRedis();
   const { Redis } = await import("ioredis");
   const connection = new Redis(`redis://127.0.0.1:${redis.port}`);
