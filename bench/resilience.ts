@@ -334,8 +334,8 @@ The hedge's delay learned at the end: ${h.afterMs!.toFixed(1)} ms; ${
 answers and the slow ones: each fast answer of the tail past the learned delay (the loaded machine's
 timers spread the 10 ms answers over 10-30 ms) takes a hedge from the 5% that \`maxExtra\` allows, and
 the slow answers left without one keep the p99 where it was; and with demand at the cap, the slow
-answers that come while the cap is spent go without a hedge too. With room for every slow answer
-(\`maxExtra: 0.1\`), the p99 is the learned delay plus a fast answer.
+answers that come while the cap is spent go without a hedge too. With room for more hedges (\`maxExtra: 0.1\`, the row above) the p99 falls only as far as the
+fast answers' tail lets the learned delay fall: on a loaded machine, not far.
 
 Fixed limits' goodput: ${
   fixedNames.map((k) =>
