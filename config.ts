@@ -28,7 +28,12 @@ export type {
   TokenAuthOptions,
 } from "./src/config/config.ts";
 export type { NetworkPolicyOptions, ProxyOptions, TlsOptions } from "./src/config/network.ts";
-export type { RetryOptions, RetryPolicy, ShouldRetryInfo } from "./src/config/config.ts";
+export type {
+  RetryBudgetHook,
+  RetryOptions,
+  RetryPolicy,
+  ShouldRetryInfo,
+} from "./src/config/config.ts";
 export type { CookieJarLike } from "./src/cookies/jar.ts";
 export type { NetworkPolicy, PoolOptions, ProxySetting } from "./src/transport/types.ts";
 export { TokenData } from "./src/models/token_data.ts";

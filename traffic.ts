@@ -53,9 +53,25 @@ export { rateLimit } from "./src/traffic/rate_limit.ts";
 export type { RateLimit, RateLimitOptions, RateLimitState } from "./src/traffic/rate_limit.ts";
 export { MemoryRateLimitStore } from "./src/traffic/rate_store.ts";
 export type { RateLimitStore, RateLimitTake } from "./src/traffic/rate_store.ts";
-export { RedisRateLimitStore } from "./src/traffic/redis_rate_store.ts";
+export { RedisTrafficStore } from "./src/traffic/redis_traffic_store.ts";
 export type {
   IoRedisScriptLike,
   NodeRedisScriptLike,
-  RedisRateLimitStoreOptions,
-} from "./src/traffic/redis_rate_store.ts";
+  RedisTrafficStoreOptions,
+} from "./src/traffic/redis_traffic_store.ts";
+export type { CircuitBreakerStore, TrafficStore } from "./src/traffic/traffic_store.ts";
+export { retryBudget } from "./src/traffic/retry_budget.ts";
+export type {
+  RetryBudget,
+  RetryBudgetOptions,
+  RetryBudgetState,
+  RetryBudgetStore,
+} from "./src/traffic/retry_budget.ts";
+export { adaptiveConcurrency } from "./src/traffic/adaptive_concurrency.ts";
+export type {
+  AdaptiveConcurrencyLimit,
+  AdaptiveConcurrencyOptions,
+  AdaptiveConcurrencyState,
+} from "./src/traffic/adaptive_concurrency.ts";
+export { hedge } from "./src/traffic/hedge.ts";
+export type { Hedge, HedgeOptions, HedgeState } from "./src/traffic/hedge.ts";

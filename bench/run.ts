@@ -1,6 +1,7 @@
 /**
  * `deno task bench`: every benchmark in turn, each writing its own section
- * of bench/RESULTS.md: `size`, `bench:ab`, `bench:cache`, `bench:traffic`, `bench:network`, `bench:one-shot`,
+ * of bench/RESULTS.md: `size`, `bench:ab`, `bench:cache`, `bench:traffic`, `bench:resilience`,
+ * `bench:network`, `bench:one-shot`,
  * `bench:node` and `bench:streams`. `--quick` is passed on to those that take it (all
  * but `size`): a check that everything runs.
  *
@@ -17,6 +18,7 @@ const TASKS = [
   "bench:ab",
   "bench:cache",
   "bench:traffic",
+  "bench:resilience",
   "bench:network",
   "bench:one-shot",
   "bench:node",

@@ -277,7 +277,7 @@ Deno.test("circuitBreaker() refuses bad options with a TypeError naming the fiel
   throwsAtOnce(
     () => circuitBreaker({ failureRate: 0.5 } as never),
     TypeError,
-    /^Invalid circuitBreaker options: unknown key "failureRate" \(known: failureRatio, minimumCalls, windowSeconds, openSeconds\)$/,
+    /^Invalid circuitBreaker options: unknown key "failureRate" \(known: failureRatio, minimumCalls, windowSeconds, openSeconds, store, storeTimeout\)$/,
   );
   assert.deepEqual(circuitBreaker({ failureRatio: 1, minimumCalls: 1 }).state(), {});
 });

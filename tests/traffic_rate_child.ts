@@ -2,14 +2,14 @@
 // traffic_rate_child.ts <redis url> <url> <key> <calls> [skew]` connects an
 // ioredis client, prints "ready", waits for a line on stdin, then sends
 // <calls> GETs of <url> at once through rateLimit({ requests: 10,
-// perSeconds: 0.2, scope: "client", key }) over a RedisRateLimitStore and
+// perSeconds: 0.2, scope: "client", key }) over a RedisTrafficStore and
 // prints how many succeeded (each within 5 s, never retried). With `skew`,
 // its Date runs an hour behind.
 
 import FakeTimers from "@sinonjs/fake-timers";
 import { Redis } from "ioredis";
 import { HttpClient, HttpClientConfigBuilder } from "../mod.ts";
-import { rateLimit, RedisRateLimitStore } from "../traffic.ts";
+import { rateLimit, RedisTrafficStore } from "../traffic.ts";
 
 const [redisUrl, url, key, calls, skew] = Deno.args;
 if (redisUrl === undefined || url === undefined || key === undefined || calls === undefined) {
@@ -25,7 +25,7 @@ try {
     perSeconds: 0.2,
     scope: "client",
     key,
-    store: new RedisRateLimitStore(redis),
+    store: new RedisTrafficStore(redis),
   });
   await using client = new HttpClient(
     new HttpClientConfigBuilder().withHeaders({ "X-Caller": "child" }).withMiddleware(limit)

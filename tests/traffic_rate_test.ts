@@ -18,7 +18,7 @@ import {
   rateLimit,
   type RateLimitOptions,
   type RateLimitStore,
-  RedisRateLimitStore,
+  RedisTrafficStore,
 } from "../traffic.ts";
 import type { Middleware } from "../interfaces.ts";
 import { recordingLogger, rejectsWith, settles } from "./helpers.ts";
@@ -406,11 +406,11 @@ Deno.test("rateLimit({ countNotModified: false }) behind the cache: revalidating
   assert.equal(limit.state()[server.origin]?.tokens, 1);
 });
 
-Deno.test("RedisRateLimitStore: refund gives a token back on the server, never past a full bucket", async () => {
+Deno.test("RedisTrafficStore: refund gives a token back on the server, never past a full bucket", async () => {
   await using redis = await startRedis();
   const connection = await createClient({ url: redis.url }).connect();
   try {
-    const store = new RedisRateLimitStore(connection);
+    const store = new RedisTrafficStore(connection);
     await store.refund("absent", 1000); // a full bucket stays full: no key
     assert.equal(await connection.sendCommand(["EXISTS", "fetchline-rate:absent"]), 0);
     await store.take("k", 60_000, 2);
@@ -454,7 +454,7 @@ Deno.test("MemoryRateLimitStore: refund gives a token back, never past a full bu
   assert.equal(store.take("k", 60_000, 1).waitMs, 0);
 });
 
-Deno.test("rateLimit() and RedisRateLimitStore refuse bad input, naming the field", () => {
+Deno.test("rateLimit() and RedisTrafficStore refuse bad input, naming the field", () => {
   const valid: RateLimitOptions = { requests: 1, perSeconds: 1 };
   const bad: [Record<string, unknown>, RegExp][] = [
     [{ requests: 0 }, /Invalid requests: expected a positive integer, got 0/],
@@ -484,18 +484,18 @@ Deno.test("rateLimit() and RedisRateLimitStore refuse bad input, naming the fiel
     assert.throws(() => rateLimit({ ...valid, ...options } as never), message);
   }
   assert.throws(() => rateLimit(undefined as never), /Invalid rateLimit options/);
-  assert.throws(() => new RedisRateLimitStore({} as never), /Invalid redis: expected a client/);
+  assert.throws(() => new RedisTrafficStore({} as never), /Invalid redis: expected a client/);
   assert.throws(
-    () => new RedisRateLimitStore({ sendCommand() {} } as never, { prefix: 5 } as never),
+    () => new RedisTrafficStore({ sendCommand() {} } as never, { prefix: 5 } as never),
     /Invalid prefix/,
   );
 });
 
-Deno.test("RedisRateLimitStore: GCRA on the server, one number a key that expires, no credential in it", async () => {
+Deno.test("RedisTrafficStore: GCRA on the server, one number a key that expires, no credential in it", async () => {
   await using redis = await startRedis();
   const connection = await createClient({ url: redis.url }).connect();
   try {
-    const store = new RedisRateLimitStore(connection);
+    const store = new RedisTrafficStore(connection);
     await connection.sendCommand(["SCRIPT", "FLUSH"]); // the first take loads the script with EVAL
     assert.deepEqual(await store.take("k", 1000, 2), { waitMs: 0, fullInMs: 1000 });
     const second = await store.take("k", 1000, 2);
@@ -560,7 +560,7 @@ async function twoProcesses(skew: boolean) {
         perSeconds: 0.2,
         scope: "client",
         key,
-        store: new RedisRateLimitStore(connection),
+        store: new RedisTrafficStore(connection),
       }),
       (builder) => builder.withTimeout(5).withRetry({ maxRetries: 0 }),
     );
@@ -589,10 +589,10 @@ async function twoProcesses(skew: boolean) {
   }
 }
 
-Deno.test("RedisRateLimitStore: two processes sharing a bucket never pass it together", async () => {
+Deno.test("RedisTrafficStore: two processes sharing a bucket never pass it together", async () => {
   await twoProcesses(false);
 });
 
-Deno.test("RedisRateLimitStore: a process whose clock is an hour behind shares the bucket rightly (the server's clock)", async () => {
+Deno.test("RedisTrafficStore: a process whose clock is an hour behind shares the bucket rightly (the server's clock)", async () => {
   await twoProcesses(true);
 });

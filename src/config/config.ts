@@ -193,6 +193,43 @@ export interface RetryOptions {
   sleep?: ((ms: number, signal: AbortSignal) => Promise<void>) | undefined;
   /** A number in [0, 1) for the jitter; replace it in tests. Default `Math.random`. */
   random?: (() => number) | undefined;
+  /**
+   * A retry budget (`retryBudget()` of the traffic entry point): a retry
+   * the policy would make goes out only when the budget has room, else the
+   * call ends as if retries were spent, with
+   * `context.metadata.retryBudgetExhausted = true`. Default none.
+   */
+  budget?: RetryBudgetHook | undefined;
+  /**
+   * Resumes a GET's body that breaks off after its head (buffered or
+   * streamed) when the response named a strong validator (an ETag not
+   * `W/`, or a Last-Modified at least 60 s old) and `Accept-Ranges: bytes`:
+   * the rest is asked for with `Range` and `If-Range`, each resume one of
+   * `maxRetries`, and the reader sees one unbroken body. A 200 in answer
+   * (the resource changed) or a Content-Range that does not start where
+   * the body broke fails the read, naming why. Default true.
+   */
+  resume?: boolean | undefined;
+}
+
+/**
+ * What the retry decision asks of a retry budget (`retryBudget()` of the
+ * traffic entry point is one): told of each call sent, asked before each
+ * retry.
+ *
+ * @example A budget that never allows a retry
+ * ```ts
+ * import { HttpClientConfigBuilder, type RetryBudgetHook } from "@fetchline/fetchline";
+ *
+ * const none: RetryBudgetHook = { sent() {}, withdraw: () => false };
+ * const config = new HttpClientConfigBuilder().withRetry({ budget: none }).build();
+ * ```
+ */
+export interface RetryBudgetHook {
+  /** Counts a call sent (its first attempt). */
+  sent(request: HttpRequest): void;
+  /** Takes one retry of `request`: true when it may go out (a promise: bounded by the budget). */
+  withdraw(request: HttpRequest): boolean | Promise<boolean>;
 }
 
 /**
@@ -248,6 +285,10 @@ export interface RetryPolicy {
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** The jitter source. */
   readonly random: () => number;
+  /** The retry budget, when the caller gave one. */
+  readonly budget?: RetryBudgetHook | undefined;
+  /** Whether a GET's body that breaks off is resumed (with a strong validator and byte ranges). */
+  readonly resume: boolean;
 }
 
 /** The defaults: 2 retries of idempotent methods on connection failures, timeouts and 408/429/5xx. */
@@ -260,6 +301,7 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
   maxRetryAfter: 60,
   sleep,
   random: Math.random,
+  resume: true,
 });
 
 const RETRY_OPTION_KEYS = keysOf<RetryOptions>({
@@ -272,6 +314,8 @@ const RETRY_OPTION_KEYS = keysOf<RetryOptions>({
   shouldRetry: true,
   sleep: true,
   random: true,
+  budget: true,
+  resume: true,
 });
 
 /**
@@ -296,6 +340,19 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
       throw new TypeError(`Invalid ${field}: expected a function`);
     }
   }
+  const { budget, resume } = options;
+  if (resume !== undefined && typeof resume !== "boolean") {
+    throw new TypeError(`Invalid resume: expected a boolean, got ${describeType(resume)}`);
+  }
+  if (
+    budget !== undefined &&
+    (typeof budget !== "object" || budget === null || typeof budget.sent !== "function" ||
+      typeof budget.withdraw !== "function")
+  ) {
+    throw new TypeError(
+      `Invalid budget: expected a retry budget (sent and withdraw), got ${describeType(budget)}`,
+    );
+  }
   return Object.freeze({
     maxRetries: validateCount("maxRetries", options.maxRetries ?? base.maxRetries),
     methods: options.methods === undefined
@@ -315,6 +372,8 @@ export function retryPolicy(options: RetryOptions, base: RetryPolicy = DEFAULT_R
     shouldRetry: "shouldRetry" in options ? options.shouldRetry : base.shouldRetry,
     sleep: options.sleep ?? base.sleep,
     random: options.random ?? base.random,
+    budget: "budget" in options ? budget : base.budget,
+    resume: options.resume ?? base.resume,
   });
 }
 

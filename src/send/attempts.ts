@@ -9,7 +9,7 @@ import type {
   ResponseHookInterface,
   RetryInfo,
 } from "../hooks/hook_interfaces.ts";
-import type { RetryPolicy } from "../config/config.ts";
+import type { RetryBudgetHook, RetryPolicy } from "../config/config.ts";
 import { ConnectionException, HttpClientException, TimeoutException } from "../errors.ts";
 import { bindRequestCredentials, HttpRequest } from "../models/request.ts";
 import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
@@ -105,6 +105,7 @@ export async function executeCall(
       bindRequestCredentials(prepared, options.credentialHeaders);
     }
     const context = new RequestContext(prepared, { maxRetries: retry.maxRetries });
+    retry.budget?.sent(prepared);
     for (;;) {
       let received: HttpResponse | undefined;
       // What the attempt ended with: told to the retry decision, then to the hooks.
@@ -142,6 +143,9 @@ export async function executeCall(
         await runErrorHooks(options.errorHooks, error, context);
         throw error;
       }
+      if (delay !== undefined && retry.budget !== undefined) {
+        delay = await withinBudget(retry.budget, context, delay);
+      }
       if (delay === undefined) {
         if ("error" in outcome) {
           bindErrorCredentials(outcome.error, options.credentialHeaders);
@@ -171,6 +175,29 @@ export async function executeCall(
   } finally {
     if (!handedOver) calls?.ended();
   }
+}
+
+/**
+ * `delay` when the retry budget lets the retry go out, else `undefined`
+ * with `context.metadata.retryBudgetExhausted` set. The budget bounds its
+ * own wait for a shared store (its `storeTimeout`); what it throws lets
+ * the retry go out, as a store that fails does.
+ */
+async function withinBudget(
+  budget: RetryBudgetHook,
+  context: RequestContext,
+  delay: number,
+): Promise<number | undefined> {
+  let taken: unknown;
+  try {
+    const answer = budget.withdraw(context.request);
+    taken = answer instanceof Promise ? await answer : answer;
+  } catch {
+    taken = true;
+  }
+  if (taken !== false) return delay;
+  context.metadata.retryBudgetExhausted = true;
+  return undefined;
 }
 
 /**

@@ -83,6 +83,8 @@ export interface SendOptions extends AbortSources, CallTimeouts {
     | undefined;
   /** Where the links hand the work they leave running, for the client's close to wait for. */
   readonly backgroundWork?: BackgroundWork | undefined;
+  /** The retries: a body that breaks off resumes at most `maxRetries` times, unless `resume` is false. */
+  readonly retry?: { readonly maxRetries: number; readonly resume?: boolean } | undefined;
 }
 
 /**
@@ -339,7 +341,9 @@ export class ExchangeRun {
     );
     const done = () => (parent.offAbort(follow), step.release());
     try {
-      const response = await untilAborted(runChain(run, request, from), step, () => run.#failure());
+      // Settled through the run, so that its links' onEnd() hear its end (a hedge's place given back).
+      const sent = run.settle(runChain(run, request, from));
+      const response = await untilAborted(sent, step, () => run.#failure());
       if (!whenBodySettled(response, done)) done();
       return response;
     } catch (error) {

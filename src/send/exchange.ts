@@ -29,6 +29,7 @@ import { isOneShot } from "../http/raw_body.ts";
 import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import { holdErrorBody, sendBody, streamedCall } from "./body.ts";
+import { resumable } from "./resume.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
 import { type ChainEnd, ExchangeRun, runChain, type SendOptions } from "./chain.ts";
 import type { HttpRequest } from "../models/request.ts";
@@ -116,8 +117,15 @@ async function exchange(
   try {
     const pending = toWireRequest(hop);
     const wire = pending instanceof Promise ? await pending : pending;
+    const { retry } = options;
     const response = wire.body === undefined
-      ? await options.transport(wire, step)
+      ? resumable(
+        await options.transport(wire, step),
+        wire,
+        step,
+        options.transport,
+        retry?.resume === false ? 0 : retry?.maxRetries ?? 0,
+      )
       : await sendBody(wire, step, options.transport, options.onUploadProgress);
     const jar = options.cookies;
     if (jar !== undefined) {

@@ -11,6 +11,7 @@ import { type Duration, durationSeconds } from "../models/duration.ts";
 import { ConnectionException, describeCall, endedByCaller, TimeoutException } from "../errors.ts";
 import { originOf } from "../http/url.ts";
 import { CircuitOpenException } from "./errors.ts";
+import { askStore, type CircuitBreakerStore } from "./traffic_store.ts";
 
 /** Options of {@linkcode circuitBreaker}. */
 export interface CircuitBreakerOptions {
@@ -25,6 +26,17 @@ export interface CircuitBreakerOptions {
   windowSeconds?: number | Duration | undefined;
   /** How long an opened circuit fails calls at once before its probe, in seconds or with its unit. Default 30. */
   openSeconds?: number | Duration | undefined;
+  /**
+   * Shares each origin's window and open state with the other processes
+   * that use the store ({@linkcode RedisTrafficStore}). Default: none (this
+   * breaker's own state in memory).
+   */
+  store?: CircuitBreakerStore | undefined;
+  /**
+   * The longest wait for the store's answer, in seconds (default 1), within
+   * the call's own deadlines: then the breaker's state in memory decides.
+   */
+  storeTimeout?: number | Duration | undefined;
 }
 
 const OPTION_KEYS = keysOf<CircuitBreakerOptions>({
@@ -32,6 +44,8 @@ const OPTION_KEYS = keysOf<CircuitBreakerOptions>({
   minimumCalls: true,
   windowSeconds: true,
   openSeconds: true,
+  store: true,
+  storeTimeout: true,
 });
 
 /** Where an origin's circuit is. */
@@ -109,6 +123,14 @@ class Circuit {
       this.openedAtWall = Date.now();
     }
   }
+
+  /** Opens the circuit as a shared store says: it half-opens in `ms`. */
+  openFor(ms: number, openSeconds: number): void {
+    this.move("open");
+    const early = openSeconds * 1000 - Math.min(ms, openSeconds * 1000);
+    this.openedAt -= early;
+    this.openedAtWall -= early;
+  }
 }
 
 /**
@@ -130,7 +152,12 @@ class Circuit {
  * `openSeconds` 30. Times are on the monotonic clock (`performance.now()`).
  * Place it after the controls that wait (`concurrency()`, `rateLimit()`,
  * `serverPacing()`): a call's timeout while it waits in them is theirs, and
- * is then not counted here. The client's retries pass through it too: each
+ * is then not counted here. With a `store` ({@linkcode RedisTrafficStore}),
+ * each outcome is counted in one window on the store too, and a circuit
+ * that it opens (any process's failures) is open for every process that
+ * shares it: each call asks the store first, for at most `storeTimeout`
+ * within the call's deadlines, and goes on with the state in memory when
+ * it does not answer. The client's retries pass through it too: each
  * attempt is a call, and a retry into an open circuit fails at once.
  *
  * @example Open after failures, then fail fast
@@ -166,7 +193,27 @@ export function circuitBreaker(options: CircuitBreakerOptions = {}): CircuitBrea
   checked("minimumCalls", minimumCalls, "count");
   checked("windowSeconds", windowSeconds, "seconds");
   checked("openSeconds", openSeconds, "seconds");
-  return new Breaker(failureRatio, minimumCalls, windowSeconds * 1000 / BUCKETS, openSeconds);
+  const { store, storeTimeout = 1 } = options;
+  if (
+    store !== undefined &&
+    (typeof store !== "object" || store === null || typeof store.breakerOpenMs !== "function" ||
+      typeof store.breakerRecord !== "function")
+  ) {
+    throw new TypeError(
+      `Invalid store: expected a CircuitBreakerStore (breakerOpenMs and breakerRecord), got ${
+        describeType(store)
+      }`,
+    );
+  }
+  checked("storeTimeout", storeTimeout, "seconds");
+  return new Breaker(
+    failureRatio,
+    minimumCalls,
+    windowSeconds * 1000 / BUCKETS,
+    openSeconds,
+    store,
+    storeTimeout * 1000,
+  );
 }
 
 const EXPECTED = {
@@ -196,6 +243,8 @@ class Breaker implements CircuitBreaker {
     readonly minimumCalls: number,
     readonly bucketMs: number,
     readonly openSeconds: number,
+    readonly store: CircuitBreakerStore | undefined,
+    readonly storeTimeoutMs: number,
   ) {}
 
   readonly handle: MiddlewareFunction = (request, next, exchange) =>
@@ -225,6 +274,19 @@ class Breaker implements CircuitBreaker {
   ): Promise<HttpResponse> {
     const origin = originOf(request.url);
     const circuit = this.#circuits.get(origin) ?? this.#add(origin);
+    const { store } = this;
+    if (store !== undefined && circuit.state === "closed") {
+      // Another process may have opened it; no answer in time: the state in memory decides.
+      const openMs = await askStore(
+        () => store.breakerOpenMs(origin),
+        this.storeTimeoutMs,
+        "The circuit breaker's store",
+        exchange,
+      );
+      if (typeof openMs === "number" && openMs > 0 && circuit.state === "closed") {
+        circuit.openFor(openMs, this.openSeconds);
+      }
+    }
     if (circuit.state === "open") {
       if (!this.#reopened(circuit)) throw refused(origin, request, "open");
       circuit.move("half-open");
@@ -256,7 +318,33 @@ class Breaker implements CircuitBreaker {
     } finally {
       off?.();
       if (circuit.generation === generation) this.#count(circuit, probe, failed);
+      if (store !== undefined && failed !== undefined) this.#share(origin, probe, failed, exchange);
     }
+  }
+
+  /** Counts the outcome in the shared store too; a circuit it opened opens here as well. */
+  #share(origin: string, probe: boolean, failed: boolean, exchange: Exchange): void {
+    const store = this.store!;
+    const outcome = {
+      failed,
+      probe,
+      bucketMs: this.bucketMs,
+      minimumCalls: this.minimumCalls,
+      failureRatio: this.failureRatio,
+      openMs: this.openSeconds * 1000,
+    };
+    const told = askStore(
+      () => store.breakerRecord(origin, outcome),
+      this.storeTimeoutMs,
+      "The circuit breaker's store",
+    ).then((openMs) => {
+      const circuit = this.#circuits.get(origin);
+      if (typeof openMs === "number" && openMs > 0 && circuit?.state === "closed") {
+        circuit.openFor(openMs, this.openSeconds);
+      }
+    });
+    // Not awaited by the call; the client's close() waits for it (bounded).
+    exchange.waitUntil(told, this.storeTimeoutMs);
   }
 
   /**

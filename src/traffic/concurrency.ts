@@ -153,25 +153,36 @@ interface Origin {
 
 const WAIT_NAME = "the concurrency queue";
 
-/** The places and the line of one `concurrency()`. */
-class Queue {
+/**
+ * The places and the line of one `concurrency()` (and of one
+ * `adaptiveConcurrency()`, whose limit per key moves: `limitOf`).
+ */
+export class Queue {
   #inFlight = 0;
   #queued = 0;
   #order = 0;
   /** The origins with an exchange in flight or a call waiting; the others are dropped. */
   readonly #origins = new Map<string, Origin>();
 
-  constructor(readonly max: number, readonly perOrigin: number, readonly maxQueue: number) {}
+  constructor(
+    readonly max: number,
+    readonly perOrigin: number,
+    readonly maxQueue: number,
+    /** The key a request's place is counted under: its origin, or one key for all. */
+    readonly keyOf: (request: HttpRequest) => string = (request) => originOf(request.url),
+    /** The most in flight under a key: `perOrigin`, or a limit that moves. */
+    readonly limitOf: (name: string) => number = () => perOrigin,
+  ) {}
 
   async run(request: HttpRequest, next: Next, exchange: Exchange): Promise<HttpResponse> {
-    const name = originOf(request.url);
+    const name = this.keyOf(request);
     let origin = this.#origins.get(name);
     if (origin === undefined) {
       this.#origins.set(name, origin = { name, inFlight: 0, waiting: new Set() });
     }
     // A place is free for this call only when no waiting call could take it
     // (each release admits those that can): it goes first only then.
-    if (this.#inFlight < this.max && origin.inFlight < this.perOrigin) this.#take(origin);
+    if (this.#inFlight < this.max && origin.inFlight < this.limitOf(name)) this.#take(origin);
     else {
       if (this.#queued >= this.maxQueue) {
         this.#drop(origin);
@@ -227,11 +238,17 @@ class Queue {
   #release(origin: Origin): void {
     this.#inFlight--;
     origin.inFlight--;
+    this.admit();
+    this.#drop(origin);
+  }
+
+  /** Admits the first waiting calls that may take a place now (after a release, or a limit raised). */
+  admit(): void {
     while (this.#inFlight < this.max) {
       // The first in line of those whose origin has a place: one look per origin.
       let first: Waiter | undefined;
-      for (const { inFlight, waiting } of this.#origins.values()) {
-        if (inFlight >= this.perOrigin || waiting.size === 0) continue;
+      for (const { name, inFlight, waiting } of this.#origins.values()) {
+        if (waiting.size === 0 || inFlight >= this.limitOf(name)) continue;
         const head = waiting.values().next().value!;
         if (first === undefined || head.order < first.order) first = head;
       }
@@ -241,7 +258,6 @@ class Queue {
       this.#take(first.origin);
       first.admit();
     }
-    this.#drop(origin);
   }
 
   /** Forgets `origin` once nothing is in flight or waiting there. */

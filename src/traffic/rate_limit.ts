@@ -131,7 +131,7 @@ class Bucket {
  * 401 are exchanges of their own, each with a token of its own (a retry's
  * own wait comes first, then its wait here). With `countNotModified:
  * false`, a conditional request answered 304 gives its token back. A `store` shared by several
- * processes, such as {@linkcode RedisRateLimitStore}, gives all of them one
+ * processes, such as {@linkcode RedisTrafficStore}, gives all of them one
  * bucket per key. A store that fails, answers garbage or answers later
  * than `storeTimeout` lets the call through (fail open: the limit is a
  * courtesy to the server, whose own limit still holds) and tells the

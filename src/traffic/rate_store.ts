@@ -1,6 +1,6 @@
 // What a rate limit's store is (the interface a user's own store
 // implements) and the store in memory. The store that several processes
-// share lives beside it: redis_rate_store.ts.
+// share lives beside it: redis_traffic_store.ts.
 
 /**
  * What a {@linkcode RateLimitStore} answers to a take: whether a token was

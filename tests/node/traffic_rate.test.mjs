@@ -1,15 +1,15 @@
-// rateLimit() and RedisRateLimitStore from the npm build on Node: a bucket
+// rateLimit() and RedisTrafficStore from the npm build on Node: a bucket
 // on a real redis-server (redis_server.mjs) shared by a node-redis and an
 // ioredis client, and a client's calls paced by it against the fixture.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { HttpClient, HttpClientConfigBuilder } from "@fetchline/fetchline";
-import { rateLimit, RedisRateLimitStore } from "@fetchline/fetchline/traffic";
+import { rateLimit, RedisTrafficStore } from "@fetchline/fetchline/traffic";
 import { fixture } from "./server.mjs";
 import { skip, startRedis } from "./redis_server.mjs";
 
-test("RedisRateLimitStore: one bucket through node-redis and ioredis, paced calls", {
+test("RedisTrafficStore: one bucket through node-redis and ioredis, paced calls", {
   skip,
 }, async (t) => {
   const server = await fixture(t);
@@ -21,8 +21,8 @@ test("RedisRateLimitStore: one bucket through node-redis and ioredis, paced call
     const nodeRedis = await createClient({ url }).connect();
     const ioredis = new Redis(url);
     try {
-      const viaNodeRedis = new RedisRateLimitStore(nodeRedis);
-      const viaIoredis = new RedisRateLimitStore(ioredis);
+      const viaNodeRedis = new RedisTrafficStore(nodeRedis);
+      const viaIoredis = new RedisTrafficStore(ioredis);
       assert.equal((await viaNodeRedis.take("k", 1000, 2)).waitMs, 0);
       assert.equal((await viaIoredis.take("k", 1000, 2)).waitMs, 0);
       const third = await viaNodeRedis.take("k", 1000, 2);

@@ -81,6 +81,50 @@ export default function ({ lib, fixture, assert }) {
         await assert.rejects(http.get(`/traffic/paced?run=${id}`), lib.RateLimitedException);
         assert.equal((await stats(id)).count, 1);
       }),
+    "retryBudget: past the budget a 503 is returned unretried, the context says why": async () => {
+      const id = run();
+      const budget = lib.retryBudget({ ratio: 0, minPerSecond: 0.1 });
+      const http = new lib.HttpClient(
+        new lib.HttpClientConfigBuilder().withBaseUrl(fixture.url).withTimeout(10)
+          .withRetry({ maxRetries: 3, backoff: 0.001, budget }).build(),
+      );
+      try {
+        const answers = [];
+        for (let i = 0; i < 3; i++) {
+          answers.push(await http.get(`/traffic/slow?run=${id}&ms=1&status=503`));
+        }
+        // One retry a 10 s window: three calls, one retry.
+        assert.equal((await stats(id)).count, 4);
+        assert.equal(answers[2].statusCode, 503);
+        assert.equal(answers[2].context.metadata.retryBudgetExhausted, true);
+      } finally {
+        await http.close();
+      }
+    },
+    "adaptiveConcurrency: 503s lower the limit; never more in flight than it": async () => {
+      const limiter = lib.adaptiveConcurrency({ initial: 4, min: 1, max: 8 });
+      await through([limiter], async (http) => {
+        const id = run();
+        const origin = new URL(fixture.url).origin;
+        assert.equal(limiter.limit(origin), 4);
+        await Promise.all(
+          Array.from({ length: 12 }, () => http.get(`/traffic/slow?run=${id}&ms=10&status=503`)),
+        );
+        assert.ok(limiter.limit(origin) < 4, `limit ${limiter.limit(origin)}`);
+        assert.ok((await stats(id)).mostAtOnce <= 4);
+      });
+    },
+    "hedge: the first head wins, the slow send is cancelled at the server": () =>
+      through([lib.hedge({ after: "30ms", maxExtra: 1 })], async (http) => {
+        const id = run();
+        const answer = await http.get(`/traffic/first-slow?run=${id}&ms=5000`);
+        assert.equal(answer.json().call, 2);
+        for (let waited = 0; (await stats(id)).abandoned < 1; waited += 20) {
+          assert.ok(waited < 2000, "the loser was not cancelled within 2 s");
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        assert.equal((await stats(id)).count, 2);
+      }),
     "circuitBreaker: 5xx answers open it, then calls fail at once, never sent": () =>
       through(
         [lib.circuitBreaker({ failureRatio: 0.5, minimumCalls: 2, openSeconds: 30 })],
