@@ -343,6 +343,16 @@ Deno.test("httpSignatures: bad options are TypeErrors naming the field", async (
     () => httpSignatures({ keyId: "k", key: privateKey, algorithm: "ed25519", expiresIn: "soon" }),
     RangeError,
   );
+  assert.throws(
+    () =>
+      httpSignatures({
+        keyId: "k",
+        key: privateKey,
+        algorithm: "ed25519",
+        components: ["@method", "@METHOD"],
+      }),
+    { name: "TypeError", message: /Invalid components: "@method" is named twice/ },
+  );
 });
 
 Deno.test("verifySignature: a response signed by an independent signer verifies, a wrong key does not", async () => {
