@@ -713,3 +713,22 @@ Deno.test("DPoP: bad key pairs and options are TypeErrors naming the field", asy
   );
   await assert.rejects(dpop.proof({ method: "GET", url: "/relative" }), /Invalid url/);
 });
+
+Deno.test("DPoP: each proof's ath is the hash of its own access token, as the token changes", async () => {
+  const ed25519 = await crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]);
+  for (const pair of [undefined, ed25519 as CryptoKeyPair]) {
+    const dpop = pair === undefined ? await DPoP.generate() : await DPoP.fromKeyPair(pair);
+    for (const token of ["token-one", "token-one", "token-two", "token-one"]) {
+      const proof = await dpop.proof({
+        method: "GET",
+        url: "http://127.0.0.1/items",
+        accessToken: token,
+      });
+      const { payload, protectedHeader } = await jose.jwtVerify(proof, jose.EmbeddedJWK, {
+        typ: "dpop+jwt",
+      });
+      assert.equal(protectedHeader.alg, dpop.alg);
+      assert.equal(payload.ath, b64url(createHash("sha256").update(token).digest()), token);
+    }
+  }
+});
