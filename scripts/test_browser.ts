@@ -43,7 +43,10 @@ const page = `<!doctype html>
     "@fetchline/fetchline/cache": "/pkg/browser/cache.js",
     "@fetchline/fetchline/traffic": "/pkg/browser/traffic.js",
     "@fetchline/fetchline/har": "/pkg/browser/har.js",
-    "@fetchline/fetchline/testing": "/pkg/browser/testing.js"
+    "@fetchline/fetchline/testing": "/pkg/browser/testing.js",
+    "@fetchline/fetchline/sse": "/pkg/browser/sse.js",
+    "@fetchline/fetchline/paginate": "/pkg/browser/paginate.js",
+    "@fetchline/fetchline/signing": "/pkg/browser/signing.js"
   }
 }
 </script>
