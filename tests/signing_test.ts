@@ -17,11 +17,14 @@ import { Buffer } from "node:buffer";
 import * as jose from "jose";
 import { createSigner, createVerifier, httpbis } from "http-message-signatures";
 import {
+  ApiKeyAuthHook,
   clientCredentialsStep,
+  CompositeAuthHook,
   createClient,
   HttpClient,
   HttpClientConfigBuilder,
   HttpRequest,
+  TokenAuthHook,
   TokenManager,
 } from "../mod.ts";
 import type { Exchange } from "../interfaces.ts";
@@ -731,4 +734,34 @@ Deno.test("DPoP: each proof's ath is the hash of its own access token, as the to
       assert.equal(payload.ath, b64url(createHash("sha256").update(token).digest()), token);
     }
   }
+});
+
+Deno.test("DPoP: a token hook inside a CompositeAuthHook still gives each request its proof", async () => {
+  const { servers, url, tokenUrl, log } = dpopServers();
+  await using _servers = servers;
+  const dpop = await DPoP.generate();
+  const tokenManager = new TokenManager([
+    clientCredentialsStep({ tokenUrl, clientId: "app", clientSecret: "s3cret", dpop }),
+  ]);
+  const hook = new CompositeAuthHook([
+    new ApiKeyAuthHook("api-key", { excludedPathPatterns: ["/api/*"] }),
+    new TokenAuthHook(tokenManager, { dpop }),
+  ]);
+  const config = new HttpClientConfigBuilder().withBaseUrl(url).withRetry({ maxRetries: 0 })
+    .withAuthHook(hook).build();
+  await using client = new HttpClient(config);
+  const response = await client.get("/api/items");
+  assert.equal(response.statusCode, 200, response.text);
+  assert.deepEqual(log.map((entry) => [entry.server, entry.nonce]), [
+    ["as", undefined],
+    ["as", "as-nonce-1"],
+    ["rs", undefined],
+    ["rs", "rs-nonce-1"],
+  ]);
+  // Two DPoP keys in one composite: a proof's link could not tell whose token it proves.
+  const other = new TokenAuthHook(tokenManager, { dpop: await DPoP.generate() });
+  assert.throws(
+    () => new CompositeAuthHook([new TokenAuthHook(tokenManager, { dpop }), other]),
+    { name: "TypeError", message: /Invalid hooks: 2 hooks bind tokens to a DPoP key/ },
+  );
 });
