@@ -10,7 +10,7 @@ import { defineRedactedInspect } from "../masking/views.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
-import { toBase64 } from "./structured_fields.ts";
+import { toBase64Url } from "./structured_fields.ts";
 
 /** The public key of a DPoP key pair, as a JWK with only its public members. */
 export type DPoPPublicJwk =
@@ -42,9 +42,7 @@ const MAX_NONCES = 256;
 const encoder = new TextEncoder();
 
 /** base64url without padding (RFC 7515). */
-function base64url(bytes: Uint8Array): string {
-  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+const base64url = toBase64Url;
 
 const jsonPart = (value: unknown) => base64url(encoder.encode(JSON.stringify(value)));
 
