@@ -88,12 +88,23 @@ async function installTracing(work: string): Promise<void> {
 /**
  * The packages some Node tests use beside the package, at the versions
  * deno.json's imports name (`zod@^4`): Standard Schema validators, the
- * Redis clients of the Redis cache store's test, and the HAR 1.2 schema with
- * its validator (har.test.mjs).
+ * Redis clients of the Redis cache store's test, the HAR 1.2 schema with
+ * its validator (har.test.mjs), and the independent checkers of
+ * signing.test.mjs (jose for DPoP proofs, http-message-signatures for RFC
+ * 9421 signatures).
  */
 async function testDependencies(): Promise<string[]> {
   const { imports } = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
-  return ["zod", "valibot", "redis", "ioredis", "ajv", "har-schema"].map((name) => {
+  return [
+    "zod",
+    "valibot",
+    "redis",
+    "ioredis",
+    "ajv",
+    "har-schema",
+    "jose",
+    "http-message-signatures",
+  ].map((name) => {
     const specifier = imports[name];
     if (typeof specifier !== "string" || !specifier.startsWith("npm:")) {
       throw new Error(`deno.json imports no npm: specifier for ${name}`);

@@ -12,6 +12,7 @@ import * as har from "../har.ts";
 import * as testing from "../testing.ts";
 import * as sse from "../sse.ts";
 import * as pagination from "../paginate.ts";
+import * as signing from "../signing.ts";
 import { toCurl } from "../utils.ts";
 import { bounded, collect, summary } from "./shared/suite.mjs";
 import * as areas from "./shared/areas.mjs";
@@ -47,7 +48,17 @@ async function startFixture(): Promise<{ url: string; otherUrl: string; refusedU
 
 const fixture = await startFixture();
 const env = {
-  lib: { ...mod, ...cache, ...traffic, ...har, ...testing, ...sse, ...pagination, toCurl },
+  lib: {
+    ...mod,
+    ...cache,
+    ...traffic,
+    ...har,
+    ...testing,
+    ...sse,
+    ...pagination,
+    ...signing,
+    toCurl,
+  },
   fixture,
   runtime: "deno",
 };

@@ -17,11 +17,14 @@ import { Buffer } from "node:buffer";
 import * as jose from "jose";
 import { createSigner, createVerifier, httpbis } from "http-message-signatures";
 import {
+  ApiKeyAuthHook,
   clientCredentialsStep,
+  CompositeAuthHook,
   createClient,
   HttpClient,
   HttpClientConfigBuilder,
   HttpRequest,
+  TokenAuthHook,
   TokenManager,
 } from "../mod.ts";
 import type { Exchange } from "../interfaces.ts";
@@ -342,6 +345,16 @@ Deno.test("httpSignatures: bad options are TypeErrors naming the field", async (
   assert.throws(
     () => httpSignatures({ keyId: "k", key: privateKey, algorithm: "ed25519", expiresIn: "soon" }),
     RangeError,
+  );
+  assert.throws(
+    () =>
+      httpSignatures({
+        keyId: "k",
+        key: privateKey,
+        algorithm: "ed25519",
+        components: ["@method", "@METHOD"],
+      }),
+    { name: "TypeError", message: /Invalid components: "@method" is named twice/ },
   );
 });
 
@@ -702,4 +715,53 @@ Deno.test("DPoP: bad key pairs and options are TypeErrors naming the field", asy
     /Invalid dpop/,
   );
   await assert.rejects(dpop.proof({ method: "GET", url: "/relative" }), /Invalid url/);
+});
+
+Deno.test("DPoP: each proof's ath is the hash of its own access token, as the token changes", async () => {
+  const ed25519 = await crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]);
+  for (const pair of [undefined, ed25519 as CryptoKeyPair]) {
+    const dpop = pair === undefined ? await DPoP.generate() : await DPoP.fromKeyPair(pair);
+    for (const token of ["token-one", "token-one", "token-two", "token-one"]) {
+      const proof = await dpop.proof({
+        method: "GET",
+        url: "http://127.0.0.1/items",
+        accessToken: token,
+      });
+      const { payload, protectedHeader } = await jose.jwtVerify(proof, jose.EmbeddedJWK, {
+        typ: "dpop+jwt",
+      });
+      assert.equal(protectedHeader.alg, dpop.alg);
+      assert.equal(payload.ath, b64url(createHash("sha256").update(token).digest()), token);
+    }
+  }
+});
+
+Deno.test("DPoP: a token hook inside a CompositeAuthHook still gives each request its proof", async () => {
+  const { servers, url, tokenUrl, log } = dpopServers();
+  await using _servers = servers;
+  const dpop = await DPoP.generate();
+  const tokenManager = new TokenManager([
+    clientCredentialsStep({ tokenUrl, clientId: "app", clientSecret: "s3cret", dpop }),
+  ]);
+  const hook = new CompositeAuthHook([
+    new ApiKeyAuthHook("api-key", { excludedPathPatterns: ["/api/*"] }),
+    new TokenAuthHook(tokenManager, { dpop }),
+  ]);
+  const config = new HttpClientConfigBuilder().withBaseUrl(url).withRetry({ maxRetries: 0 })
+    .withAuthHook(hook).build();
+  await using client = new HttpClient(config);
+  const response = await client.get("/api/items");
+  assert.equal(response.statusCode, 200, response.text);
+  assert.deepEqual(log.map((entry) => [entry.server, entry.nonce]), [
+    ["as", undefined],
+    ["as", "as-nonce-1"],
+    ["rs", undefined],
+    ["rs", "rs-nonce-1"],
+  ]);
+  // Two DPoP keys in one composite: a proof's link could not tell whose token it proves.
+  const other = new TokenAuthHook(tokenManager, { dpop: await DPoP.generate() });
+  assert.throws(
+    () => new CompositeAuthHook([new TokenAuthHook(tokenManager, { dpop }), other]),
+    { name: "TypeError", message: /Invalid hooks: 2 hooks bind tokens to a DPoP key/ },
+  );
 });

@@ -574,8 +574,17 @@ export class CompositeAuthHook implements AuthHookInterface {
   readonly strategy: "first_match" | "all";
   /** How many times a call may refresh and resend. */
   readonly retryStrategy: AuthRetryStrategyInterface;
+  /**
+   * The link its one hook with DPoP needs on each exchange (its proofs),
+   * passed on so the client runs it; `undefined` when no hook needs one.
+   */
+  readonly middleware: { readonly handle: MiddlewareFunction } | undefined;
 
-  /** Creates the hook from at least one auth hook. */
+  /**
+   * Creates the hook from at least one auth hook. At most one of them may
+   * bind its tokens to a DPoP key: a proof's link cannot tell which hook's
+   * token a request carries.
+   */
   constructor(hooks: readonly AuthHookInterface[], options: CompositeAuthHookOptions = {}) {
     if (!Array.isArray(hooks) || hooks.length === 0) {
       throw new TypeError("Invalid hooks: expected at least one auth hook");
@@ -593,6 +602,16 @@ export class CompositeAuthHook implements AuthHookInterface {
     );
     this.strategy = strategy;
     this.retryStrategy = options.retryStrategy ?? new SimpleAuthRetryStrategy();
+    const links = this.hooks.flatMap((hook) => {
+      const link = (hook as { middleware?: { handle?: unknown } }).middleware;
+      return typeof link?.handle === "function" ? [link as { handle: MiddlewareFunction }] : [];
+    });
+    if (links.length > 1) {
+      throw new TypeError(
+        `Invalid hooks: ${links.length} hooks bind tokens to a DPoP key; one CompositeAuthHook takes at most one`,
+      );
+    }
+    this.middleware = links[0];
   }
 
   /** Applies the matching hook (or hooks). */

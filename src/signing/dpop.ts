@@ -10,7 +10,7 @@ import { defineRedactedInspect } from "../masking/views.ts";
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
-import { toBase64 } from "./structured_fields.ts";
+import { toBase64Url } from "./structured_fields.ts";
 
 /** The public key of a DPoP key pair, as a JWK with only its public members. */
 export type DPoPPublicJwk =
@@ -42,9 +42,7 @@ const MAX_NONCES = 256;
 const encoder = new TextEncoder();
 
 /** base64url without padding (RFC 7515). */
-function base64url(bytes: Uint8Array): string {
-  return toBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
+const base64url = toBase64Url;
 
 const jsonPart = (value: unknown) => base64url(encoder.encode(JSON.stringify(value)));
 
@@ -95,11 +93,18 @@ export class DPoP {
   /** The private key that signs the proofs. */
   readonly privateKey: CryptoKey;
   readonly #nonces = new Map<string, string>();
+  /** The proofs' JOSE header, encoded once: it is the same in every proof. */
+  readonly #header: string;
+  readonly #params: AlgorithmIdentifier | EcdsaParams;
+  /** The last access token's `ath`: a client sends the same token many times. */
+  #ath: { readonly token: string; readonly hash: string } | undefined;
 
   private constructor(alg: "ES256" | "EdDSA", publicJwk: DPoPPublicJwk, privateKey: CryptoKey) {
     this.alg = alg;
     this.publicJwk = Object.freeze(publicJwk);
     this.privateKey = privateKey;
+    this.#header = jsonPart({ typ: "dpop+jwt", alg, jwk: this.publicJwk });
+    this.#params = alg === "ES256" ? { name: "ECDSA", hash: "SHA-256" } : { name: "Ed25519" };
   }
 
   /**
@@ -228,19 +233,40 @@ export class DPoP {
       );
     }
     const nonce = options.nonce ?? this.#nonces.get(url.origin);
-    const header = { typ: "dpop+jwt", alg: this.alg, jwk: this.publicJwk };
+    return await this.#proof(options.method, url, accessToken, nonce);
+  }
+
+  /** A proof of checked arguments. */
+  async #proof(
+    method: string,
+    url: URL,
+    accessToken: string | undefined,
+    nonce: string | undefined,
+  ): Promise<string> {
     const payload: Record<string, unknown> = {
       jti: crypto.randomUUID(),
-      htm: options.method,
+      htm: method,
       htu: url.origin + url.pathname,
       iat: Math.floor(Date.now() / 1000),
     };
-    if (accessToken !== undefined) payload.ath = base64url(await sha256(accessToken));
+    if (accessToken !== undefined) payload.ath = await this.#athOf(accessToken);
     if (nonce !== undefined) payload.nonce = nonce;
-    const input = `${jsonPart(header)}.${jsonPart(payload)}`;
-    const params = this.alg === "ES256" ? { name: "ECDSA", hash: "SHA-256" } : { name: "Ed25519" };
-    const signature = await crypto.subtle.sign(params, this.privateKey, encoder.encode(input));
+    const input = `${this.#header}.${jsonPart(payload)}`;
+    const signature = await crypto.subtle.sign(
+      this.#params,
+      this.privateKey,
+      encoder.encode(input),
+    );
     return `${input}.${base64url(new Uint8Array(signature))}`;
+  }
+
+  /** `ath`: the base64url SHA-256 of the access token, kept for the last token. */
+  async #athOf(token: string): Promise<string> {
+    const known = this.#ath;
+    if (known !== undefined && known.token === token) return known.hash;
+    const hash = base64url(await sha256(token));
+    this.#ath = { token, hash };
+    return hash;
   }
 
   /**
@@ -261,16 +287,12 @@ export class DPoP {
     if (token === undefined || headerValue(request.headers, "dpop") !== undefined) {
       return await next(request);
     }
-    const origin = new URL(request.url).origin;
+    const url = new URL(request.url);
+    const origin = url.origin;
     let used: string | undefined;
     const send = async () => {
       used = this.#nonces.get(origin);
-      const proof = await this.proof({
-        method: request.method,
-        url: request.url,
-        accessToken: token,
-        nonce: used,
-      });
+      const proof = await this.#proof(request.method, url, token, used);
       return await next(request.withHeaders({ DPoP: proof }));
     };
     const response = await send();

@@ -14,7 +14,6 @@ import {
   type InnerList,
   isInnerList,
   type Item,
-  type Parameters,
   parseDictionary,
   parseParamsText,
   serializeMember,
@@ -126,36 +125,45 @@ export function httpSignatures(
 ): MiddlewareFunction & { readonly credentialHeaders: readonly string[] } {
   checkKnownKeys("httpSignatures options", options, OPTION_KEYS);
   const signer = checkSigner(options);
+  // What every signature of this signer shares is serialised once: the
+  // covered components (when fixed), `keyid`, `alg` and `tag`.
+  const fixed = typeof signer.components === "function" ? undefined : coverage(signer.components);
+  let tail = "";
+  if (signer.includeAlg) tail += `;alg=${serializeString(signer.algorithm)}`;
+  tail += `;keyid=${serializeString(signer.keyId)}`;
+  if (signer.tag !== undefined) tail += `;tag=${serializeString(signer.tag)}`;
+  const params = ALGORITHMS[signer.algorithm].params;
   const link: MiddlewareFunction = async (request, next) => {
-    const components = typeof signer.components === "function"
-      ? parseComponents(signer.components(request))
-      : signer.components;
-    const names = components.map((component) => component.value);
+    const covered = fixed ??
+      coverage(parseComponents((signer.components as (request: HttpRequest) => string[])(request)));
     // Only a signed Content-Type needs the body's settled: a digest is a header of its own.
-    const sent = names.includes("content-type")
+    const sent = covered.contentType
       ? (await settleBody(request, "httpSignatures")).request
       : request;
     const message = messageOf(sent);
     const nowSeconds = Math.floor(signer.now() / 1000);
-    const params: Parameters = new Map();
-    if (signer.created) params.set("created", nowSeconds);
-    if (signer.expiresIn !== undefined) params.set("expires", nowSeconds + signer.expiresIn);
-    if (signer.nonce !== undefined) params.set("nonce", signer.nonce());
-    if (signer.includeAlg) params.set("alg", signer.algorithm);
-    params.set("keyid", signer.keyId);
-    if (signer.tag !== undefined) params.set("tag", signer.tag);
-    const input: InnerList = { items: components, params };
-    const base = signatureBase(message, undefined, input, (name) => {
-      throw new TypeError(`Cannot sign the request: it has no ${name} to cover`);
-    });
+    let signatureParams = covered.list;
+    if (signer.created) signatureParams += `;created=${nowSeconds}`;
+    if (signer.expiresIn !== undefined) {
+      signatureParams += `;expires=${nowSeconds + signer.expiresIn}`;
+    }
+    if (signer.nonce !== undefined) signatureParams += `;nonce=${serializeString(signer.nonce())}`;
+    signatureParams += tail;
+    let base = "";
+    for (let i = 0; i < covered.items.length; i++) {
+      const value = componentValue(message, covered.items[i]!);
+      if (value === undefined) {
+        throw new TypeError(
+          `Cannot sign the request: it has no ${covered.identifiers[i]} to cover`,
+        );
+      }
+      base += `${covered.identifiers[i]}: ${value}\n`;
+    }
+    base += `"@signature-params": ${signatureParams}`;
     const signature = new Uint8Array(
-      await crypto.subtle.sign(
-        ALGORITHMS[signer.algorithm].params,
-        signer.key,
-        encoder.encode(base!) as Uint8Array<ArrayBuffer>,
-      ),
+      await crypto.subtle.sign(params, signer.key, encoder.encode(base) as Uint8Array<ArrayBuffer>),
     );
-    const inputText = `${signer.label}=${serializeMember(input)}`;
+    const inputText = `${signer.label}=${signatureParams}`;
     const signatureText = `${signer.label}=:${toBase64(signature)}:`;
     return next(sent.withHeaders({
       "Signature-Input": joinMember(sent, "signature-input", signer.label, inputText),
@@ -174,6 +182,32 @@ function joinMember(request: HttpRequest, name: string, label: string, text: str
   members.delete(label);
   const kept = [...members].map(([key, member]) => `${key}=${serializeMember(member)}`);
   return [...kept, text].join(", ");
+}
+
+/** Covered components as a signer uses them: each one's identifier, and the inner list's text. */
+interface Coverage {
+  readonly items: readonly Item[];
+  /** Each component's serialisation, as its line of the signature base starts. */
+  readonly identifiers: readonly string[];
+  /** The inner list of the components, without parameters: `("@method" "@target-uri")`. */
+  readonly list: string;
+  /** True when `content-type` is covered (the body's type must be fixed first). */
+  readonly contentType: boolean;
+}
+
+/** The coverage of `items`; a component named twice is a TypeError naming it. */
+function coverage(items: readonly Item[]): Coverage {
+  const identifiers = items.map(serializeMember);
+  const twice = identifiers.find((identifier, i) => identifiers.indexOf(identifier) !== i);
+  if (twice !== undefined) {
+    throw new TypeError(`Invalid components: ${twice} is named twice`);
+  }
+  return {
+    items,
+    identifiers,
+    list: `(${identifiers.join(" ")})`,
+    contentType: items.some((item) => item.value === "content-type"),
+  };
 }
 
 interface Signer {

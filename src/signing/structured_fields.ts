@@ -79,8 +79,25 @@ export function serializeMember(member: Member): string {
   return `(${items.join(" ")})${serializeParams(member.params)}`;
 }
 
+/** `Uint8Array.prototype.toBase64` (ES2026) where the runtime has it: Deno does, Node 22 does not. */
+const nativeToBase64 = (Uint8Array.prototype as {
+  toBase64?: (
+    this: Uint8Array,
+    options?: { alphabet?: "base64" | "base64url"; omitPadding?: boolean },
+  ) => string;
+}).toBase64;
+
+/** base64url without padding (RFC 7515), as JWS wants it. */
+export function toBase64Url(bytes: Uint8Array): string {
+  if (nativeToBase64 !== undefined) {
+    return nativeToBase64.call(bytes, { alphabet: "base64url", omitPadding: true });
+  }
+  return toBase64(bytes).replace(/[+/=]/g, (char) => char === "+" ? "-" : char === "/" ? "_" : "");
+}
+
 /** Standard base64 with padding. */
 export function toBase64(bytes: Uint8Array): string {
+  if (nativeToBase64 !== undefined) return nativeToBase64.call(bytes);
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
     binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

@@ -15,6 +15,7 @@ import * as har from "@fetchline/fetchline/har";
 import * as testing from "@fetchline/fetchline/testing";
 import * as sse from "@fetchline/fetchline/sse";
 import * as pagination from "@fetchline/fetchline/paginate";
+import * as signing from "@fetchline/fetchline/signing";
 import { toCurl } from "@fetchline/fetchline/utils";
 import * as areas from "./shared/areas.mjs";
 import { bounded, collect, summary } from "./shared/suite.mjs";
@@ -39,7 +40,17 @@ const { child, fixture } = await startFixture();
 const only = process.env.FETCHLINE_SHARED_AREAS?.split(",").filter(Boolean);
 const counts = { passed: 0, failed: 0, skipped: 0 };
 const env = {
-  lib: { ...mod, ...cache, ...traffic, ...har, ...testing, ...sse, ...pagination, toCurl },
+  lib: {
+    ...mod,
+    ...cache,
+    ...traffic,
+    ...har,
+    ...testing,
+    ...sse,
+    ...pagination,
+    ...signing,
+    toCurl,
+  },
   fixture,
   runtime: "node",
 };

@@ -17,6 +17,7 @@ import * as har from "@fetchline/fetchline/har";
 import * as testing from "@fetchline/fetchline/testing";
 import * as sse from "@fetchline/fetchline/sse";
 import * as pagination from "@fetchline/fetchline/paginate";
+import * as signing from "@fetchline/fetchline/signing";
 import { toCurl } from "@fetchline/fetchline/utils";
 import { checks, limits, noFiles, run } from "./checks.mjs";
 import { cors } from "./cors.mjs";
@@ -70,7 +71,17 @@ function browserOnly(lib, { url, runtime }) {
 
 const query = new URLSearchParams(location.search);
 const fixture = { url: query.get("url"), refusedUrl: query.get("refused"), runtime: "a browser" };
-const lib = { ...mod, ...cache, ...traffic, ...har, ...testing, ...sse, ...pagination, toCurl };
+const lib = {
+  ...mod,
+  ...cache,
+  ...traffic,
+  ...har,
+  ...testing,
+  ...sse,
+  ...pagination,
+  ...signing,
+  toCurl,
+};
 const all = {
   ...checks(lib, fixture),
   ...limits(lib, fixture),

@@ -14,6 +14,7 @@ import * as har from "@fetchline/fetchline/har";
 import * as testing from "@fetchline/fetchline/testing";
 import * as sse from "@fetchline/fetchline/sse";
 import * as pagination from "@fetchline/fetchline/paginate";
+import * as signing from "@fetchline/fetchline/signing";
 import { toCurl } from "@fetchline/fetchline/utils";
 import * as areas from "./shared/areas.mjs";
 import { runSuite } from "./shared/suite.mjs";
@@ -26,7 +27,17 @@ const runtime = globalThis.Bun !== undefined
 const fixture = JSON.parse(process.argv[2]);
 const only = process.env.FETCHLINE_SHARED_AREAS?.split(",").filter(Boolean);
 const result = await runSuite(areas, {
-  lib: { ...mod, ...cache, ...traffic, ...har, ...testing, ...sse, ...pagination, toCurl },
+  lib: {
+    ...mod,
+    ...cache,
+    ...traffic,
+    ...har,
+    ...testing,
+    ...sse,
+    ...pagination,
+    ...signing,
+    toCurl,
+  },
   fixture,
   runtime,
 }, {

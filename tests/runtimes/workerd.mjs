@@ -15,12 +15,23 @@ import * as har from "./web/har.js";
 import * as testing from "./web/testing.js";
 import * as sse from "./web/sse.js";
 import * as pagination from "./web/paginate.js";
+import * as signing from "./web/signing.js";
 import { toCurl } from "./web/utils.js";
 import { checks, limits, noFiles, run, withoutToughCookie } from "./checks.mjs";
 import * as areas from "./shared/areas.mjs";
 import { runSuite } from "./shared/suite.mjs";
 
-const lib = { ...mod, ...cache, ...traffic, ...har, ...testing, ...sse, ...pagination, toCurl };
+const lib = {
+  ...mod,
+  ...cache,
+  ...traffic,
+  ...har,
+  ...testing,
+  ...sse,
+  ...pagination,
+  ...signing,
+  toCurl,
+};
 
 async function shared(query) {
   const fixture = JSON.parse(query.get("fixture"));

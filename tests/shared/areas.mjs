@@ -13,6 +13,7 @@ export { default as paginate } from "./paginate.mjs";
 export { default as redirects } from "./redirects.mjs";
 export { default as retries } from "./retries.mjs";
 export { default as secrets } from "./secrets.mjs";
+export { default as signing } from "./signing.mjs";
 export { default as streams } from "./streams.mjs";
 export { default as timeouts } from "./timeouts.mjs";
 export { default as traffic } from "./traffic.mjs";

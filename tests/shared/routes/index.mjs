@@ -12,6 +12,7 @@ export { routes as paginate } from "./paginate.mjs";
 export { routes as redirects } from "./redirects.mjs";
 export { routes as retries } from "./retries.mjs";
 export { routes as secrets } from "./secrets.mjs";
+export { routes as signing } from "./signing.mjs";
 export { routes as streams } from "./streams.mjs";
 export { routes as timeouts } from "./timeouts.mjs";
 export { routes as traffic } from "./traffic.mjs";
