@@ -41,6 +41,7 @@ import type { ExchangeReason, Logger, MiddlewareFunction } from "../hooks/hook_i
 import { type ChainEnd, ExchangeRun, runChain } from "./chain.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { type HttpResponse, receivedResponse } from "../models/response.ts";
+import { ExchangeClock } from "../models/timings.ts";
 import { type CookieJarLike, storeCookies } from "../cookies/jar.ts";
 
 /** What an exchange, and the redirects and auth above it, need besides the request. */
@@ -185,8 +186,10 @@ export async function sendSingleRequest(
   try {
     const { middleware } = options;
     let response: HttpResponse;
-    if (middleware.length === 0) response = await exchange(hop, request, step, since, options);
-    else {
+    if (middleware.length === 0) {
+      const clock = new ExchangeClock(performance.now());
+      response = await exchange(hop, request, step, since, options, clock);
+    } else {
       const attempt = countExchange(context);
       const run = new ExchangeRun(
         middleware,
@@ -231,14 +234,17 @@ async function exchange(
   step: Step,
   since: number,
   options: SendOptions,
+  clock: ExchangeClock,
 ): Promise<HttpResponse> {
   let streamed: HttpResponse;
   try {
     const pending = toWireRequest(hop);
     const wire = pending instanceof Promise ? await pending : pending;
+    clock.sentAt = performance.now();
     const response = wire.body === undefined
       ? await options.transport(wire, step)
       : await sendBody(wire, step, options.transport, options.onUploadProgress);
+    clock.head(performance.now(), response.timings);
     const jar = options.cookies;
     if (jar !== undefined) {
       const lines = headerValuesOf(response.headers, "set-cookie");
@@ -253,7 +259,13 @@ async function exchange(
         throw error;
       });
     }
-    const init = { statusCode: response.status, headers: response.headers, url: wire.url, request };
+    const init = {
+      statusCode: response.status,
+      headers: response.headers,
+      url: wire.url,
+      request,
+      timings: clock,
+    };
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
       return receivedResponse({ ...init, content: EMPTY, elapsedMs: performance.now() - since });
@@ -265,7 +277,9 @@ async function exchange(
       const content = native !== undefined
         ? checkedLength(await native, options.maxResponseBytes)
         : await readBody(response, options.maxResponseBytes);
-      return receivedResponse({ ...init, content, elapsedMs: performance.now() - since });
+      const now = performance.now();
+      clock.end(now);
+      return receivedResponse({ ...init, content, elapsedMs: now - since });
     }
     streamed = streamedCall({
       wire: response,
@@ -273,6 +287,7 @@ async function exchange(
       init: { ...init, elapsedMs: performance.now() - since },
       toClientError: (error) => toClientError(error, request, step, options),
       since,
+      clock,
     }, options.stream ? options : { ...options, readTimeout: null });
   } catch (error) {
     throw toClientError(error, request, step, options);
