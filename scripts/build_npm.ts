@@ -22,7 +22,7 @@
  * - the browser build in `browser/`, with `runtime_browser.ts` (the global
  *   `fetch` only), `memory_jar_browser.ts` (no default jar) and
  *   `network_settings_browser.ts` (no checks of the settings `build()`
- *   refuses there): none of what a browser cannot use, neither tough-cookie,
+ *   refuses there) and `channels_browser.ts` (no tracing channels): none of what a browser cannot use, neither tough-cookie,
  *   nor proxies, nor Deno's pool, nor the network policy's address ranges;
  *
  * a package.json whose `exports` map mirrors deno.json's, each subpath
@@ -110,6 +110,7 @@ const BUILDS: Readonly<Record<"node" | "web" | "browser", Build>> = {
       "src/transport/runtime.ts": "src/transport/runtime_browser.ts",
       "src/cookies/memory_jar.ts": "src/cookies/memory_jar_browser.ts",
       "src/config/network_settings.ts": "src/config/network_settings_browser.ts",
+      "src/send/channels.ts": "src/send/channels_browser.ts",
     },
   },
 };

@@ -37,6 +37,7 @@ import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import type { CredentialNames } from "../masking/credentials.ts";
 import { sendBody, streamedCall } from "./body.ts";
+import { EXCHANGE_CHANNEL, exchangeMessage, isTraced, traced } from "./channels.ts";
 import type { ExchangeReason, Logger, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { type ChainEnd, ExchangeRun, runChain } from "./chain.ts";
 import type { HttpRequest } from "../models/request.ts";
@@ -184,27 +185,15 @@ export async function sendSingleRequest(
   last?: FirstHop,
 ): Promise<HttpResponse | Redirect> {
   try {
-    const { middleware } = options;
-    let response: HttpResponse;
-    if (middleware.length === 0) {
-      const clock = new ExchangeClock(performance.now());
-      response = await exchange(hop, request, step, since, options, clock);
-    } else {
-      const attempt = countExchange(context);
-      const run = new ExchangeRun(
-        middleware,
-        context,
-        step,
-        since,
-        options,
-        request,
-        END,
-        attempt,
-        reason,
-      );
-      const chain = run.settle(runChain(run, hop));
-      response = await untilAborted(chain, step, () => ended(request, step, options));
-    }
+    const attempt = countExchange(context);
+    // Published on `fetchline:exchange` only while someone listens (channels.ts).
+    const response = await (isTraced(EXCHANGE_CHANNEL)
+      ? traced(
+        EXCHANGE_CHANNEL,
+        exchangeMessage(hop, attempt, reason),
+        () => oneExchange(hop, request, step, since, options, context, reason, attempt),
+      )
+      : oneExchange(hop, request, step, since, options, context, reason, attempt));
     if (!followed(response, hop, options)) {
       // The attempt's timeout (and the total) end at the head of a streamed
       // call: the chain's, so a middleware's wait after `next` is bounded too.
@@ -218,6 +207,36 @@ export async function sendSingleRequest(
   } finally {
     if (last?.release) step.release();
   }
+}
+
+/** `hop` through the middleware chain, if any, and the transport: one exchange. */
+function oneExchange(
+  hop: HttpRequest,
+  request: HttpRequest,
+  step: Step,
+  since: number,
+  options: SendOptions,
+  context: RequestContext,
+  reason: ExchangeReason,
+  attempt: number,
+): Promise<HttpResponse> {
+  const { middleware } = options;
+  if (middleware.length === 0) {
+    return exchange(hop, request, step, since, options, new ExchangeClock(performance.now()));
+  }
+  const run = new ExchangeRun(
+    middleware,
+    context,
+    step,
+    since,
+    options,
+    request,
+    END,
+    attempt,
+    reason,
+  );
+  const chain = run.settle(runChain(run, hop));
+  return untilAborted(chain, step, () => ended(request, step, options));
 }
 
 /**
