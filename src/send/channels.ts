@@ -64,31 +64,69 @@ export function isTraced(channel: Tracing | undefined): channel is Tracing {
 }
 
 /**
- * What a message of `fetchline:request` and `fetchline:exchange` holds:
- * masked views only (the request's and the response's `toJSON()`, the URL
- * redacted and credentials `***`), the response's timings, or the error
- * (the library's exceptions mask their own views).
+ * A message of `fetchline:request` and `fetchline:exchange`: masked views
+ * only (the request's and the response's `toJSON()`: the URL redacted,
+ * credentials `***`), made when first read, so a subscriber that reads
+ * none costs none; the response's timings; or the error (the library's
+ * exceptions mask their own views).
  */
-export interface TraceMessage {
-  /** The request, as its masked view. */
-  readonly request: Record<string, unknown>;
-  /** The exchange's number in its call, from 1 (`fetchline:exchange` only). */
-  readonly attempt?: number;
-  /** Why the exchange is sent (`fetchline:exchange` only). */
-  readonly reason?: ExchangeReason;
-  /** The response, as its masked view, once it came. */
-  response?: Record<string, unknown>;
-  /** Its status code. */
-  statusCode?: number;
-  /** Its timings (a streamed response's, at its head). */
-  timings?: HttpResponse["timings"];
+export class TraceMessage {
+  #request: HttpRequest;
+  #requestView: Record<string, unknown> | undefined = undefined;
+  #response: HttpResponse | undefined = undefined;
+  #responseView: Record<string, unknown> | undefined = undefined;
   /** What the call or exchange failed with. */
   error?: unknown;
+
+  /**
+   * @param request The request.
+   * @param attempt The exchange's number in its call, from 1 (`fetchline:exchange` only).
+   * @param reason Why the exchange is sent (`fetchline:exchange` only).
+   */
+  constructor(
+    request: HttpRequest,
+    readonly attempt?: number,
+    readonly reason?: ExchangeReason,
+  ) {
+    this.#request = request;
+  }
+
+  /** The request, as its masked view. */
+  get request(): Record<string, unknown> {
+    return this.#requestView ??= this.#request.toJSON();
+  }
+
+  /** The response, as its masked view, once it came. */
+  get response(): Record<string, unknown> | undefined {
+    if (this.#response === undefined) return undefined;
+    return this.#responseView ??= this.#response.toJSON();
+  }
+
+  /** The response's status code, once it came. */
+  get statusCode(): number | undefined {
+    return this.#response?.statusCode;
+  }
+
+  /** The response's timings (a streamed response's, at its head), once it came. */
+  get timings(): HttpResponse["timings"] | undefined {
+    return this.#response?.timings;
+  }
+
+  /** The response came. */
+  responded(response: HttpResponse): void {
+    this.#response = response;
+  }
+
+  /** A view of the message, as JSON shows it. */
+  toJSON(): Record<string, unknown> {
+    const { request, attempt, reason, response, statusCode, timings, error } = this;
+    return { request, attempt, reason, response, statusCode, timings, error };
+  }
 }
 
 /** The message of a call of `request`. */
 export function callMessage(request: HttpRequest): TraceMessage {
-  return { request: request.toJSON() };
+  return new TraceMessage(request);
 }
 
 /** The message of an exchange of `request`. */
@@ -97,7 +135,7 @@ export function exchangeMessage(
   attempt: number,
   reason: ExchangeReason,
 ): TraceMessage {
-  return { request: request.toJSON(), attempt, reason };
+  return new TraceMessage(request, attempt, reason);
 }
 
 /**
@@ -124,9 +162,7 @@ export function traced(
     }
     channel.end.publish(message);
     return pending.then((response) => {
-      message.response = response.toJSON();
-      message.statusCode = response.statusCode;
-      message.timings = response.timings;
+      message.responded(response);
       channel.asyncStart.publish(message);
       channel.asyncEnd.publish(message);
       return response;

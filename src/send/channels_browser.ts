@@ -11,9 +11,8 @@ export type Tracing = never;
 
 /** What a traced message holds (none is made in a browser). */
 export interface TraceMessage {
-  readonly request: Record<string, unknown>;
-  readonly attempt?: number;
-  readonly reason?: ExchangeReason;
+  readonly attempt?: number | undefined;
+  readonly reason?: ExchangeReason | undefined;
 }
 
 /** None in a browser. */
@@ -27,17 +26,17 @@ export function isTraced(_channel: Tracing | undefined): _channel is Tracing {
 }
 
 /** Never called in a browser. */
-export function callMessage(request: HttpRequest): TraceMessage {
-  return { request: request.toJSON() };
+export function callMessage(_request: HttpRequest): TraceMessage {
+  return {};
 }
 
 /** Never called in a browser. */
 export function exchangeMessage(
-  request: HttpRequest,
+  _request: HttpRequest,
   attempt: number,
   reason: ExchangeReason,
 ): TraceMessage {
-  return { request: request.toJSON(), attempt, reason };
+  return { attempt, reason };
 }
 
 /** Never called in a browser: `run()` as it is. */
