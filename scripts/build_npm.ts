@@ -201,6 +201,7 @@ async function bundle(name: string, { dir }: Build): Promise<void> {
     "--external:socks",
     "--external:tough-cookie",
     "--external:http-cache-semantics",
+    "--external:@opentelemetry/api",
     `--outdir=${dir === "" ? outDir : `${outDir}/${dir}`}`,
     "--metafile=meta.json",
     "--log-level=warning",
@@ -270,6 +271,8 @@ function packageJson(): Record<string, unknown> {
   const toughCookie = npmVersion("tough-cookie");
   const cacheSemantics = npmVersion("http-cache-semantics");
   const socks = npmVersion("socks");
+  // Any 1.x API from 1.4 (its stable metrics API) up.
+  const otelApi = ">=1.4.0 <2";
   return {
     name: denoJson.name,
     version: denoJson.version,
@@ -306,6 +309,11 @@ function packageJson(): Record<string, unknown> {
       "http-cache-semantics": cacheSemantics,
       socks,
     },
+    // telemetry() (the `/telemetry` entry point) uses the application's own
+    // OpenTelemetry API, whichever SDK registered: a peer, optional, so a
+    // package that never imports `/telemetry` installs nothing for it.
+    peerDependencies: { "@opentelemetry/api": otelApi },
+    peerDependenciesMeta: { "@opentelemetry/api": { optional: true } },
     keywords: [
       "http",
       "client",

@@ -10,8 +10,10 @@
  *   mod.ts reaches no module of src/cache/): only the npm build's runtime
  *   file may;
  * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
- *   src/sse/ or src/paginate/ (each its own entry point's), and src/sse/
- *   and src/paginate/ import nothing of src/send/ or src/transport/;
+ *   src/sse/, src/paginate/ or src/telemetry/ (each its own entry point's),
+ *   and src/sse/, src/paginate/ and src/telemetry/ import nothing of
+ *   src/send/ or src/transport/ (src/telemetry/ may import
+ *   `@opentelemetry/api`);
  * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
  *   Deno API, and its runtime module is the Node one (it loads undici);
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
@@ -155,7 +157,14 @@ const cacheImport: AllowedImport = {
   name: "http-cache-semantics",
   dynamic: false,
 };
-const allowedImports = [cookieImport, cacheImport];
+// The telemetry entry point's: the application's own OpenTelemetry API (a peer dependency).
+const otelImport: AllowedImport = {
+  file: "src/telemetry/telemetry.ts",
+  specifier: /^npm:@opentelemetry\/api@|^@opentelemetry\/api$/,
+  name: "@opentelemetry/api",
+  dynamic: false,
+};
+const allowedImports = [cookieImport, cacheImport, otelImport];
 const isAllowed = (
   allowed: readonly AllowedImport[],
   file: string,
@@ -180,14 +189,20 @@ for (const module of await moduleGraph(entryPoints)) {
 // A client without a cache, traffic control, a recorder, the reconnecting SSE reader or
 // pagination loads none of their code.
 for (const module of await moduleGraph([`${rootDir}/mod.ts`])) {
-  if (/^src\/(cache|traffic|har|sse|paginate)\//.test(shortName(module.specifier))) {
+  if (/^src\/(cache|traffic|har|sse|paginate|telemetry)\//.test(shortName(module.specifier))) {
     problems.push(`mod.ts reaches ${shortName(module.specifier)}`);
   }
 }
 // The reconnecting SSE reader and pagination use a client as any caller does: through its
 // public calls, never the send path or the transport below it.
-for (const module of await moduleGraph([`${rootDir}/sse.ts`, `${rootDir}/paginate.ts`])) {
-  if (!/^src\/(sse|paginate)\//.test(shortName(module.specifier))) continue;
+for (
+  const module of await moduleGraph([
+    `${rootDir}/sse.ts`,
+    `${rootDir}/paginate.ts`,
+    `${rootDir}/telemetry.ts`,
+  ])
+) {
+  if (!/^src\/(sse|paginate|telemetry)\//.test(shortName(module.specifier))) continue;
   for (const dependency of module.dependencies ?? []) {
     for (const target of [dependency.code?.specifier, dependency.type?.specifier]) {
       if (target !== undefined && /^src\/(send|transport)\//.test(shortName(target))) {
@@ -350,7 +365,7 @@ async function checkWebBuild(dir: string, allowed: readonly AllowedImport[]) {
   }
 }
 await checkWebBuild("web", allowedImports);
-await checkWebBuild("browser", [cacheImport]);
+await checkWebBuild("browser", [cacheImport, otelImport]);
 // The browser build: neither proxy routing (proxy.js, which only the
 // runtimes with a pool import), nor the network policy and the address
 // ranges it and network_settings.ts's checks parse (the browser build's
