@@ -158,8 +158,18 @@ export function telemetry(options: TelemetryOptions = {}): MiddlewareFunction {
   const calls = new WeakMap<RequestContext, CallSpan>();
   const runtime = callChannel();
   return (request, next, exchange) => {
-    const call = callSpanOf(calls, runtime, tracer, request, exchange.context);
-    return sendTraced(tracer, instruments, call, request, next, exchange, sendTraceparent);
+    const attributes = requestAttributes(request);
+    const call = callSpanOf(calls, runtime, tracer, request, attributes, exchange.context);
+    return sendTraced(
+      tracer,
+      instruments,
+      call,
+      attributes,
+      request,
+      next,
+      exchange,
+      sendTraceparent,
+    );
   };
 }
 
@@ -174,15 +184,13 @@ function callSpanOf(
   runtime: Runtime | undefined,
   tracer: Tracer,
   request: HttpRequest,
+  attributes: Attributes,
   context: RequestContext,
 ): CallSpan {
   const known = calls.get(context);
   if (known !== undefined && !known.ended) return known;
   const parent = otelContext.active();
-  const span = tracer.startSpan(request.method, {
-    kind: SpanKind.INTERNAL,
-    attributes: requestAttributes(request),
-  }, parent);
+  const span = tracer.startSpan(request.method, { kind: SpanKind.INTERNAL, attributes }, parent);
   const message = runtime?.store?.getStore();
   const call: CallSpan = {
     span,
@@ -202,12 +210,13 @@ async function sendTraced(
   tracer: Tracer,
   instruments: Instruments,
   call: CallSpan,
+  requested: Attributes,
   request: HttpRequest,
   next: (request: HttpRequest) => Promise<HttpResponse>,
   exchange: Exchange,
   sendTraceparent: boolean,
 ): Promise<HttpResponse> {
-  const attributes = requestAttributes(request);
+  const attributes = { ...requested };
   if (exchange.attempt > 1) attributes["http.request.resend_count"] = exchange.attempt - 1;
   if (exchange.reason !== "first") attributes["fetchline.exchange.reason"] = exchange.reason;
   const span = tracer.startSpan(
@@ -229,9 +238,12 @@ async function sendTraced(
       const status = response.statusCode;
       span.setAttribute("http.response.status_code", status);
       final["http.response.status_code"] = status;
-      addTimings(span, response.timings);
-      if (/(^|,)\s*fetchline;\s*hit\b/.test(response.headers["cache-status"] ?? "")) {
-        span.setAttribute("fetchline.cache.hit", true);
+      // A span nobody records (a no-op provider's, one not sampled) needs no more.
+      if (span.isRecording()) {
+        addTimings(span, response.timings);
+        if (/(^|,)\s*fetchline;\s*hit\b/.test(response.headers["cache-status"] ?? "")) {
+          span.setAttribute("fetchline.cache.hit", true);
+        }
       }
       if (status >= 400) {
         span.setAttribute("error.type", String(status));
@@ -255,18 +267,20 @@ async function sendTraced(
     const headers = traceHeaders(span);
     if (headers !== undefined) sent = request.withHeaders(headers);
   }
-  let watched = true;
-  try {
-    exchange.onEnd(({ response, error }) => end(response, error));
-  } catch {
-    // The exchange is already over (its step ended): the span ends with what next() gives.
-    watched = false;
+  // A streamed body's span ends with it; a buffered one's when next() settles.
+  let watched = exchange.streamed;
+  if (watched) {
+    try {
+      exchange.onEnd(({ response, error }) => end(response, error));
+    } catch {
+      // The exchange is already over (its step ended): the span ends with what next() gives.
+      watched = false;
+    }
   }
   try {
     // Within the exchange's span: the runtime's own fetch span (Deno's) nests under it.
     const response = await otelContext.with(trace.setSpan(call.context, span), () => next(sent));
-    // A streamed body's span ends with it (onEnd).
-    if (!exchange.streamed || !watched) end(response, undefined);
+    if (!watched) end(response, undefined);
     return response;
   } catch (error) {
     end(undefined, error);
