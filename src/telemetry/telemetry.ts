@@ -401,9 +401,10 @@ function traceHeaders(span: Span): Record<string, string> | undefined {
  * OpenTelemetry on (`OTEL_DENO=true`), whose tracer starts spans only then.
  */
 function runtimeSendsTraceparent(): boolean {
-  const deno = (globalThis as {
-    Deno?: { telemetry?: { tracerProvider?: TracerProvider } };
-  }).Deno;
+  // Read by name: the npm builds for Node and browsers name no Deno API.
+  const deno = Reflect.get(globalThis, "Deno") as
+    | { telemetry?: { tracerProvider?: TracerProvider } }
+    | undefined;
   const provider = deno?.telemetry?.tracerProvider;
   if (provider === undefined) return false;
   try {
