@@ -57,6 +57,7 @@ export type {
   TypedLinesOptions,
   TypedServerSentEvent,
 } from "./src/models/response.ts";
+export type { ResponseTimings } from "./src/models/timings.ts";
 export type { ProblemDetails } from "./src/http/problem.ts";
 export type { Duration } from "./src/models/duration.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";

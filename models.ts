@@ -37,6 +37,7 @@ export type {
   StandardSchemaV1,
   StreamedHttpResponse,
 } from "./src/models/response.ts";
+export type { ResponseTimings } from "./src/models/timings.ts";
 export type { ProblemDetails } from "./src/http/problem.ts";
 export { FetchContext, RequestContext } from "./src/models/context.ts";
 export type { FetchContextOptions, RequestContextOptions } from "./src/models/context.ts";

@@ -45,6 +45,7 @@ import type { Run } from "./_results.ts";
 import { AB_HEAD, abLine, compare, median, rounds } from "./_loop.mjs";
 import { fetchline, kyClient, ofetchClient, rawFetch } from "./clients.ts";
 import type { BenchClient, Builder, Library } from "./clients.ts";
+import { telemetry } from "../telemetry.ts";
 import { cannedFetch, checkAnswer, ECHO_BODY, PATHS, withSixHooks } from "./_workload.mjs";
 
 type Workload = keyof typeof PATHS;
@@ -63,12 +64,17 @@ const FETCHLINE_KINDS: Record<string, (lib: Library, builder: Builder) => Builde
   "fetchline+hooks": (lib, builder) => withSixHooks(lib, builder),
   "fetchline-no-deadline": (_, builder) =>
     builder.withTimeout(null).withReadTimeout(null).withTotalTimeout(null),
+  // telemetry() of this tree with OpenTelemetry's no-op global providers
+  // (compare with --clients fetchline,fetchline+telemetry, not --before).
+  "fetchline+telemetry": (_, builder) => builder.withMiddleware(telemetry()),
 };
+/** The fetchline kinds a run compares unless told (telemetry's only on demand). */
+const DEFAULT_KINDS = Object.keys(FETCHLINE_KINDS).filter((kind) => kind !== "fetchline+telemetry");
 const ALL_KINDS = [
   "fetch",
   "fetch+timeout",
   "fetch+timeout+headers",
-  ...Object.keys(FETCHLINE_KINDS),
+  ...DEFAULT_KINDS,
 ]
   .concat(["ky", "ky+timeout", "ofetch", "ofetch+timeout"]);
 
@@ -153,7 +159,7 @@ if (import.meta.main) {
     args: Deno.args,
     options: {
       before: { type: "string" },
-      cases: { type: "string", default: Object.keys(FETCHLINE_KINDS).join(",") },
+      cases: { type: "string", default: DEFAULT_KINDS.join(",") },
       clients: { type: "string", default: ALL_KINDS.join(",") },
       blocks: { type: "string", default: "40" },
       requests: { type: "string", default: "2000" },

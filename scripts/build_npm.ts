@@ -22,7 +22,7 @@
  * - the browser build in `browser/`, with `runtime_browser.ts` (the global
  *   `fetch` only), `memory_jar_browser.ts` (no default jar) and
  *   `network_settings_browser.ts` (no checks of the settings `build()`
- *   refuses there): none of what a browser cannot use, neither tough-cookie,
+ *   refuses there) and `channels_browser.ts` (no tracing channels): none of what a browser cannot use, neither tough-cookie,
  *   nor proxies, nor Deno's pool, nor the network policy's address ranges;
  *
  * a package.json whose `exports` map mirrors deno.json's, each subpath
@@ -110,6 +110,7 @@ const BUILDS: Readonly<Record<"node" | "web" | "browser", Build>> = {
       "src/transport/runtime.ts": "src/transport/runtime_browser.ts",
       "src/cookies/memory_jar.ts": "src/cookies/memory_jar_browser.ts",
       "src/config/network_settings.ts": "src/config/network_settings_browser.ts",
+      "src/send/channels.ts": "src/send/channels_browser.ts",
     },
   },
 };
@@ -198,6 +199,7 @@ async function bundle(name: string, { dir }: Build): Promise<void> {
     "--external:undici",
     "--external:socks",
     "--external:tough-cookie",
+    "--external:@opentelemetry/api",
     `--outdir=${dir === "" ? outDir : `${outDir}/${dir}`}`,
     "--metafile=meta.json",
     "--log-level=warning",
@@ -266,6 +268,8 @@ function packageJson(): Record<string, unknown> {
   // The cookie jar of withCookies() without a jar of the caller's own.
   const toughCookie = npmVersion("tough-cookie");
   const socks = npmVersion("socks");
+  // Any 1.x API from 1.4 (its stable metrics API) up.
+  const otelApi = ">=1.4.0 <2";
   return {
     name: denoJson.name,
     version: denoJson.version,
@@ -301,6 +305,11 @@ function packageJson(): Record<string, unknown> {
       undici,
       socks,
     },
+    // telemetry() (the `/telemetry` entry point) uses the application's own
+    // OpenTelemetry API, whichever SDK registered: a peer, optional, so a
+    // package that never imports `/telemetry` installs nothing for it.
+    peerDependencies: { "@opentelemetry/api": otelApi },
+    peerDependenciesMeta: { "@opentelemetry/api": { optional: true } },
     keywords: [
       "http",
       "client",

@@ -8,8 +8,9 @@
  *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts: only
  *   the npm build's runtime file may;
  * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
- *   src/sse/, src/paginate/ or src/signing/ (each its own entry point's), and
- *   src/sse/, src/paginate/ and src/signing/ import nothing of src/send/ or src/transport/;
+ *   src/sse/, src/paginate/, src/signing/ or src/telemetry/ (each its own
+ *   entry point's), and those four import nothing of src/send/ or
+ *   src/transport/ (src/telemetry/ may import `@opentelemetry/api`);
  * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
  *   Deno API, and its runtime module is the Node one (it loads undici);
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
@@ -146,7 +147,14 @@ const cookieImport: AllowedImport = {
   name: "tough-cookie",
   dynamic: true,
 };
-const allowedImports = [cookieImport];
+// The telemetry entry point's: the application's own OpenTelemetry API (a peer dependency).
+const otelImport: AllowedImport = {
+  file: "src/telemetry/telemetry.ts",
+  specifier: /^npm:@opentelemetry\/api@|^@opentelemetry\/api$/,
+  name: "@opentelemetry/api",
+  dynamic: false,
+};
+const allowedImports = [cookieImport, otelImport];
 const isAllowed = (
   allowed: readonly AllowedImport[],
   file: string,
@@ -171,7 +179,9 @@ for (const module of await moduleGraph(entryPoints)) {
 // A client without a cache, traffic control, a recorder, the reconnecting SSE reader or
 // pagination loads none of their code.
 for (const module of await moduleGraph([`${rootDir}/mod.ts`])) {
-  if (/^src\/(cache|traffic|har|sse|paginate|signing)\//.test(shortName(module.specifier))) {
+  if (
+    /^src\/(cache|traffic|har|sse|paginate|signing|telemetry)\//.test(shortName(module.specifier))
+  ) {
     problems.push(`mod.ts reaches ${shortName(module.specifier)}`);
   }
 }
@@ -182,9 +192,10 @@ for (
     `${rootDir}/sse.ts`,
     `${rootDir}/paginate.ts`,
     `${rootDir}/signing.ts`,
+    `${rootDir}/telemetry.ts`,
   ])
 ) {
-  if (!/^src\/(sse|paginate|signing)\//.test(shortName(module.specifier))) continue;
+  if (!/^src\/(sse|paginate|signing|telemetry)\//.test(shortName(module.specifier))) continue;
   for (const dependency of module.dependencies ?? []) {
     for (const target of [dependency.code?.specifier, dependency.type?.specifier]) {
       if (target !== undefined && /^src\/(send|transport)\//.test(shortName(target))) {
@@ -347,7 +358,7 @@ async function checkWebBuild(dir: string, allowed: readonly AllowedImport[]) {
   }
 }
 await checkWebBuild("web", allowedImports);
-await checkWebBuild("browser", []);
+await checkWebBuild("browser", [otelImport]);
 // The browser build: neither proxy routing (proxy.js, which only the
 // runtimes with a pool import), nor the network policy and the address
 // ranges it and network_settings.ts's checks parse (the browser build's

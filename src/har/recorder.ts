@@ -67,6 +67,8 @@ interface Recorded {
   length?: string | undefined;
   cacheStatus?: string | undefined;
   capture?: Capture;
+  /** The response whose `timings` fill the phases the runtime tells. */
+  response?: HttpResponse;
   error?: string;
   endedAt?: number;
 }
@@ -90,8 +92,10 @@ interface Recorded {
  * An entry holds the request's method, URL, query, headers, cookies and
  * body, and the response's status, headers, cookies and body (text, or
  * base64 for binary, up to `maxBodyBytes`); the timings the runtime tells
- * (the time to the response's head as `wait`, a streamed body's reading
- * as `receive`; the others `-1`, `send` 0). The protocol version and the
+ * (the response's `timings`: the traffic controls' wait as `blocked`, and
+ * `dns`, `connect`, `ssl` and `send` where the runtime tells them, else
+ * `-1` (`send` 0); the time to the response's head as `wait`, the body's
+ * reading as `receive`). The protocol version and the
  * reason phrase are not told by every runtime: `unknown` and `""`. A
  * streamed response's body is recorded as the caller reads it, never read
  * by the recorder: `toHar()` shows what was read so far (an event stream's
@@ -238,6 +242,7 @@ export class HarRecorder {
     recorded.encoding = response.headers["content-encoding"];
     recorded.length = response.headers["content-length"];
     recorded.cacheStatus = response.headers["cache-status"];
+    recorded.response = response;
     const capture = recorded.capture = new Capture(this.maxBodyBytes, this.bodies);
     // Recorded as the caller reads it: the recorder never reads ahead.
     return exchange.observe(response, {
@@ -252,13 +257,26 @@ export class HarRecorder {
   #entryOf(recorded: Recorded): HarEntry {
     const { since, headAt, capture, head } = recorded;
     const end = capture?.endedAt ?? (capture === undefined ? recorded.endedAt : performance.now());
-    const wait = Math.max(0, (headAt ?? end ?? since) - since);
-    const receive = headAt === undefined ? 0 : Math.max(0, (end ?? headAt) - headAt);
-    const timings = { blocked: -1, dns: -1, connect: -1, send: 0, wait, receive, ssl: -1 };
+    const told = recorded.response?.timings;
+    const receive = told?.downloadMs ??
+      (headAt === undefined ? 0 : Math.max(0, (end ?? headAt) - headAt));
+    // The exchange's own wait for its head (with the phases before it the runtime does not tell).
+    const wait = told?.waitMs ?? Math.max(0, (headAt ?? end ?? since) - since);
+    const timings = {
+      blocked: told?.queueMs ?? -1,
+      dns: told?.dnsMs ?? -1,
+      connect: told?.connectMs ?? -1,
+      send: told?.sendMs ?? 0,
+      wait,
+      receive,
+      ssl: told?.tlsMs ?? -1,
+    };
+    const time = Math.max(0, timings.blocked) + Math.max(0, timings.dns) +
+      Math.max(0, timings.connect) + timings.send + wait + receive;
     const cache = recorded.cacheStatus === undefined ? {} : { _cacheStatus: recorded.cacheStatus };
     const entry = {
       startedDateTime: recorded.startedDateTime,
-      time: wait + receive,
+      time,
       request: recorded.request,
       cache,
       timings,

@@ -25,6 +25,7 @@ import { errorReason, MAX_REASON_BODY, type ProblemDetails } from "../http/probl
 import { checkKnownKeys, describeType, keysOf, validateHeaders } from "./_validate.ts";
 import { bindRequestCredentials, credentialsOf, type HttpRequest } from "./request.ts";
 import type { CredentialNames } from "../masking/credentials.ts";
+import { ExchangeClock, givenTimings, type ResponseTimings } from "./timings.ts";
 import {
   events,
   type LineLimit,
@@ -136,6 +137,11 @@ export interface HttpResponseInit {
   request: HttpRequest;
   /** The body's encoding, overriding the Content-Type charset. */
   encoding?: string | undefined;
+  /**
+   * Where the exchange's time went (checked, frozen); without it, `waitMs`
+   * and `totalMs` are `elapsedMs`.
+   */
+  timings?: ResponseTimings | undefined;
 }
 
 const INIT_KEYS = keysOf<HttpResponseInit>({
@@ -146,6 +152,7 @@ const INIT_KEYS = keysOf<HttpResponseInit>({
   url: true,
   request: true,
   encoding: true,
+  timings: true,
 });
 
 /**
@@ -367,6 +374,9 @@ export let bindResponseContext: (
   credentialHeaders: CredentialNames | undefined,
 ) => void;
 
+/** The timings `response` holds: its exchange's clock, the ones given, or none. */
+let timingsOf: (response: HttpResponse) => ResponseTimings | undefined;
+
 /** The credential names of the call that returned `response`, once bound. */
 let callCredentialsOf: (response: HttpResponse) => CredentialNames | undefined;
 
@@ -418,6 +428,8 @@ export class HttpResponse {
   #context: ResponseContext | undefined = undefined;
   /** True for a streamed copy with other headers ({@linkcode HttpResponse.withHeaders}). */
   #copied = false;
+  /** The exchange's clock (a received response), or the timings given, or none yet. */
+  readonly #timings: ResponseTimings | undefined;
 
   static {
     bindResponseContext = (response, context, credentialHeaders) => {
@@ -428,6 +440,7 @@ export class HttpResponse {
       }
     };
     callCredentialsOf = (response) => response.#call?.credentialHeaders;
+    timingsOf = (response) => response.#timings;
   }
 
   /** Creates a response of `init`: the status, headers, body, timing, URL and request. */
@@ -444,6 +457,10 @@ export class HttpResponse {
     this.url = init.url;
     this.request = init.request;
     if (init.encoding !== undefined) this.encoding = init.encoding;
+    const timings = init.timings;
+    this.#timings = origin === RECEIVED || timings instanceof ExchangeClock
+      ? timings
+      : givenTimings(timings, init.elapsedMs);
     if (streamed !== undefined) {
       STREAMED.set(this, streamed);
       // Not enumerable, so a spread or Object.entries of it does not throw.
@@ -473,6 +490,18 @@ export class HttpResponse {
       isRetry: attempt > 0,
       metadata: Object.freeze({ ...metadata }),
     });
+  }
+
+  /**
+   * Where the exchange that produced this response spent its time, in
+   * milliseconds, frozen ({@linkcode ResponseTimings}): a phase the runtime
+   * cannot tell is `undefined`. A streamed response's `downloadMs` and
+   * `totalMs` come once its body ended.
+   */
+  get timings(): ResponseTimings {
+    const timings = this.#timings;
+    if (timings instanceof ExchangeClock) return timings.view();
+    return timings ?? givenTimings(undefined, this.elapsedMs);
   }
 
   /** Response headers, lower-case names, frozen; repeated ones joined with `", "`. */
@@ -1356,6 +1385,7 @@ export function headOf(response: HttpResponse): Omit<HttpResponseInit, "content"
     url: response.url,
     request: response.request,
     ...(response.encoding === undefined ? {} : { encoding: response.encoding }),
+    timings: timingsOf(response),
   };
 }
 

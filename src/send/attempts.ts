@@ -27,6 +27,7 @@ import type { SendOptions } from "./chain.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import { type AuthOptions, sendAuthenticated } from "./auth.ts";
 import { whenBodySettled } from "./body.ts";
+import { callMessage, isTraced, REQUEST_CHANNEL, traced } from "./channels.ts";
 
 /** Everything one call needs besides its request. */
 export interface LifecycleOptions extends SendOptions, AuthOptions {
@@ -90,7 +91,17 @@ export class CallsInFlight implements CallCounter {
  * total timeout, nothing is tried once it has passed, and a retry wait that
  * would end past it fails the call at once.
  */
-export async function executeCall(
+export function executeCall(
+  prepared: HttpRequest,
+  callOptions: LifecycleOptions,
+): Promise<HttpResponse> {
+  // Published on `fetchline:request` only while someone listens (channels.ts).
+  if (!isTraced(REQUEST_CHANNEL)) return attemptCall(prepared, callOptions);
+  return traced(REQUEST_CHANNEL, callMessage(prepared), () => attemptCall(prepared, callOptions));
+}
+
+/** {@linkcode executeCall}'s attempts. */
+async function attemptCall(
   prepared: HttpRequest,
   callOptions: LifecycleOptions,
 ): Promise<HttpResponse> {

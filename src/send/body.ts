@@ -7,6 +7,7 @@
 import { describeCall, HttpClientException, timedOut } from "../errors.ts";
 import { receivedResponse, streamedBodyOf, streamedResponse } from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
+import type { ExchangeClock } from "../models/timings.ts";
 import { CUT_SHORT } from "../http/text_stream.ts";
 import { isFailure } from "../transport/failures.ts";
 import {
@@ -211,6 +212,8 @@ export interface StreamedExchange {
   readonly toClientError: (error: unknown) => unknown;
   /** When the call's exchange started (`performance.now()`). */
   readonly since: number;
+  /** The exchange's clock, told when the body ends. */
+  readonly clock?: ExchangeClock | undefined;
 }
 
 /**
@@ -254,6 +257,7 @@ class WireBody implements StreamedBody {
   readonly #options: StreamedCallOptions;
   readonly #toClientError: (error: unknown) => unknown;
   readonly #since: number;
+  readonly #clock: ExchangeClock | undefined;
   readonly #onAbort = () => {
     this.#abort.abort();
     this.#settle();
@@ -268,6 +272,7 @@ class WireBody implements StreamedBody {
     this.maxResponseBytes = options.maxResponseBytes;
     this.#toClientError = exchange.toClientError;
     this.#since = exchange.since;
+    this.#clock = exchange.clock;
     this.#inner = wire.body;
     if (this.#inner === null) {
       this.settled = true;
@@ -378,6 +383,7 @@ class WireBody implements StreamedBody {
     if (this.#done) return;
     this.#timeout?.waited();
     if (!this.#progress(0, true)) return;
+    this.#clock?.end(performance.now());
     this.#done = true;
     this.#controller!.close();
     this.#settle();
@@ -398,11 +404,9 @@ class WireBody implements StreamedBody {
         { status: this.#init.statusCode, headers: this.#wire.headers, location: null, body },
         this.#options.maxResponseBytes,
       );
-      return receivedResponse({
-        ...this.#init,
-        content,
-        elapsedMs: performance.now() - this.#since,
-      });
+      const now = performance.now();
+      this.#clock?.end(now);
+      return receivedResponse({ ...this.#init, content, elapsedMs: now - this.#since });
     } catch (error) {
       throw this.#callbackFailed ? error : this.#toClientError(error);
     }

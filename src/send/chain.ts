@@ -15,6 +15,7 @@ import type {
 } from "../hooks/hook_interfaces.ts";
 import type { RequestContext } from "../models/context.ts";
 import { HttpRequest } from "../models/request.ts";
+import { ExchangeClock } from "../models/timings.ts";
 import {
   headOf,
   HttpResponse,
@@ -174,6 +175,7 @@ export interface ChainEnd {
     step: Step,
     since: number,
     options: SendOptions,
+    clock: ExchangeClock,
   ): Promise<HttpResponse>;
   /** The library's exception for what a transport (or a destination check) threw. */
   clientError(error: unknown, request: HttpRequest, step: Step, options: SendOptions): unknown;
@@ -181,6 +183,8 @@ export interface ChainEnd {
 
 /** What one exchange's links share: its state, and what each link's {@linkcode Exchange} reads. */
 export class ExchangeRun {
+  /** Where this exchange's time goes: its start, the traffic controls' waits, the transport's phases. */
+  readonly clock: ExchangeClock = new ExchangeClock(performance.now());
   #ended = false;
   #listeners: ((outcome: ExchangeOutcome) => void)[] | undefined = undefined;
   #controller: AbortController | undefined = undefined;
@@ -403,7 +407,7 @@ export function runChain(run: ExchangeRun, request: unknown, from = 0): Promise<
   }
   const { links } = run;
   if (from === links.length) {
-    return run.end.exchange(request, run.request, run.step, run.since, run.options);
+    return run.end.exchange(request, run.request, run.step, run.since, run.options, run.clock);
   }
   const link = links[from]!;
   const exchange = new LinkExchange(run, from);
@@ -557,6 +561,7 @@ class LinkExchange implements Exchange {
 
   waiting(name: string | undefined): void {
     this.run.step.waitingOn = name;
+    this.run.clock.waiting(name !== undefined);
   }
 }
 

@@ -30,6 +30,8 @@ import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import { holdErrorBody, sendBody, streamedCall } from "./body.ts";
 import { resumable } from "./resume.ts";
+import { EXCHANGE_CHANNEL, exchangeMessage, isTraced, traced } from "./channels.ts";
+import { ExchangeClock } from "../models/timings.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
 import { type ChainEnd, ExchangeRun, runChain, type SendOptions } from "./chain.ts";
 import type { HttpRequest } from "../models/request.ts";
@@ -69,25 +71,15 @@ export async function sendSingleRequest(
   context: RequestContext,
   reason: ExchangeReason,
 ): Promise<HttpResponse | Redirect> {
-  const { middleware } = options;
-  let response: HttpResponse;
-  if (middleware.length === 0) response = await exchange(hop, request, step, since, options);
-  else {
-    const attempt = countExchange(context);
-    const run = new ExchangeRun(
-      middleware,
-      context,
-      step,
-      since,
-      options,
-      request,
-      END,
-      attempt,
-      reason,
-    );
-    const chain = run.settle(runChain(run, hop));
-    response = await untilAborted(chain, step, () => ended(request, step, options));
-  }
+  const attempt = countExchange(context);
+  // Published on `fetchline:exchange` only while someone listens (channels.ts).
+  const response = await (isTraced(EXCHANGE_CHANNEL)
+    ? traced(
+      EXCHANGE_CHANNEL,
+      exchangeMessage(hop, attempt, reason),
+      () => oneExchange(hop, request, step, since, options, context, reason, attempt),
+    )
+    : oneExchange(hop, request, step, since, options, context, reason, attempt));
   if (!followed(response, hop, options)) {
     // The attempt's timeout (and the total) end at the head of a streamed
     // call: the chain's, so a middleware's wait after `next` is bounded too.
@@ -96,6 +88,36 @@ export async function sendSingleRequest(
   }
   if (response.isStreamed) await response.cancel();
   return new Redirect(response.statusCode, response.headers.location!, response.url);
+}
+
+/** `hop` through the middleware chain, if any, and the transport: one exchange. */
+function oneExchange(
+  hop: HttpRequest,
+  request: HttpRequest,
+  step: Step,
+  since: number,
+  options: SendOptions,
+  context: RequestContext,
+  reason: ExchangeReason,
+  attempt: number,
+): Promise<HttpResponse> {
+  const { middleware } = options;
+  if (middleware.length === 0) {
+    return exchange(hop, request, step, since, options, new ExchangeClock(performance.now()));
+  }
+  const run = new ExchangeRun(
+    middleware,
+    context,
+    step,
+    since,
+    options,
+    request,
+    END,
+    attempt,
+    reason,
+  );
+  const chain = run.settle(runChain(run, hop));
+  return untilAborted(chain, step, () => ended(request, step, options));
 }
 
 /**
@@ -112,6 +134,7 @@ async function exchange(
   step: Step,
   since: number,
   options: SendOptions,
+  clock: ExchangeClock,
 ): Promise<HttpResponse> {
   let streamed: HttpResponse;
   try {
@@ -127,6 +150,7 @@ async function exchange(
         retry?.resume === false ? 0 : retry?.maxRetries ?? 0,
       )
       : await sendBody(wire, step, options.transport, options.onUploadProgress);
+    clock.head(performance.now(), response.timings);
     const jar = options.cookies;
     if (jar !== undefined) {
       const lines = headerValuesOf(response.headers, "set-cookie");
@@ -141,7 +165,13 @@ async function exchange(
         throw error;
       });
     }
-    const init = { statusCode: response.status, headers: response.headers, url: wire.url, request };
+    const init = {
+      statusCode: response.status,
+      headers: response.headers,
+      url: wire.url,
+      request,
+      timings: clock,
+    };
     if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
       await discardBody(response);
       return receivedResponse({ ...init, content: EMPTY, elapsedMs: performance.now() - since });
@@ -153,7 +183,9 @@ async function exchange(
       const content = native !== undefined
         ? checkedLength(await native, options.maxResponseBytes)
         : await readBody(response, options.maxResponseBytes);
-      return receivedResponse({ ...init, content, elapsedMs: performance.now() - since });
+      const now = performance.now();
+      clock.end(now);
+      return receivedResponse({ ...init, content, elapsedMs: now - since });
     }
     streamed = streamedCall({
       wire: response,
@@ -161,6 +193,7 @@ async function exchange(
       init: { ...init, elapsedMs: performance.now() - since },
       toClientError: (error) => toClientError(error, request, step, options),
       since,
+      clock,
     }, options.stream ? options : { ...options, readTimeout: null });
     if (options.stream) {
       // A small error body comes with its head: read, raiseForStatus() quotes its reason.

@@ -22,6 +22,8 @@ import type { Agent, buildConnector, Dispatcher, ProxyAgent } from "undici";
 import type { SocksClient } from "socks";
 import { isIP } from "node:net";
 import { once } from "node:events";
+import { subscribe } from "node:diagnostics_channel";
+import type { TransportPhases } from "../models/timings.ts";
 import {
   ownProxyAuthorization,
   proxyAuthorization,
@@ -525,6 +527,7 @@ function send(
     proxy = via;
     const refused = via === undefined ? undefined : ownProxyAuthorization(via, wire.headers);
     if (refused !== undefined) return Promise.reject(refused);
+    dispatching = exchange;
     dispatcher.dispatch({
       origin: url.origin,
       path: url.pathname + url.search,
@@ -534,6 +537,8 @@ function send(
     }, exchange);
   } catch (error) {
     return Promise.reject(error);
+  } finally {
+    dispatching = undefined;
   }
   if (proxy === undefined) return exchange.head;
   const through = proxy;
@@ -577,6 +582,73 @@ function withFetchDefaults(
   });
   return flat;
 }
+
+// The phases of an exchange, from undici's diagnostics channels (Node's own
+// undici and npm's publish on the same ones): the connection's setup (from
+// `beforeConnect` to `connected`: the lookup, TCP and TLS together, as undici
+// tells no step between), whether the request went on a kept connection,
+// the send (`sendHeaders` to `bodySent`) and the wait for the head. undici
+// creates its request in `dispatch()` itself, so the exchange being
+// dispatched is the one its `request:create` names. A request that is not
+// this transport's (the process's own `fetch`) is not followed.
+
+/** The exchange `dispatch()` is creating a request for, during the call only. */
+let dispatching: UndiciExchange | undefined;
+/** undici's requests of this transport's exchanges. */
+const EXCHANGES = new WeakMap<object, UndiciExchange>();
+/** A new connection's setup, in milliseconds, until its first request is sent on it. */
+const NEW_SOCKETS = new WeakMap<object, number>();
+/** When the connections being set up to an origin began, in order. */
+const CONNECTING = new Map<string, number[]>();
+
+interface UndiciConnect {
+  readonly connectParams: { protocol: string; hostname: string; port: string | number };
+  readonly socket?: object;
+}
+
+function originOf({ connectParams: { protocol, hostname, port } }: UndiciConnect): string {
+  return `${protocol}//${hostname}:${port}`;
+}
+
+/** The oldest connection begun to the origin of `message`, now set up or failed. */
+function connectStarted(message: UndiciConnect): number | undefined {
+  const origin = originOf(message);
+  const started = CONNECTING.get(origin);
+  const start = started?.shift();
+  if (started?.length === 0) CONNECTING.delete(origin);
+  return start;
+}
+
+subscribe("undici:request:create", (message) => {
+  if (dispatching !== undefined) {
+    EXCHANGES.set((message as { request: object }).request, dispatching);
+  }
+});
+subscribe("undici:client:beforeConnect", (message) => {
+  const origin = originOf(message as UndiciConnect);
+  const started = CONNECTING.get(origin);
+  if (started === undefined) CONNECTING.set(origin, [performance.now()]);
+  else if (started.length < 1024) started.push(performance.now());
+});
+subscribe("undici:client:connectError", (message) => void connectStarted(message as UndiciConnect));
+subscribe("undici:client:connected", (message) => {
+  const start = connectStarted(message as UndiciConnect);
+  const { socket } = message as UndiciConnect;
+  if (start !== undefined && socket !== undefined) {
+    NEW_SOCKETS.set(socket, performance.now() - start);
+  }
+});
+subscribe("undici:client:sendHeaders", (message) => {
+  const { request, socket } = message as { request: object; socket: object };
+  const exchange = EXCHANGES.get(request);
+  if (exchange === undefined) return;
+  const connectMs = NEW_SOCKETS.get(socket);
+  if (connectMs !== undefined) NEW_SOCKETS.delete(socket);
+  exchange.sending(performance.now(), connectMs);
+});
+subscribe("undici:request:bodySent", (message) => {
+  EXCHANGES.get((message as { request: object }).request)?.sent(performance.now());
+});
 
 // One exchange of the npm build's transport as undici's `dispatch()` handler
 // (under `request()`, without its `Readable` per response). It resolves at
@@ -653,6 +725,22 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
   #failed = false;
   /** The reader gave up the body: what comes is discarded. */
   #cancelled = false;
+  /** The phases undici's channels told, once its head is sent; when the request was sent. */
+  timings: TransportPhases | undefined = undefined;
+  #sendingAt = NaN;
+  #sentAt = NaN;
+
+  /** undici is sending the head at `now`, on a new connection set up in `connectMs`, or a kept one. */
+  sending(now: number, connectMs: number | undefined): void {
+    this.#sendingAt = now;
+    this.timings = connectMs === undefined ? { reused: true } : { connectMs, reused: false };
+  }
+
+  /** undici sent the whole request at `now`. */
+  sent(now: number): void {
+    this.#sentAt = now;
+    if (this.timings !== undefined) this.timings.sendMs = now - this.#sendingAt;
+  }
 
   constructor(method: string, abort: Abort) {
     this.#method = method;
@@ -683,6 +771,9 @@ class UndiciExchange implements Dispatcher.DispatchHandler, WireResponse {
     headers: Record<string, string | string[] | undefined>,
   ): void {
     if (statusCode < 200) return;
+    if (this.timings !== undefined && !Number.isNaN(this.#sentAt)) {
+      this.timings.waitMs = performance.now() - this.#sentAt;
+    }
     this.status = statusCode;
     this.headers = joinHeaders(headers);
     this.location = this.headers["location"] ?? null;

@@ -2,6 +2,8 @@
 // what it gets back. Each runtime implements it once (runtime.ts,
 // runtime_node.ts); nothing above this folder knows which one runs.
 
+import type { TransportPhases } from "../models/timings.ts";
+
 /** One request as it goes on the wire: the final URL, headers and encoded body. */
 export interface WireRequest {
   readonly method: string;
@@ -52,6 +54,12 @@ export interface WireResponse {
    * `readBody()` calls it only when the Content-Length is within the limit.
    */
   readAll?(): Promise<Uint8Array>;
+  /**
+   * The phases the transport measured of this exchange (DNS, connect, TLS,
+   * send, the wait from the request sent to the head, a reused
+   * connection), where the runtime tells them; read at the head.
+   */
+  readonly timings?: TransportPhases | undefined;
 }
 
 /**

@@ -1,0 +1,49 @@
+// The browser build's `channels.ts` (scripts/build_npm.ts compiles it in
+// that file's place): a browser has no `node:diagnostics_channel`, so
+// nothing is published and nothing of it is bundled.
+
+import type { HttpRequest } from "../models/request.ts";
+import type { HttpResponse } from "../models/response.ts";
+import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
+
+/** A `TracingChannel`, which a browser has none of. */
+export type Tracing = never;
+
+/** What a traced message holds (none is made in a browser). */
+export interface TraceMessage {
+  readonly attempt?: number | undefined;
+  readonly reason?: ExchangeReason | undefined;
+}
+
+/** None in a browser. */
+export const REQUEST_CHANNEL: Tracing | undefined = undefined;
+/** None in a browser. */
+export const EXCHANGE_CHANNEL: Tracing | undefined = undefined;
+
+/** False: nobody can listen in a browser. */
+export function isTraced(_channel: Tracing | undefined): _channel is Tracing {
+  return false;
+}
+
+/** Never called in a browser. */
+export function callMessage(_request: HttpRequest): TraceMessage {
+  return {};
+}
+
+/** Never called in a browser. */
+export function exchangeMessage(
+  _request: HttpRequest,
+  attempt: number,
+  reason: ExchangeReason,
+): TraceMessage {
+  return { attempt, reason };
+}
+
+/** Never called in a browser: `run()` as it is. */
+export function traced(
+  _channel: Tracing,
+  _message: TraceMessage,
+  run: () => Promise<HttpResponse>,
+): Promise<HttpResponse> {
+  return run();
+}
