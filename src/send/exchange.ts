@@ -140,6 +140,7 @@ async function exchange(
   try {
     const pending = toWireRequest(hop);
     const wire = pending instanceof Promise ? await pending : pending;
+    clock.sentAt = performance.now();
     const { retry } = options;
     const response = wire.body === undefined
       ? resumable(
