@@ -1,6 +1,7 @@
-// What a streamed call costs: a small body of known length is read in one
-// native read, with no reader of the transport's stream, and the read
-// timeout still bounds that wait.
+// What a streamed call costs: a small body of known length read whole
+// (`read()`) is read in one native read, with no reader of the transport's
+// stream, and the read timeout still bounds that wait; a stream the caller
+// takes gets each chunk as it comes (stream_test.ts: a trickled body).
 
 import assert from "node:assert/strict";
 import { HttpClient, HttpClientConfigBuilder, TimeoutException } from "../mod.ts";
@@ -29,28 +30,48 @@ async function countingReaders(fn: () => Promise<void>): Promise<number> {
   return count;
 }
 
-Deno.test("a small streamed body of known length comes whole, with no reader of the transport's stream", async () => {
+Deno.test("a small streamed body of known length read whole comes in one native read, with no reader of the transport's stream", async () => {
   await using server = startFixtureServer();
   server.route("/small", () => new Response("x".repeat(1000)));
   await using client = streamClient(server, 5);
-  const chunks: number[] = [];
+  let size = 0;
   const readers = await countingReaders(async () => {
     await using response = await client.stream("GET", "/small");
-    for await (const chunk of response.body) chunks.push(chunk.byteLength);
+    size = (await response.read()).content.byteLength;
   });
-  assert.deepEqual(chunks, [1000]);
-  assert.equal(readers, 0, `${readers} reader(s) taken`);
+  assert.equal(size, 1000);
+  // read() takes its own stream and a reader of it (2); a reader of the transport's stream would
+  // be a third (3 with the native read turned off).
+  assert.equal(readers, 2, `${readers} reader(s) taken`);
 });
 
-Deno.test("a small body of known length that stalls fails with the read timeout", async () => {
+Deno.test("a small body of known length that stalls fails with the read timeout, read whole or as a stream", async () => {
   await using server = startFixtureServer();
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
-  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
-  server.route("/stall", () => new Response(body, { headers: { "content-length": "10" } }));
+  const controllers: ReadableStreamDefaultController<Uint8Array>[] = [];
+  server.route("/stall", () => {
+    const body = new ReadableStream<Uint8Array>({ start: (c) => void controllers.push(c) });
+    return new Response(body, { headers: { "content-length": "10" } });
+  });
   await using client = streamClient(server, 0.2);
-  await using response = await client.stream("GET", "/stall");
-  controller.enqueue(new Uint8Array(5));
-  const reader = response.body.getReader();
-  await rejectsWith(settles(reader.read()), TimeoutException, /readTimeout/);
-  controller.close();
+  {
+    await using response = await client.stream("GET", "/stall");
+    controllers[0]!.enqueue(new Uint8Array(5));
+    await rejectsWith(settles(response.read()), TimeoutException, /readTimeout/);
+  }
+  {
+    await using response = await client.stream("GET", "/stall");
+    controllers[1]!.enqueue(new Uint8Array(5));
+    const reader = response.body.getReader();
+    // The 5 bytes that came are the caller's at once; the wait for the rest times out.
+    assert.equal((await settles(reader.read())).value?.byteLength, 5);
+    await rejectsWith(settles(reader.read()), TimeoutException, /readTimeout/);
+  }
+  // The client cancelled both bodies: their streams are closed already.
+  for (const controller of controllers) {
+    try {
+      controller.close();
+    } catch {
+      // Closed by the cancel.
+    }
+  }
 });
