@@ -32,10 +32,17 @@ import { isCredentialField } from "../masking/credentials.ts";
 
 /** Options of {@linkcode telemetry}. */
 export interface TelemetryOptions {
-  /** Where the spans go. Default: the global one (`trace.getTracerProvider()`). */
-  tracerProvider?: TracerProvider | undefined;
-  /** Where the metrics go. Default: the global one (`metrics.getMeterProvider()`). */
-  meterProvider?: MeterProvider | undefined;
+  /**
+   * Where the spans go: an OpenTelemetry `TracerProvider` (`@opentelemetry/api`'s type; written
+   * here by its one method so the entry point's types need none of that package's). Default: the
+   * global one (`trace.getTracerProvider()`).
+   */
+  tracerProvider?: { getTracer(name: string, version?: string): unknown } | undefined;
+  /**
+   * Where the metrics go: an OpenTelemetry `MeterProvider`, likewise. Default: the global one
+   * (`metrics.getMeterProvider()`).
+   */
+  meterProvider?: { getMeter(name: string, version?: string): unknown } | undefined;
   /**
    * Send `traceparent` (and `tracestate`) of each exchange's span. Default
    * `true`; never when the runtime's fetch sends its own (Deno with
@@ -141,8 +148,10 @@ export function telemetry(options: TelemetryOptions = {}): MiddlewareFunction {
   if (typeof propagate !== "boolean") {
     throw new TypeError(`Invalid propagate: expected a boolean, got ${describeType(propagate)}`);
   }
-  const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(NAME);
-  const meter = (meterProvider ?? metrics.getMeterProvider()).getMeter(NAME);
+  const tracer = ((tracerProvider as TracerProvider | undefined) ?? trace.getTracerProvider())
+    .getTracer(NAME);
+  const meter = ((meterProvider as MeterProvider | undefined) ?? metrics.getMeterProvider())
+    .getMeter(NAME);
   const instruments: Instruments = {
     duration: meter.createHistogram("http.client.request.duration", {
       description: "Duration of HTTP client requests.",
