@@ -3,8 +3,8 @@
 // cache (methods GET and HEAD), on Node; the same selection, server and
 // grading as fetchline's run (tests/cache_conformance/harness.mjs). Run
 // once, by hand, from the repository's root on Node 22 or later (undici 8
-// needs it), after undici is in node_modules (any `deno task` that uses it
-// installs it):
+// needs it), after undici is in node_modules (`npx -y deno@2.9.6 install`,
+// which the tasks that use it run first, puts it there):
 //
 //   npx -y node@22 bench/cache_conformance_undici.mjs
 //
