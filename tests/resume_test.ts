@@ -20,6 +20,8 @@ interface CutOptions {
   validator?: string;
   /** How a range is answered: rightly, with a 200 (changed), or a Content-Range at 0. */
   ranges?: "right" | "changed" | "wrong";
+  /** How many requests are first answered 503 (before the answers `cuts` counts). */
+  unavailable?: number;
 }
 
 /** The body: a byte pattern that a splice at a wrong offset would break. */
@@ -35,6 +37,7 @@ async function cuttingServer(options: CutOptions) {
   const seen: { range: string | undefined; ifRange: string | undefined }[] = [];
   const sockets = new Set<Socket>();
   let answer = 0;
+  let unavailable = options.unavailable ?? 0;
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -50,6 +53,12 @@ async function cuttingServer(options: CutOptions) {
           .trim();
       const range = field("range");
       seen.push({ range, ifRange: field("if-range") });
+      if (unavailable-- > 0) {
+        socket.end(
+          "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        return;
+      }
       const cut = options.cuts[answer++];
       const validator = options.validator ?? 'ETag: "v1"';
       let status = "200 OK";
@@ -183,18 +192,44 @@ Deno.test("resume: no resume with a weak ETag or resume: false: the call is retr
   }
 });
 
-Deno.test("resume: an exchange resumes at most maxRetries times, then its break fails the attempt", async () => {
+Deno.test("resume: each resume takes one of the call's maxRetries: a third break with maxRetries 2 fails the read", async () => {
   await using server = await cuttingServer({ size: 100_000, cuts: [1_000, 2_000, 3_000] });
-  await using http = client((b) => b.withRetry({ maxRetries: 2 }));
-  // Two resumes (at 1000 and 3000), the third break fails the attempt, whose retry starts over.
-  const response = await http.get(server.url);
-  assert.deepEqual(response.content, content(100_000));
+  await using http = client((b) => b.withRetry({ maxRetries: 2, backoff: 0.001 }));
+  // Two resumes (at 1000 and 3000) spend the call's two retries: the third break ends it.
+  await assert.rejects(http.get(server.url), HttpClientException);
   assert.deepEqual(server.seen.map(({ range }) => range), [
     undefined,
     "bytes=1000-",
     "bytes=3000-",
-    undefined,
   ]);
+});
+
+Deno.test("resume: a resume spends a retry: the break of the resume is not retried from the start", async () => {
+  await using server = await cuttingServer({ size: 100_000, cuts: [1_000, 2_000] });
+  await using http = client((b) => b.withRetry({ maxRetries: 1, backoff: 0.001 }));
+  await assert.rejects(http.get(server.url), HttpClientException);
+  assert.deepEqual(server.seen.map(({ range }) => range), [
+    undefined,
+    "bytes=1000-",
+  ]);
+});
+
+Deno.test("resume: a retry after a 503 and the resumes share the call's maxRetries", async () => {
+  {
+    // The 503's retry and one resume: two retries of two.
+    await using server = await cuttingServer({ size: 100_000, cuts: [1_000], unavailable: 1 });
+    await using http = client((b) => b.withRetry({ maxRetries: 2, backoff: 0.001 }));
+    const response = await http.get(server.url);
+    assert.deepEqual(response.content, content(100_000));
+    assert.deepEqual(server.seen.map(({ range }) => range), [undefined, undefined, "bytes=1000-"]);
+  }
+  {
+    // The 503's retry spent the one retry: the break is not resumed.
+    await using server = await cuttingServer({ size: 100_000, cuts: [1_000], unavailable: 1 });
+    await using http = client((b) => b.withRetry({ maxRetries: 1, backoff: 0.001 }));
+    await assert.rejects(http.get(server.url), HttpClientException);
+    assert.deepEqual(server.seen.map(({ range }) => range), [undefined, undefined]);
+  }
 });
 
 Deno.test("withRetry({ resume }) refuses what is not a boolean", () => {

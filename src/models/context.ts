@@ -65,7 +65,10 @@ const REQUEST_CONTEXT_KEYS = keysOf<RequestContextOptions>({
 export class RequestContext {
   /** The request being executed. */
   request: HttpRequest;
-  /** The 0-indexed attempt number: 0 is the first attempt, 1 the first retry. */
+  /**
+   * The 0-indexed attempt number: 0 is the first attempt, 1 the first
+   * retry. A resumed body (`withRetry({ resume })`) counts as one more.
+   */
   attempt: number;
   /** The configured retry limit. */
   maxRetries: number;

@@ -176,6 +176,7 @@ export interface ChainEnd {
     since: number,
     options: SendOptions,
     clock: ExchangeClock,
+    context: RequestContext,
   ): Promise<HttpResponse>;
   /** The library's exception for what a transport (or a destination check) threw. */
   clientError(error: unknown, request: HttpRequest, step: Step, options: SendOptions): unknown;
@@ -407,7 +408,8 @@ export function runChain(run: ExchangeRun, request: unknown, from = 0): Promise<
   }
   const { links } = run;
   if (from === links.length) {
-    return run.end.exchange(request, run.request, run.step, run.since, run.options, run.clock);
+    const { step, since, options, clock, context } = run;
+    return run.end.exchange(request, run.request, step, since, options, clock, context);
   }
   const link = links[from]!;
   const exchange = new LinkExchange(run, from);

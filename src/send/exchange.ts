@@ -103,7 +103,8 @@ function oneExchange(
 ): Promise<HttpResponse> {
   const { middleware } = options;
   if (middleware.length === 0) {
-    return exchange(hop, request, step, since, options, new ExchangeClock(performance.now()));
+    const clock = new ExchangeClock(performance.now());
+    return exchange(hop, request, step, since, options, clock, context);
   }
   const run = new ExchangeRun(
     middleware,
@@ -135,6 +136,7 @@ async function exchange(
   since: number,
   options: SendOptions,
   clock: ExchangeClock,
+  context: RequestContext,
 ): Promise<HttpResponse> {
   let streamed: HttpResponse;
   try {
@@ -148,7 +150,9 @@ async function exchange(
         wire,
         step,
         options.transport,
-        retry?.resume === false ? 0 : retry?.maxRetries ?? 0,
+        retry === undefined || retry.resume === false || retry.maxRetries === 0
+          ? undefined
+          : () => takeRetry(context, retry.maxRetries),
       )
       : await sendBody(wire, step, options.transport, options.onUploadProgress);
     clock.head(performance.now(), response.timings);
@@ -211,6 +215,17 @@ async function exchange(
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Whether the call of `context` has a retry left for a resumed body, and
+ * if so takes it: a resume is one more exchange of the call, so it counts
+ * as one of `maxRetries` (the attempt the retry decision reads).
+ */
+function takeRetry(context: RequestContext, maxRetries: number): boolean {
+  if (context.attempt >= maxRetries) return false;
+  context.incrementAttempt();
+  return true;
+}
 
 /** The chain's end: the transport's exchange, and the one mapping of its failures. */
 const END: ChainEnd = { exchange, clientError: toClientError };

@@ -38,8 +38,8 @@ function strongValidator(response: WireResponse): string | undefined {
 }
 
 /**
- * `response` with a body that resumes where it broke off, at most
- * `resumes` times, when `wire` is a GET, the response a 200 with a strong
+ * `response` with a body that resumes where it broke off, each time
+ * `retry()` allows (it takes one of the call's retries), when `wire` is a GET, the response a 200 with a strong
  * validator, `Accept-Ranges: bytes` and no Content-Encoding (the decoded
  * bytes then are the representation's, which a range counts); else
  * `response` as it is.
@@ -49,9 +49,9 @@ export function resumable(
   wire: WireRequest,
   step: Step,
   transport: Transport,
-  resumes: number,
+  retry: (() => boolean) | undefined,
 ): WireResponse {
-  if (resumes <= 0 || wire.method !== "GET" || response.status !== 200) return response;
+  if (retry === undefined || wire.method !== "GET" || response.status !== 200) return response;
   if (response.body === null || wire.headers["range"] !== undefined) return response;
   const ranges = header(response, "accept-ranges")?.toLowerCase();
   if (ranges === undefined || !ranges.split(",").some((unit) => unit.trim() === "bytes")) {
@@ -63,7 +63,6 @@ export function resumable(
   if (validator === undefined) return response;
   const lengthText = header(response, "content-length");
   const length = lengthText === undefined ? undefined : Number(lengthText);
-  let left = resumes;
   let received = 0;
   let reader = response.body.getReader();
   const body = new ReadableStream<Uint8Array>({
@@ -74,12 +73,12 @@ export function resumable(
           read = await reader.read();
         } catch (error) {
           // The step's end (its timeout, signal, close()) is no break: it ends the body.
-          if (step.aborted || left-- <= 0) throw error;
+          if (step.aborted || !retry()) throw error;
           reader = await resume(error);
           continue;
         }
         if (read.done) {
-          if (length !== undefined && received < length && left-- > 0) {
+          if (length !== undefined && received < length && retry()) {
             // Ended early without an error (a runtime that reports a cut body as its end).
             reader = await resume(new Error("the body ended early"));
             continue;

@@ -125,6 +125,48 @@ export default function ({ lib, fixture, assert }) {
         }
         assert.equal((await stats(id)).count, 2);
       }),
+    "resume: a body reset after its head is continued with Range and If-Range, byte-exact, buffered and streamed":
+      async () => {
+        const size = 200_000;
+        const cut = 50_000;
+        const expected = new Uint8Array(size);
+        for (let i = 0; i < size; i++) expected[i] = (i * 7 + (i >> 8)) & 0xff;
+        const http = new lib.HttpClient(
+          new lib.HttpClientConfigBuilder().withBaseUrl(fixture.url).withTimeout(10)
+            .withRetry({ maxRetries: 2, backoff: 0.001 }).build(),
+        );
+        try {
+          for (const streamed of [false, true]) {
+            const id = run();
+            const path = `/traffic/resumable?run=${id}&size=${size}&cut=${cut}`;
+            let body;
+            if (streamed) {
+              const response = await http.stream("GET", path);
+              assert.equal(response.statusCode, 200);
+              const chunks = [];
+              for await (const chunk of response.body) chunks.push(chunk);
+              body = new Uint8Array(chunks.reduce((n, chunk) => n + chunk.byteLength, 0));
+              let at = 0;
+              for (const chunk of chunks) body.set(chunk, at), at += chunk.byteLength;
+            } else {
+              const response = await http.get(path);
+              assert.equal(response.statusCode, 200);
+              body = response.content;
+            }
+            assert.equal(body.byteLength, size, streamed ? "streamed" : "buffered");
+            assert.ok(body.every((byte, i) => byte === expected[i]), "byte-exact");
+            const seen = await (await fetch(`${fixture.url}/traffic/resumable-seen?run=${id}`))
+              .json();
+            assert.equal(seen.length, 2, JSON.stringify(seen));
+            assert.deepEqual(seen[0], { range: null, ifRange: null });
+            const from = /^bytes=(\d+)-$/.exec(seen[1].range ?? "");
+            assert.ok(from !== null && Number(from[1]) <= cut, `Range: ${seen[1].range}`);
+            assert.equal(seen[1].ifRange, '"resumable-v1"');
+          }
+        } finally {
+          await http.close();
+        }
+      },
     "circuitBreaker: 5xx answers open it, then calls fail at once, never sent": () =>
       through(
         [lib.circuitBreaker({ failureRatio: 0.5, minimumCalls: 2, openSeconds: 30 })],
