@@ -114,17 +114,22 @@ export default function ({ lib, fixture, assert }) {
         assert.ok((await stats(id)).mostAtOnce <= 4);
       });
     },
-    "hedge: the first head wins, the slow send is cancelled at the server": () =>
-      through([lib.hedge({ after: "30ms", maxExtra: 1 })], async (http) => {
-        const id = run();
-        const answer = await http.get(`/traffic/first-slow?run=${id}&ms=5000`);
-        assert.equal(answer.json().call, 2);
-        for (let waited = 0; (await stats(id)).abandoned < 1; waited += 20) {
-          assert.ok(waited < 2000, "the loser was not cancelled within 2 s");
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        assert.equal((await stats(id)).count, 2);
-      }),
+    "hedge: the first head wins, the slow send is cancelled at the server": {
+      runtimes: ["deno", "node", "bun", "workerd"],
+      reason: "a browser's HTTP cache holds an identical GET back until the first one's head " +
+        "arrives (its cache lock), so a hedge cannot overtake it there",
+      run: () =>
+        through([lib.hedge({ after: "30ms", maxExtra: 1 })], async (http) => {
+          const id = run();
+          const answer = await http.get(`/traffic/first-slow?run=${id}&ms=5000`);
+          assert.equal(answer.json().call, 2);
+          for (let waited = 0; (await stats(id)).abandoned < 1; waited += 20) {
+            assert.ok(waited < 2000, "the loser was not cancelled within 2 s");
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          assert.equal((await stats(id)).count, 2);
+        }),
+    },
     "resume: a body reset after its head is continued with Range and If-Range, byte-exact, buffered and streamed":
       async () => {
         const size = 200_000;
