@@ -67,9 +67,13 @@ const FETCHLINE_KINDS: Record<string, (lib: Library, builder: Builder) => Builde
   // telemetry() of this tree with OpenTelemetry's no-op global providers
   // (compare with --clients fetchline,fetchline+telemetry, not --before).
   "fetchline+telemetry": (_, builder) => builder.withMiddleware(telemetry()),
+  // One middleware that only hands the request on: what any link of the chain costs, the floor
+  // of fetchline+telemetry's.
+  "fetchline+passthrough": (_, builder) => builder.withMiddleware((request, next) => next(request)),
 };
-/** The fetchline kinds a run compares unless told (telemetry's only on demand). */
-const DEFAULT_KINDS = Object.keys(FETCHLINE_KINDS).filter((kind) => kind !== "fetchline+telemetry");
+/** The fetchline kinds a run compares unless told (telemetry's and its floor only on demand). */
+const ON_DEMAND = ["fetchline+telemetry", "fetchline+passthrough"];
+const DEFAULT_KINDS = Object.keys(FETCHLINE_KINDS).filter((kind) => !ON_DEMAND.includes(kind));
 const ALL_KINDS = [
   "fetch",
   "fetch+timeout",

@@ -11,9 +11,11 @@ import {
   type Attributes,
   type Context,
   context as otelContext,
+  createNoopMeter,
   type Histogram,
   type MeterProvider,
   metrics,
+  ProxyTracerProvider,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -148,25 +150,43 @@ export function telemetry(options: TelemetryOptions = {}): MiddlewareFunction {
   if (typeof propagate !== "boolean") {
     throw new TypeError(`Invalid propagate: expected a boolean, got ${describeType(propagate)}`);
   }
-  const tracer = ((tracerProvider as TracerProvider | undefined) ?? trace.getTracerProvider())
-    .getTracer(NAME);
+  const provider = (tracerProvider as TracerProvider | undefined) ?? trace.getTracerProvider();
+  const tracer = provider.getTracer(NAME);
   const meter = ((meterProvider as MeterProvider | undefined) ?? metrics.getMeterProvider())
     .getMeter(NAME);
-  const instruments: Instruments = {
-    duration: meter.createHistogram("http.client.request.duration", {
-      description: "Duration of HTTP client requests.",
-      unit: "s",
-      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-    }),
+  const duration = meter.createHistogram("http.client.request.duration", {
+    description: "Duration of HTTP client requests.",
+    unit: "s",
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+  });
+  // A no-op meter's instruments record nothing: none are kept, so an exchange skips them.
+  const instruments: Instruments | undefined = duration instanceof NOOP_HISTOGRAM ? undefined : {
+    duration,
     active: meter.createUpDownCounter("http.client.active_requests", {
       description: "Number of active HTTP requests.",
       unit: "{request}",
     }),
   };
+  const idle = idleTracing(provider, tracer);
   const sendTraceparent = propagate && !runtimeSendsTraceparent();
   const calls = new WeakMap<RequestContext, CallSpan>();
-  const runtime = callChannel();
+  // The call channel's store is bound (which makes every call of the process run it) only once
+  // the tracer is not the no-op one: with it there is no call span to find.
+  let runtime = idle() ? undefined : callChannel();
   return (request, next, exchange) => {
+    // A no-op tracer (no SDK registered): no span, no context, no store; the metrics only.
+    // With OpenTelemetry's no-op global providers, fetchline's CPU per call ÷ fetchline+telemetry's
+    // (bench/ab_network.ts --clients fetchline,fetchline+telemetry, GET c=1 and c=64) went from
+    // 0.845 and 0.776 (a store bound to every call's channel, two spans and a context an
+    // exchange) to 1.02 and 0.89-0.95, what an empty middleware costs (bench/RESULTS.md).
+    if (idle()) {
+      return instruments === undefined
+        ? next(request)
+        : sendMetered(instruments, request, next, exchange);
+    }
+    // The tracer came alive after telemetry() (an SDK registered later): the first call
+    // traced so ends with its last exchange, as where no channel tells a call's end.
+    runtime ??= callChannel();
     const attributes = requestAttributes(request);
     const call = callSpanOf(calls, runtime, tracer, request, attributes, exchange.context);
     return sendTraced(
@@ -180,6 +200,25 @@ export function telemetry(options: TelemetryOptions = {}): MiddlewareFunction {
       sendTraceparent,
     );
   };
+}
+
+/** The class of the no-op meter's histograms. */
+const NOOP_HISTOGRAM = createNoopMeter().createHistogram("noop").constructor;
+/** The provider a `ProxyTracerProvider` hands on to while none is registered, and its tracers' class. */
+const NOOP_PROVIDER = new ProxyTracerProvider().getDelegate();
+const NOOP_TRACER = NOOP_PROVIDER.getTracer(NAME).constructor;
+
+/**
+ * Tells whether `tracer` (of `provider`) is OpenTelemetry's no-op one now:
+ * a proxy's (the global provider's) until an SDK is registered behind it,
+ * or one of the no-op provider's. Anything else counts as recording.
+ */
+function idleTracing(provider: TracerProvider, tracer: Tracer): () => boolean {
+  if (provider instanceof ProxyTracerProvider) {
+    return () => provider.getDelegate() === NOOP_PROVIDER;
+  }
+  const noop = tracer instanceof NOOP_TRACER;
+  return () => noop;
 }
 
 interface Instruments {
@@ -217,7 +256,7 @@ function callSpanOf(
 /** One exchange in its CLIENT span, under its call's. */
 async function sendTraced(
   tracer: Tracer,
-  instruments: Instruments,
+  instruments: Instruments | undefined,
   call: CallSpan,
   requested: Attributes,
   request: HttpRequest,
@@ -235,13 +274,13 @@ async function sendTraced(
   );
   const started = performance.now();
   const metricAttributes = metricAttributesOf(attributes);
-  instruments.active.add(1, metricAttributes);
+  instruments?.active.add(1, metricAttributes);
   call.open++;
   let done = false;
   const end = (response: HttpResponse | undefined, error: unknown) => {
     if (done) return;
     done = true;
-    instruments.active.add(-1, metricAttributes);
+    instruments?.active.add(-1, metricAttributes);
     const final: Attributes = { ...metricAttributes };
     if (response !== undefined) {
       const status = response.statusCode;
@@ -266,7 +305,7 @@ async function sendTraced(
       final["error.type"] = type;
       span.setStatus({ code: SpanStatusCode.ERROR, message: type });
     }
-    instruments.duration.record((performance.now() - started) / 1000, final);
+    instruments?.duration.record((performance.now() - started) / 1000, final);
     span.end();
     call.open--;
     endCallWhenOver(call, response, error);
@@ -289,6 +328,47 @@ async function sendTraced(
   try {
     // Within the exchange's span: the runtime's own fetch span (Deno's) nests under it.
     const response = await otelContext.with(trace.setSpan(call.context, span), () => next(sent));
+    if (!watched) end(response, undefined);
+    return response;
+  } catch (error) {
+    end(undefined, error);
+    throw error;
+  }
+}
+
+/** One exchange while the tracer is a no-op: its metrics only, as {@linkcode sendTraced} records them. */
+async function sendMetered(
+  instruments: Instruments,
+  request: HttpRequest,
+  next: (request: HttpRequest) => Promise<HttpResponse>,
+  exchange: Exchange,
+): Promise<HttpResponse> {
+  const metricAttributes = metricAttributesOf(requestAttributes(request));
+  const started = performance.now();
+  instruments.active.add(1, metricAttributes);
+  let done = false;
+  const end = (response: HttpResponse | undefined, error: unknown) => {
+    if (done) return;
+    done = true;
+    instruments.active.add(-1, metricAttributes);
+    const final: Attributes = { ...metricAttributes };
+    if (response !== undefined) {
+      final["http.response.status_code"] = response.statusCode;
+      if (response.statusCode >= 400) final["error.type"] = String(response.statusCode);
+    }
+    if (error !== undefined) final["error.type"] = errorType(error);
+    instruments.duration.record((performance.now() - started) / 1000, final);
+  };
+  let watched = exchange.streamed;
+  if (watched) {
+    try {
+      exchange.onEnd(({ response, error }) => end(response, error));
+    } catch {
+      watched = false;
+    }
+  }
+  try {
+    const response = await next(request);
     if (!watched) end(response, undefined);
     return response;
   } catch (error) {
