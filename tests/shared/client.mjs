@@ -6,7 +6,7 @@ function pattern(size) {
   return Uint8Array.from({ length: size }, (_, index) => index % 251);
 }
 
-export default function ({ lib, fixture, assert }) {
+export default function ({ lib, fixture, runtime, assert }) {
   /** Runs `body` with a client on the fixture, closed at its end. */
   async function withClient(body, configure = (builder) => builder) {
     const builder = new lib.HttpClientConfigBuilder().withBaseUrl(fixture.url).withTimeout(10);
@@ -160,5 +160,50 @@ export default function ({ lib, fixture, assert }) {
       assert.equal(command, request.toCurl());
       assert.ok(command.startsWith("curl ") && command.includes(`${fixture.url}/x`), command);
     },
+    "every response carries frozen timings: waitMs to the head, totalMs, downloadMs once a streamed body ends":
+      () =>
+        withClient(async (http) => {
+          const buffered = await http.get("/client/echo");
+          const { timings } = buffered;
+          assert.ok(Object.isFrozen(timings), "frozen");
+          assert.ok(timings.waitMs >= 0 && timings.totalMs >= timings.waitMs, "waitMs <= totalMs");
+          for (const [phase, value] of Object.entries(timings)) {
+            if (phase === "reused") assert.equal(typeof value, "boolean", phase);
+            else assert.ok(Number.isFinite(value) && value >= 0, `${phase} ${value}`);
+          }
+          const streamed = await http.stream("GET", "/client/bytes?size=100000");
+          assert.equal(streamed.timings.downloadMs, undefined, "no download before the body ends");
+          const read = await streamed.read();
+          assert.equal(read.content.byteLength, 100000);
+          const ended = streamed.timings;
+          assert.ok(ended.downloadMs !== undefined && ended.downloadMs >= 0, "downloadMs");
+          assert.ok(ended.totalMs >= ended.waitMs, "totalMs");
+        }),
+    "each exchange is published on fetchline:exchange where the runtime has node:diagnostics_channel":
+      {
+        runtimes: ["deno", "node", "bun"],
+        reason: "workerd and the browsers have no node:diagnostics_channel",
+        run: async () => {
+          // A name in a variable, so a page or workerd never resolves it.
+          const name = "node:diagnostics_channel";
+          const diagnostics = await import(name);
+          const seen = [];
+          const subscribers = {
+            start: ({ attempt, reason }) => void seen.push(`${attempt} ${reason}`),
+            end() {},
+            asyncStart() {},
+            asyncEnd() {},
+            error() {},
+          };
+          const channel = diagnostics.tracingChannel("fetchline:exchange");
+          channel.subscribe(subscribers);
+          try {
+            await withClient(async (http) => void await http.get("/client/echo"));
+          } finally {
+            channel.unsubscribe(subscribers);
+          }
+          assert.deepEqual(seen, ["1 first"], runtime);
+        },
+      },
   };
 }
