@@ -86,7 +86,7 @@ export function redactQuery(text: string, extra: CredentialNames = NO_NAMES): st
   while (at < text.length) {
     const nameStart = at + 1;
     const nameEnd = indexOfAny(text, "=&;?#", nameStart);
-    if (text[nameEnd] === "=" && isSensitive(text.slice(nameStart, nameEnd), extra)) {
+    if (text[nameEnd] === "=" && isCredentialField(text.slice(nameStart, nameEnd), extra)) {
       const valueEnd = indexOfAny(text, "&#", nameEnd);
       shown += `${text.slice(at, nameEnd + 1)}${MASK}`;
       at = valueEnd;
@@ -105,18 +105,6 @@ function indexOfAny(text: string, chars: string, from: number, blank = false): n
     if (chars.includes(text[i]!) || blank && /\s/.test(text[i]!)) return i;
   }
   return text.length;
-}
-
-/**
- * True when a query parameter's name is a credential's
- * ({@linkcode isCredentialField}).
- */
-export function isSensitiveQueryName(name: string): boolean {
-  return isCredentialField(name);
-}
-
-function isSensitive(rawName: string, extra: CredentialNames): boolean {
-  return isCredentialField(rawName, extra);
 }
 
 /** Punctuation that closes a sentence or a parenthesis: kept outside a URL or a value in text. */
@@ -197,7 +185,7 @@ function maskPairs(text: string, extra: CredentialNames): string {
       continue;
     }
     const valueEnd = withoutClosing(text, nameEnd + 1, indexOfAny(text, "&", nameEnd + 1, true));
-    if (isSensitive(text.slice(at + 1, nameEnd), extra)) {
+    if (isCredentialField(text.slice(at + 1, nameEnd), extra)) {
       shown += `${text.slice(copied, nameEnd + 1)}${MASK}`;
       copied = valueEnd;
     }
@@ -385,7 +373,7 @@ export function maskHeaders(
  * masked, by the rule of the URL's own query.
  */
 export function maskParamsForView<T>(params: Readonly<Record<string, T>>): Record<string, T> {
-  return maskRecord(params, isSensitiveQueryName) as Record<string, T>;
+  return maskRecord(params, (name) => isCredentialField(name)) as Record<string, T>;
 }
 
 /**
