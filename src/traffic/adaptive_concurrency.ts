@@ -9,6 +9,7 @@ import type { HttpRequest } from "../models/request.ts";
 import { checkKnownKeys, describeType, keysOf } from "../models/_validate.ts";
 import { endedByCaller, TimeoutException } from "../errors.ts";
 import { originOf } from "../http/url.ts";
+import { scopeKey } from "./scope.ts";
 import { Queue } from "./concurrency.ts";
 
 /** Options of {@linkcode adaptiveConcurrency}. */
@@ -161,13 +162,7 @@ export function adaptiveConcurrency(
     );
   }
   const { scope = "origin" } = options;
-  if (scope !== "origin" && scope !== "client") {
-    throw new TypeError(
-      `Invalid scope: expected "origin" or "client", got ${
-        typeof scope === "string" ? JSON.stringify(scope) : describeType(scope)
-      }`,
-    );
-  }
+  scopeKey(scope);
   const limits = new Map<string, Limit>();
   const limitOf = (name: string) => Math.floor(limits.get(name)?.value ?? initial);
   const keyOf = scope === "client"

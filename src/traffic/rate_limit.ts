@@ -18,6 +18,7 @@ import type { Duration } from "../models/duration.ts";
 import { describeError } from "../masking/views.ts";
 import { headerValue } from "../http/headers.ts";
 import { originOf } from "../http/url.ts";
+import { scopeKey } from "./scope.ts";
 import { MemoryRateLimitStore, type RateLimitStore, type RateLimitTake } from "./rate_store.ts";
 import { answerWithin, startWait, whenAborted } from "../waits.ts";
 
@@ -182,21 +183,7 @@ class Limiter implements RateLimit {
     this.#burst = validatePositive("burst", options.burst ?? requests);
     this.#intervalMs = (perSeconds * 1000) / requests;
     const { scope = "origin", key, store = new MemoryRateLimitStore() } = options;
-    if (scope !== "origin" && scope !== "client") {
-      throw new TypeError(
-        `Invalid scope: expected "origin" or "client", got ${
-          typeof scope === "string" ? JSON.stringify(scope) : describeType(scope)
-        }`,
-      );
-    }
-    if (key !== undefined && (typeof key !== "string" || key === "" || scope !== "client")) {
-      throw new TypeError(
-        `Invalid key: expected a non-empty string with scope "client", got ${
-          typeof key === "string" ? `a string with scope "${scope}"` : describeType(key)
-        }`,
-      );
-    }
-    this.#key = scope === "client" ? key ?? "client" : undefined;
+    this.#key = scopeKey(scope, key);
     if (typeof store !== "object" || store === null || typeof store.take !== "function") {
       throw new TypeError(
         `Invalid store: expected a RateLimitStore (a take method), got ${describeType(store)}`,

@@ -8,6 +8,7 @@
 import type { HttpRequest } from "../models/request.ts";
 import { checkKnownKeys, describeType, keysOf, validateTimeout } from "../models/_validate.ts";
 import { originOf } from "../http/url.ts";
+import { scopeKey } from "./scope.ts";
 import { answerWithin } from "../waits.ts";
 
 /** The window the budget counts in, in ms: the last 10 s, in buckets of 1 s. */
@@ -170,21 +171,7 @@ class Budget implements RetryBudget {
     const { ratio = 0.1, minPerSecond = 10, scope = "origin", key, store } = options;
     this.#ratio = atLeastZero("ratio", ratio);
     this.#minimum = atLeastZero("minPerSecond", minPerSecond) * BUDGET_WINDOW_MS / 1000;
-    if (scope !== "origin" && scope !== "client") {
-      throw new TypeError(
-        `Invalid scope: expected "origin" or "client", got ${
-          typeof scope === "string" ? JSON.stringify(scope) : describeType(scope)
-        }`,
-      );
-    }
-    if (key !== undefined && (typeof key !== "string" || key === "" || scope !== "client")) {
-      throw new TypeError(
-        `Invalid key: expected a non-empty string with scope "client", got ${
-          typeof key === "string" ? `a string with scope "${scope}"` : describeType(key)
-        }`,
-      );
-    }
-    this.#key = scope === "client" ? key ?? "client" : undefined;
+    this.#key = scopeKey(scope, key);
     if (
       store !== undefined &&
       (typeof store !== "object" || store === null || typeof store.budgetSent !== "function" ||
