@@ -27,7 +27,7 @@ import type { SendOptions } from "./chain.ts";
 import { sendWithRedirects } from "./redirects.ts";
 import { type AuthOptions, sendAuthenticated } from "./auth.ts";
 import { whenBodySettled } from "./body.ts";
-import { callMessage, isTraced, REQUEST_CHANNEL, traced } from "./channels.ts";
+import { callMessage, channelsLookUp, isTraced, requestChannel, traced } from "./channels.ts";
 
 /** Everything one call needs besides its request. */
 export interface LifecycleOptions extends SendOptions, AuthOptions {
@@ -95,9 +95,12 @@ export function executeCall(
   prepared: HttpRequest,
   callOptions: LifecycleOptions,
 ): Promise<HttpResponse> {
+  const lookingUp = channelsLookUp();
+  if (lookingUp !== undefined) return lookingUp.then(() => executeCall(prepared, callOptions));
   // Published on `fetchline:request` only while someone listens (channels.ts).
-  if (!isTraced(REQUEST_CHANNEL)) return attemptCall(prepared, callOptions);
-  return traced(REQUEST_CHANNEL, callMessage(prepared), () => attemptCall(prepared, callOptions));
+  const channel = requestChannel();
+  if (!isTraced(channel)) return attemptCall(prepared, callOptions);
+  return traced(channel, callMessage(prepared), () => attemptCall(prepared, callOptions));
 }
 
 /** {@linkcode executeCall}'s attempts. */

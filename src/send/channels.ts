@@ -2,9 +2,10 @@
 // `node:diagnostics_channel` (Node, Deno, Bun): `fetchline:request` around
 // each call and `fetchline:exchange` around each exchange, whether or not
 // `telemetry()` is used, so an APM tool subscribes without patching. The
-// module is asked of the runtime (`process.getBuiltinModule`), never
-// imported: the Web build runs where there is none (workerd), and the
-// browser build compiles `channels_browser.ts` in this file's place.
+// module is looked up when the first call starts ({@linkcode channelsLookUp}),
+// never imported statically: the Web build runs where there is none
+// (workerd), and the browser build compiles `channels_browser.ts` in this
+// file's place.
 // With no subscriber a call costs one `hasSubscribers` read a channel.
 
 import type { HttpRequest } from "../models/request.ts";
@@ -31,27 +32,61 @@ interface DiagnosticsChannel {
   tracingChannel(name: string): Tracing;
 }
 
-const diagnostics = (() => {
+/** The two channels, once looked up (`undefined` where the runtime has none). */
+let channels: { readonly request: Tracing; readonly exchange: Tracing } | undefined;
+/** Deno's look-up, until it has ended. */
+let lookingUp: Promise<void> | undefined;
+let lookedUp = false;
+
+const found = (diagnostics: DiagnosticsChannel | undefined) => {
+  channels = diagnostics && {
+    request: diagnostics.tracingChannel("fetchline:request"),
+    exchange: diagnostics.tracingChannel("fetchline:exchange"),
+  };
+  lookedUp = true;
+};
+
+/**
+ * Looks the channels up once, before a process's first call: `undefined`
+ * once they are known, else what to wait for. On Deno the first read of
+ * `globalThis.process` starts its Node layer, which took 22–30 ms of a
+ * one-shot script's 103 ms (`deno run` of bench/one_shot/fetchline.ts,
+ * Deno 2.9.6, `performance.now()` around the read), where importing the
+ * module takes 6–10 ms: so Deno imports it, once, when the first call
+ * starts (esbuild keeps a `node:` import as it is, even for a browser);
+ * elsewhere `process.getBuiltinModule` returns it at once.
+ */
+export function channelsLookUp(): Promise<void> | undefined {
+  if (lookedUp) return undefined;
+  if ((globalThis as { Deno?: unknown }).Deno !== undefined) {
+    // @ts-ignore: the npm package's Web and browser builds compile without Node's types
+    return lookingUp ??= import("node:diagnostics_channel").then(
+      (module: DiagnosticsChannel) => found(module),
+      () => found(undefined),
+    );
+  }
   try {
     const process = (globalThis as {
       process?: { getBuiltinModule?: (name: string) => unknown };
     }).process;
-    return process?.getBuiltinModule?.("node:diagnostics_channel") as
-      | DiagnosticsChannel
-      | undefined;
+    found(
+      process?.getBuiltinModule?.("node:diagnostics_channel") as DiagnosticsChannel | undefined,
+    );
   } catch {
-    return undefined;
+    found(undefined);
   }
-})();
+  return undefined;
+}
 
 /** `fetchline:request`: one call, from its start to its response (at the head when streamed) or failure. */
-export const REQUEST_CHANNEL: Tracing | undefined = diagnostics?.tracingChannel(
-  "fetchline:request",
-);
+export function requestChannel(): Tracing | undefined {
+  return channels?.request;
+}
+
 /** `fetchline:exchange`: one exchange (an attempt, a redirect's hop, a resend). */
-export const EXCHANGE_CHANNEL: Tracing | undefined = diagnostics?.tracingChannel(
-  "fetchline:exchange",
-);
+export function exchangeChannel(): Tracing | undefined {
+  return channels?.exchange;
+}
 
 /** True when someone listens on `channel`. */
 export function isTraced(channel: Tracing | undefined): channel is Tracing {

@@ -15,10 +15,20 @@ export interface TraceMessage {
   readonly reason?: ExchangeReason | undefined;
 }
 
+/** Nothing to look up in a browser. */
+export function channelsLookUp(): Promise<void> | undefined {
+  return undefined;
+}
+
 /** None in a browser. */
-export const REQUEST_CHANNEL: Tracing | undefined = undefined;
+export function requestChannel(): Tracing | undefined {
+  return undefined;
+}
+
 /** None in a browser. */
-export const EXCHANGE_CHANNEL: Tracing | undefined = undefined;
+export function exchangeChannel(): Tracing | undefined {
+  return undefined;
+}
 
 /** False: nobody can listen in a browser. */
 export function isTraced(_channel: Tracing | undefined): _channel is Tracing {

@@ -30,7 +30,7 @@ import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import { holdErrorBody, sendBody, streamedCall } from "./body.ts";
 import { resumable } from "./resume.ts";
-import { EXCHANGE_CHANNEL, exchangeMessage, isTraced, traced } from "./channels.ts";
+import { exchangeChannel, exchangeMessage, isTraced, traced } from "./channels.ts";
 import { ExchangeClock } from "../models/timings.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
 import { type ChainEnd, ExchangeRun, runChain, type SendOptions } from "./chain.ts";
@@ -73,9 +73,10 @@ export async function sendSingleRequest(
 ): Promise<HttpResponse | Redirect> {
   const attempt = countExchange(context);
   // Published on `fetchline:exchange` only while someone listens (channels.ts).
-  const response = await (isTraced(EXCHANGE_CHANNEL)
+  const channel = exchangeChannel();
+  const response = await (isTraced(channel)
     ? traced(
-      EXCHANGE_CHANNEL,
+      channel,
       exchangeMessage(hop, attempt, reason),
       () => oneExchange(hop, request, step, since, options, context, reason, attempt),
     )
