@@ -19,9 +19,7 @@ import {
 import type { EnvProxies } from "./proxy.ts";
 import { uploadReader } from "./body.ts";
 import { BlockedFailure, Failure, noFileSystem } from "./failures.ts";
-import { Relay, resolveDns, targetKey } from "./deno_relay.ts";
-import type { DenoNet } from "./deno_relay.ts";
-import { destinationCheck, urlRefusal } from "./network_policy.ts";
+import type { DenoNet, Relay } from "./deno_relay.ts";
 import type {
   FileSource,
   NetworkOptions,
@@ -31,6 +29,7 @@ import type {
   ProxySetting,
   Runtime,
   Transport,
+  WireRequest,
   WireResponse,
 } from "./types.ts";
 import type { Abort } from "./types.ts";
@@ -244,6 +243,8 @@ function denoEnvProxyTransport(deno: DenoClients, options: PoolOptions): Pool {
  * that is refused for a host name (its address could not be checked, nor
  * the policy's `resolve` asked for it), and
  * the policy reads NO_PROXY for it (`--allow-env=NO_PROXY,no_proxy`).
+ * The relay and the policy's checks load with the pool's first request
+ * (or check): a client without either loads neither.
  */
 function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy | undefined): Pool {
   const noProxy = policy === undefined ? "" : readNoProxy(deno);
@@ -257,35 +258,66 @@ function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy |
         ? {}
         : { proxy: { url: `http://127.0.0.1:${through.port}`, basicAuth: through.credentials } }),
     }))[0];
-  return {
-    transport(wire, abort) {
-      const url = new URL(wire.url);
-      if (policy !== undefined) {
-        const refused = urlRefusal(policy, url);
-        if (refused instanceof BlockedFailure) return Promise.reject(refused);
-        if (denoBypasses(noProxy, url)) {
-          return refused === undefined
-            ? client("direct")(wire, abort)
-            : Promise.reject(noProxyConflict(url, policy.resolve !== undefined));
-        }
+  let closed = false;
+  const send = (
+    { Relay, targetKey, urlRefusal }: PinningParts,
+    wire: WireRequest,
+    abort: Abort,
+  ) => {
+    const url = new URL(wire.url);
+    if (policy !== undefined) {
+      const refused = urlRefusal(policy, url);
+      if (refused instanceof BlockedFailure) return Promise.reject(refused);
+      if (denoBypasses(noProxy, url)) {
+        return refused === undefined
+          ? client("direct")(wire, abort)
+          : Promise.reject(noProxyConflict(url, policy.resolve !== undefined));
       }
-      const through = relay ??= new Relay(deno, policy);
-      const secure = url.protocol === "https:";
-      const key = targetKey(url.hostname, url.port || (secure ? 443 : 80));
-      const mark = through.sequence;
-      return client(secure ? "https" : "http", through)(wire, abort).catch((error) => {
-        throw abort.aborted ? error : through.failureSince(key, mark) ?? error;
-      });
-    },
+    }
+    // A request whose parts loaded after the close (its call is aborted too): no relay left behind.
+    if (closed) return Promise.reject(new TypeError("The connection pool is closed"));
+    const through = relay ??= new Relay(deno, policy);
+    const secure = url.protocol === "https:";
+    const key = targetKey(url.hostname, url.port || (secure ? 443 : 80));
+    const mark = through.sequence;
+    return client(secure ? "https" : "http", through)(wire, abort).catch((error) => {
+      throw abort.aborted ? error : through.failureSince(key, mark) ?? error;
+    });
+  };
+  return {
+    transport: (wire, abort) =>
+      pinningParts === undefined
+        ? loadPinningParts().then((parts) => send(parts, wire, abort))
+        : send(pinningParts, wire, abort),
     close() {
+      closed = true;
       for (const entry of Object.values(clients)) entry[1].close();
       relay?.close();
     },
     // The relay's resolver: the addresses checked are those it would connect to.
-    checkDestination: policy === undefined
-      ? undefined
-      : destinationCheck(policy, (name, signal) => resolveDns(deno, name, signal)),
+    checkDestination: policy === undefined ? undefined : (url, abort) => {
+      const check = ({ destinationCheck, resolveDns }: PinningParts) =>
+        destinationCheck(policy, (name, signal) => resolveDns(deno, name, signal))(url, abort);
+      return pinningParts === undefined ? loadPinningParts().then(check) : check(pinningParts);
+    },
   };
+}
+
+/** What {@linkcode pinnedPool} loads with its first request: the relay and the policy's checks. */
+type PinningParts =
+  & Pick<typeof import("./deno_relay.ts"), "Relay" | "resolveDns" | "targetKey">
+  & Pick<typeof import("./network_policy.ts"), "destinationCheck" | "urlRefusal">;
+
+let pinningParts: PinningParts | undefined;
+
+// Loaded when first needed: they are 416 of the lines `import` of mod.ts
+// would otherwise load on Deno for every client.
+async function loadPinningParts(): Promise<PinningParts> {
+  const [relay, policy] = await Promise.all([
+    import("./deno_relay.ts"),
+    import("./network_policy.ts"),
+  ]);
+  return pinningParts ??= { ...relay, ...policy };
 }
 
 /** `resolving`: the policy has a `resolve`, which answers for an allowed host too. */
