@@ -18,7 +18,7 @@ import type { HttpResponse, StreamedHttpResponse } from "../models/response.ts";
 import type { TokenSender } from "../models/context.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { tokenLoggers } from "../hooks/logging_hooks.ts";
-import { MemoryCookieJar } from "../cookies/memory_jar.ts";
+import { defaultJar } from "../cookies/jar.ts";
 import { runtime } from "../transport/runtime.ts";
 import { fetchTransport } from "../transport/fetch.ts";
 import type { Pool, Transport } from "../transport/types.ts";
@@ -352,7 +352,7 @@ export class HttpClient {
   #lifecycleOptions(): LifecycleOptions {
     const { config } = this;
     const scope = this.#scope;
-    const cookies = config.cookies === true ? new MemoryCookieJar() : config.cookies;
+    const cookies = config.cookies === true ? defaultJar() : config.cookies;
     const options: LifecycleOptions = {
       transport: scope.transport(),
       timeout: config.timeout,

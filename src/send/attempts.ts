@@ -18,7 +18,6 @@ import { bindResponseContext, HttpResponse } from "../models/response.ts";
 import { RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
 import { parseRetryAfter } from "../http/headers.ts";
-import { rateLimitWait } from "../http/rate_limit_headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { Step, untilAborted } from "./deadline.ts";
 import { callExpired, startStepTimeout, waitPassesDeadline, withCallDeadline } from "./deadline.ts";
@@ -149,6 +148,9 @@ async function attemptCall(
         outcome = { error };
       }
       let delay: number | undefined;
+      if ("response" in outcome && announcesReset(outcome.response)) {
+        rateLimitHeaders ??= await import("../http/rate_limit_headers.ts");
+      }
       try {
         delay = retryDelay(retry, outcome, context, options);
       } catch (error) {
@@ -461,9 +463,19 @@ function retryDelay(
 function announcedWait(response: HttpResponse): number | undefined {
   const retryAfter = parseRetryAfter(response.header("retry-after"));
   if (retryAfter !== undefined) return retryAfter;
-  const status = response.statusCode;
-  return status === 429 || status === 503 ? rateLimitWait(response, true) : undefined;
+  return announcesReset(response) ? rateLimitHeaders!.rateLimitWait(response, true) : undefined;
 }
+
+/** A 429 or 503: its rate-limit headers may announce a reset. */
+function announcesReset(response: HttpResponse): boolean {
+  return response.statusCode === 429 || response.statusCode === 503;
+}
+
+/**
+ * http/rate_limit_headers.ts, loaded by a call's first 429 or 503 (before
+ * its retry decision): the other calls never need it.
+ */
+let rateLimitHeaders: typeof import("../http/rate_limit_headers.ts") | undefined;
 
 /** Exponential backoff with full jitter: uniform in [0, min(cap, base · 2^attempt)). */
 function backoffDelay(policy: RetryPolicy, attempt: number): number {
