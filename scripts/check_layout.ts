@@ -5,8 +5,9 @@
  *   `import()` included (the layers point down only, in types as in values);
  * - the Deno build (every module the JSR entry points reach) imports no
  *   `node:` or `npm:` module (by name or through the import map), but for
- *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts: only
- *   the npm build's runtime file may;
+ *   the dynamic imports of tough-cookie in src/cookies/memory_jar.ts and of
+ *   `node:diagnostics_channel` in src/transport/runtime.ts (on Deno only):
+ *   only the npm build's runtime file may;
  * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
  *   src/sse/, src/paginate/, src/signing/ or src/telemetry/ (each its own
  *   entry point's), and those four import nothing of src/send/ or
@@ -154,7 +155,16 @@ const otelImport: AllowedImport = {
   name: "@opentelemetry/api",
   dynamic: false,
 };
-const allowedImports = [cookieImport, otelImport];
+// The tracing channels' module on Deno, imported by a process's first call (reading
+// `process` to ask for it would start Deno's Node layer: runtime.ts says what it costs);
+// the Web build takes the same path on Deno only.
+const diagnosticsImport: AllowedImport = {
+  file: "src/transport/runtime.ts",
+  specifier: /^node:diagnostics_channel$/,
+  name: "node:diagnostics_channel",
+  dynamic: true,
+};
+const allowedImports = [cookieImport, otelImport, diagnosticsImport];
 const isAllowed = (
   allowed: readonly AllowedImport[],
   file: string,
@@ -312,7 +322,8 @@ function readsBareDeno(source: ts.SourceFile): boolean {
 }
 /**
  * Checks the Web-standard build in `dir` (`web` or `browser`): it imports
- * no package but `allowed` (the one dynamic import of tough-cookie, or none)
+ * no package but `allowed` (the dynamic imports of tough-cookie and, on Deno, of
+ * `node:diagnostics_channel`, or none)
  * and reads no bare Deno global.
  */
 async function checkWebBuild(dir: string, allowed: readonly AllowedImport[]) {

@@ -18,7 +18,7 @@ import type { HttpResponse, StreamedHttpResponse } from "../models/response.ts";
 import type { TokenSender } from "../models/context.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { tokenLoggers } from "../hooks/logging_hooks.ts";
-import { defaultJar } from "../cookies/jar.ts";
+import type { CookieJarLike } from "../cookies/jar.ts";
 import { runtime } from "../transport/runtime.ts";
 import { fetchTransport } from "../transport/fetch.ts";
 import type { Pool, Transport } from "../transport/types.ts";
@@ -607,4 +607,23 @@ function tokenSender(options: LifecycleOptions, config: HttpClientConfig): Token
     }
   };
   return Object.assign(send, { closed: options.closed });
+}
+
+/**
+ * The jar a client keeps when `withCookies()` is given none: memory_jar.ts's
+ * `MemoryCookieJar`, loaded (with tough-cookie) by the first cookie the
+ * client receives; until then it has no cookie to send.
+ */
+function defaultJar(): CookieJarLike {
+  let loaded: Promise<CookieJarLike> | undefined;
+  return {
+    getCookieString: (url) =>
+      loaded === undefined ? Promise.resolve("") : loaded.then((jar) => jar.getCookieString(url)),
+    setCookie(cookie, url) {
+      loaded ??= import("../cookies/memory_jar.ts").then(({ MemoryCookieJar }) =>
+        new MemoryCookieJar()
+      );
+      return loaded.then((jar) => jar.setCookie(cookie, url));
+    },
+  };
 }

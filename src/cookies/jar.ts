@@ -1,9 +1,9 @@
 // A cookie jar as a client uses it (tough-cookie's `CookieJar` fits as it
 // is), and all of the jar on the send path: the check of one given to the
 // builder, the cookies a request takes from it, the Set-Cookie lines a
-// response hands to it, the default jar's one error, known here without
-// tough-cookie's loader, and the default jar itself: memory_jar.ts's,
-// loaded with the first cookie a client receives.
+// response hands to it, and the default jar's one error, known here without
+// tough-cookie's loader (the default jar is memory_jar.ts, which the client
+// loads with the first cookie it receives).
 
 import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
@@ -183,21 +183,4 @@ export async function storeCookies(
       // Refused (a public suffix, another domain, a malformed line): not stored.
     }
   }
-}
-
-/**
- * The jar a client keeps when `withCookies()` is given none: memory_jar.ts's
- * `MemoryCookieJar`, loaded (with tough-cookie) by the first cookie the
- * client receives; until then it has no cookie to send.
- */
-export function defaultJar(): CookieJarLike {
-  let loaded: Promise<CookieJarLike> | undefined;
-  return {
-    getCookieString: (url) =>
-      loaded === undefined ? Promise.resolve("") : loaded.then((jar) => jar.getCookieString(url)),
-    setCookie(cookie, url) {
-      loaded ??= import("./memory_jar.ts").then(({ MemoryCookieJar }) => new MemoryCookieJar());
-      return loaded.then((jar) => jar.setCookie(cookie, url));
-    },
-  };
 }

@@ -2,15 +2,17 @@
 // `node:diagnostics_channel` (Node, Deno, Bun): `fetchline:request` around
 // each call and `fetchline:exchange` around each exchange, whether or not
 // `telemetry()` is used, so an APM tool subscribes without patching. The
-// module is looked up when the first call starts ({@linkcode channelsLookUp}),
-// never imported statically: the Web build runs where there is none
-// (workerd), and the browser build compiles `channels_browser.ts` in this
-// file's place.
+// runtime's module is looked up when the first call starts
+// ({@linkcode channelsLookUp}; runtime.ts gets it, never imported
+// statically: the Web build runs where there is none, workerd), and the
+// browser build compiles `channels_browser.ts` in this file's place.
 // With no subscriber a call costs one `hasSubscribers` read a channel.
 
 import type { HttpRequest } from "../models/request.ts";
 import type { HttpResponse } from "../models/response.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
+import { runtime } from "../transport/runtime.ts";
+import type { DiagnosticsChannel } from "../transport/types.ts";
 
 /** The part of a `node:diagnostics_channel` channel the send path uses. */
 interface Channel {
@@ -28,53 +30,31 @@ export interface Tracing {
   readonly error: Channel & { readonly hasSubscribers: boolean };
 }
 
-interface DiagnosticsChannel {
-  tracingChannel(name: string): Tracing;
-}
-
 /** The two channels, once looked up (`undefined` where the runtime has none). */
 let channels: { readonly request: Tracing; readonly exchange: Tracing } | undefined;
-/** Deno's look-up, until it has ended. */
+/** The look-up, until it has ended (on Deno: runtime.ts says why it waits). */
 let lookingUp: Promise<void> | undefined;
 let lookedUp = false;
 
 const found = (diagnostics: DiagnosticsChannel | undefined) => {
   channels = diagnostics && {
-    request: diagnostics.tracingChannel("fetchline:request"),
-    exchange: diagnostics.tracingChannel("fetchline:exchange"),
+    request: diagnostics.tracingChannel("fetchline:request") as Tracing,
+    exchange: diagnostics.tracingChannel("fetchline:exchange") as Tracing,
   };
   lookedUp = true;
 };
 
 /**
  * Looks the channels up once, before a process's first call: `undefined`
- * once they are known, else what to wait for. On Deno the first read of
- * `globalThis.process` starts its Node layer, which took 22–30 ms of a
- * one-shot script's 103 ms (`deno run` of bench/one_shot/fetchline.ts,
- * Deno 2.9.6, `performance.now()` around the read), where importing the
- * module takes 6–10 ms: so Deno imports it, once, when the first call
- * starts (esbuild keeps a `node:` import as it is, even for a browser);
- * elsewhere `process.getBuiltinModule` returns it at once.
+ * once they are known, else what to wait for (the runtime's module, where
+ * getting it costs: Deno imports it).
  */
 export function channelsLookUp(): Promise<void> | undefined {
   if (lookedUp) return undefined;
-  if ((globalThis as { Deno?: unknown }).Deno !== undefined) {
-    // @ts-ignore: the npm package's Web and browser builds compile without Node's types
-    return lookingUp ??= import("node:diagnostics_channel").then(
-      (module: DiagnosticsChannel) => found(module),
-      () => found(undefined),
-    );
-  }
-  try {
-    const process = (globalThis as {
-      process?: { getBuiltinModule?: (name: string) => unknown };
-    }).process;
-    found(
-      process?.getBuiltinModule?.("node:diagnostics_channel") as DiagnosticsChannel | undefined,
-    );
-  } catch {
-    found(undefined);
-  }
+  if (lookingUp !== undefined) return lookingUp;
+  const diagnostics = runtime.diagnosticsChannel();
+  if (diagnostics instanceof Promise) return lookingUp = diagnostics.then(found);
+  found(diagnostics);
   return undefined;
 }
 

@@ -15,7 +15,7 @@
 // only: every other process on the machine can reach a loopback port, so
 // each relay has a random secret its pool presents as the proxy's
 // credentials, and a connection without it is answered 407 and closed,
-// before any lookup or connection. Only runtime.ts (Deno) imports this file.
+// before any lookup or connection. Only deno_pools.ts (Deno) imports this file.
 
 import { basicAuthorization } from "../http/headers.ts";
 import { checkedAddresses, urlRefusal } from "./network_policy.ts";

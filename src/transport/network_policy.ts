@@ -1,5 +1,5 @@
 // The network policy's checks (`withNetworkPolicy`), for the runtimes whose
-// pool can check the address a connection is made to (runtime.ts's Deno
+// pool can check the address a connection is made to (deno_pools.ts's Deno
 // relay, runtime_node.ts's undici lookup): a URL whose host is an address
 // is checked as it is; a host name is resolved, each answer checked, and
 // only the allowed ones handed to the connection, so the address connected

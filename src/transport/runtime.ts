@@ -1,5 +1,6 @@
-// The one module that knows which runtime it runs on: Deno's pool (and,
-// below, its proxies), Bun's files, the global `fetch` elsewhere. Everything
+// The one module that knows which runtime it runs on: Deno's pool (its
+// proxies' and the network policy's in deno_pools.ts, loaded with such a
+// pool's first request), Bun's files, the global `fetch` elsewhere. Everything
 // else asks it for a connection pool or a file's bytes and never branches
 // itself. The npm build compiles `runtime_node.ts` in its place (undici and
 // node:fs), its browser build `runtime_browser.ts` (no pool, no proxies);
@@ -7,32 +8,20 @@
 
 import { HttpClientException } from "../errors.ts";
 import { fetchTransport, globalFetchPool } from "./fetch.ts";
-import { inIpRange, parseIp } from "./addresses.ts";
-import {
-  ownProxyAuthorization,
-  PROXY_ENV_NAMES,
-  proxyFailure,
-  proxyFor,
-  readProxyEnv,
-  shownProxy,
-} from "./proxy.ts";
-import type { EnvProxies } from "./proxy.ts";
+import { PROXY_ENV_NAMES, readProxyEnv } from "./proxy_env.ts";
 import { uploadReader } from "./body.ts";
-import { BlockedFailure, Failure, noFileSystem } from "./failures.ts";
-import type { DenoNet, Relay } from "./deno_relay.ts";
+import { noFileSystem } from "./failures.ts";
+import type { DenoNet } from "./deno_relay.ts";
+import type { Connect, DenoEnvProxies } from "./deno_pools.ts";
 import type {
+  DiagnosticsChannel,
   FileSource,
   NetworkOptions,
-  NetworkPolicy,
   Pool,
   PoolOptions,
-  ProxySetting,
   Runtime,
   Transport,
-  WireRequest,
-  WireResponse,
 } from "./types.ts";
-import type { Abort } from "./types.ts";
 
 /** The few Deno APIs the library uses, typed here so other builds need no Deno types. */
 interface DenoApi extends DenoEnv, DenoNet {
@@ -58,7 +47,37 @@ export const runtime: Runtime = {
   files: deno !== undefined || bun !== undefined,
   createPool,
   openFile,
+  diagnosticsChannel,
 };
+
+/**
+ * `node:diagnostics_channel` where the runtime has it (Deno, Bun; workerd
+ * with Node's APIs on). On Deno the first read of `globalThis.process`
+ * starts its Node layer, which took 22–30 ms of a one-shot script's 103 ms
+ * (`deno run` of bench/one_shot/fetchline.ts, Deno 2.9.6,
+ * `performance.now()` around the read), where importing the module takes
+ * 6–10 ms: so Deno imports it (esbuild keeps a `node:` import as it is,
+ * even for a browser); elsewhere `process.getBuiltinModule` returns it.
+ */
+function diagnosticsChannel():
+  | DiagnosticsChannel
+  | undefined
+  | Promise<DiagnosticsChannel | undefined> {
+  if (deno !== undefined) {
+    // @ts-ignore: the npm package's Web build compiles without Node's types
+    return import("node:diagnostics_channel").then((module) => module, () => undefined);
+  }
+  try {
+    const process = (globalThis as {
+      process?: { getBuiltinModule?: (name: string) => unknown };
+    }).process;
+    return process?.getBuiltinModule?.("node:diagnostics_channel") as
+      | DiagnosticsChannel
+      | undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Creates a pool: a `Deno.HttpClient` on Deno, the global `fetch` elsewhere
@@ -66,23 +85,77 @@ export const runtime: Runtime = {
  * in addition to its root store, as `withTls` promises. Without
  * `withProxy()`, Deno's client applies the environment's proxies itself,
  * and their failures are named as the proxy's where the environment can be
- * read ({@linkcode denoEnvProxyTransport}).
+ * read (deno_pools.ts's `envProxyPool`). What a pool needs of the
+ * environment is read now (a missing `--allow-env` or a bad proxy variable
+ * fails the call that makes the pool); the code of a pool that routes
+ * (deno_pools.ts) loads with its first request ({@linkcode loadedPool}).
  */
 function createPool(options: PoolOptions = {}, network: NetworkOptions = {}): Pool {
   if (deno === undefined) return globalFetchPool(network);
+  const api = deno;
   const pooled = { ...options, ...network.tls };
+  const connect: Connect = (options) => denoClient(api, options);
   if (network.unixSocket !== undefined) {
-    const [transport, client] = denoClient(deno, {
-      ...pooled,
-      proxy: { transport: "unix", path: network.unixSocket },
-    });
-    return { transport, close: () => client.close() };
+    return plainPool(
+      connect({ ...pooled, proxy: { transport: "unix", path: network.unixSocket } }),
+    );
   }
-  if (network.policy !== undefined) return pinnedPool(deno, pooled, network.policy);
-  if (network.proxy === null && !envHasNoProxies(deno)) return pinnedPool(deno, pooled, undefined);
-  return network.proxy === undefined
-    ? denoEnvProxyTransport(deno, pooled)
-    : denoProxyTransport(deno, pooled, network.proxy);
+  const { policy, proxy } = network;
+  if (policy !== undefined || (proxy === null && !envHasNoProxies(deno))) {
+    const noProxy = policy === undefined ? "" : readNoProxy(deno);
+    return loadedPool(
+      (pools) => pools.pinnedPool(api, connect, pooled, policy, noProxy),
+      policy !== undefined,
+    );
+  }
+  if (proxy !== undefined) {
+    const env = readDenoEnv(deno);
+    return loadedPool((pools) => pools.proxyPool(connect, pooled, proxy, env));
+  }
+  const env = envGranted(deno) ? envOrUndefined(deno) : undefined;
+  if (env === undefined || (env.http === undefined && env.https === undefined)) {
+    return plainPool(connect(pooled));
+  }
+  return loadedPool((pools) => pools.envProxyPool(connect, pooled, env));
+}
+
+/** One `Deno.HttpClient`'s pool. */
+function plainPool([transport, client]: [Transport, { close(): void }]): Pool {
+  return { transport, close: () => client.close() };
+}
+
+/**
+ * A pool `make` makes of deno_pools.ts, which loads with the pool's first
+ * request (or check, with `checks`): 840 lines of code (the proxies', the
+ * relay, the network policy's checks) `import` of mod.ts would load for
+ * every client otherwise. A request whose pool loaded after the close
+ * (its call is aborted too) is refused, so nothing is left open.
+ */
+function loadedPool(make: (pools: typeof import("./deno_pools.ts")) => Pool, checks = false): Pool {
+  let pool: Pool | undefined;
+  let loading: Promise<Pool> | undefined;
+  let closed = false;
+  const load = () => loading ??= import("./deno_pools.ts").then((pools) => pool = make(pools));
+  return {
+    transport(wire, abort) {
+      if (pool !== undefined) return pool.transport(wire, abort);
+      return load().then((made) =>
+        closed
+          ? Promise.reject(new TypeError("The connection pool is closed"))
+          : made.transport(wire, abort)
+      );
+    },
+    close() {
+      closed = true;
+      pool?.close();
+    },
+    checkDestination: checks
+      ? (url, abort) =>
+        pool !== undefined
+          ? pool.checkDestination!(url, abort)
+          : load().then((made) => made.checkDestination!(url, abort))
+      : undefined,
+  };
 }
 
 /**
@@ -136,18 +209,7 @@ async function bunFile(file: BunFile): Promise<FileSource> {
   return { size, stream: () => file.slice(0, size).stream() };
 }
 
-// Proxies on Deno: `withProxy()` and the environment's. Deno's HTTP client
-// reads HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY itself, with or
-// without `--allow-env`, and no option turns that off: its environment
-// proxies apply to every host its NO_PROXY does not name, and its NO_PROXY
-// overrides even a client's own proxy. So a pool with `withProxy()` reads
-// those variables too and fails a request Deno would route otherwise than
-// the setting says, rather than let it go through a proxy it should not use,
-// or around the one it should. Without `withProxy()`, a call through the
-// environment's proxy fails as one through `withProxy()` does, naming the
-// proxy, where the pool may read those variables.
-
-/** What of Deno the proxy pool uses besides `createHttpClient`. */
+/** What of Deno's environment the pools read. */
 interface DenoEnv {
   env: { get(name: string): string | undefined };
   permissions: { querySync(descriptor: { name: "env"; variable: string }): { state: string } };
@@ -159,178 +221,6 @@ interface DenoClients extends DenoEnv {
 
 // Every variable Deno's client reads: REQUEST_METHOD turns HTTP_PROXY off.
 const NAMES = [...PROXY_ENV_NAMES, "REQUEST_METHOD"];
-
-/**
- * A pool for `withProxy(setting)` (`null`: no proxy): a `Deno.HttpClient`
- * through the proxy and one for the hosts reached directly, each made when
- * first needed. The environment is read now, which needs `--allow-env` for
- * its proxy variables (an {@linkcode HttpClientException} naming the flag
- * otherwise; it is never asked for with a prompt).
- */
-function denoProxyTransport(
-  deno: DenoClients,
-  options: PoolOptions,
-  setting: ProxySetting | null,
-): Pool {
-  const env = readDenoEnv(deno);
-  const sends = new Map<ProxySetting | undefined, [Transport, { close(): void }]>();
-  const sendFor = (proxy: ProxySetting | undefined): Transport => {
-    let entry = sends.get(proxy);
-    if (entry === undefined) {
-      entry = denoClient(
-        deno,
-        proxy === undefined ? options : {
-          ...options,
-          proxy: { url: proxy.url, ...basicAuth(proxy) },
-        },
-      );
-      sends.set(proxy, entry);
-    }
-    return entry[0];
-  };
-  return {
-    transport(wire, abort) {
-      const url = new URL(wire.url);
-      const proxy = proxyFor(url, setting, undefined);
-      const conflict = denoConflict(url, proxy, env) ??
-        (proxy === undefined ? undefined : ownProxyAuthorization(proxy, wire.headers));
-      if (conflict !== undefined) return Promise.reject(conflict);
-      const sent = sendFor(proxy)(wire, abort);
-      return proxy === undefined ? sent : throughProxy(proxy, url, sent, abort);
-    },
-    close: () => sends.forEach(([, client]) => client.close()),
-  };
-}
-
-/**
- * The pool without `withProxy()`: one `Deno.HttpClient`, which sends
- * through the environment's proxies itself. Where the environment can be
- * read (`--allow-env` for its proxy variables; never asked for with a
- * prompt), a call Deno's client sends through one of them fails as a
- * `withProxy()` call does, naming the proxy, rather than as the target's
- * failure; otherwise Deno's errors stay as they are.
- */
-function denoEnvProxyTransport(deno: DenoClients, options: PoolOptions): Pool {
-  const [send, client] = denoClient(deno, options);
-  const close = () => client.close();
-  const env = envGranted(deno) ? envOrUndefined(deno) : undefined;
-  if (env === undefined || (env.http === undefined && env.https === undefined)) {
-    return { transport: send, close };
-  }
-  return {
-    transport(wire, abort) {
-      const url = new URL(wire.url);
-      const proxy = denoEnvProxy(env, url);
-      if (proxy === undefined) return send(wire, abort);
-      const refused = ownProxyAuthorization(proxy, wire.headers);
-      return refused !== undefined
-        ? Promise.reject(refused)
-        : throughProxy(proxy, url, send(wire, abort), abort);
-    },
-    close,
-  };
-}
-
-/**
- * A pool whose connections go where the library says, through a relay of
- * its own (deno_relay.ts): each to an address `policy` checked, or, without
- * a policy, straight to the target whatever the environment's proxies say
- * (`withProxy(null)`). The relay starts with the first request that needs
- * it and ends with the pool. A failure the relay met connecting (the
- * policy's refusal, a refused connection, an unknown host) is thrown in
- * place of Deno's client's words for it. A host the environment's NO_PROXY
- * names Deno's client reaches directly, resolving it itself: under a policy
- * that is refused for a host name (its address could not be checked, nor
- * the policy's `resolve` asked for it), and
- * the policy reads NO_PROXY for it (`--allow-env=NO_PROXY,no_proxy`).
- * The relay and the policy's checks load with the pool's first request
- * (or check): a client without either loads neither.
- */
-function pinnedPool(deno: DenoApi, options: PoolOptions, policy: NetworkPolicy | undefined): Pool {
-  const noProxy = policy === undefined ? "" : readNoProxy(deno);
-  let relay: Relay | undefined;
-  const clients: Partial<Record<"http" | "https" | "direct", [Transport, { close(): void }]>> = {};
-  const client = (kind: "http" | "https" | "direct", through?: Relay) =>
-    (clients[kind] ??= denoClient(deno, {
-      ...options,
-      ...(kind === "http" ? { poolMaxIdlePerHost: 0 } : {}),
-      ...(through === undefined
-        ? {}
-        : { proxy: { url: `http://127.0.0.1:${through.port}`, basicAuth: through.credentials } }),
-    }))[0];
-  let closed = false;
-  const send = (
-    { Relay, targetKey, urlRefusal }: PinningParts,
-    wire: WireRequest,
-    abort: Abort,
-  ) => {
-    const url = new URL(wire.url);
-    if (policy !== undefined) {
-      const refused = urlRefusal(policy, url);
-      if (refused instanceof BlockedFailure) return Promise.reject(refused);
-      if (denoBypasses(noProxy, url)) {
-        return refused === undefined
-          ? client("direct")(wire, abort)
-          : Promise.reject(noProxyConflict(url, policy.resolve !== undefined));
-      }
-    }
-    // A request whose parts loaded after the close (its call is aborted too): no relay left behind.
-    if (closed) return Promise.reject(new TypeError("The connection pool is closed"));
-    const through = relay ??= new Relay(deno, policy);
-    const secure = url.protocol === "https:";
-    const key = targetKey(url.hostname, url.port || (secure ? 443 : 80));
-    const mark = through.sequence;
-    return client(secure ? "https" : "http", through)(wire, abort).catch((error) => {
-      throw abort.aborted ? error : through.failureSince(key, mark) ?? error;
-    });
-  };
-  return {
-    transport: (wire, abort) =>
-      pinningParts === undefined
-        ? loadPinningParts().then((parts) => send(parts, wire, abort))
-        : send(pinningParts, wire, abort),
-    close() {
-      closed = true;
-      for (const entry of Object.values(clients)) entry[1].close();
-      relay?.close();
-    },
-    // The relay's resolver: the addresses checked are those it would connect to.
-    checkDestination: policy === undefined ? undefined : (url, abort) => {
-      const check = ({ destinationCheck, resolveDns }: PinningParts) =>
-        destinationCheck(policy, (name, signal) => resolveDns(deno, name, signal))(url, abort);
-      return pinningParts === undefined ? loadPinningParts().then(check) : check(pinningParts);
-    },
-  };
-}
-
-/** What {@linkcode pinnedPool} loads with its first request: the relay and the policy's checks. */
-type PinningParts =
-  & Pick<typeof import("./deno_relay.ts"), "Relay" | "resolveDns" | "targetKey">
-  & Pick<typeof import("./network_policy.ts"), "destinationCheck" | "urlRefusal">;
-
-let pinningParts: PinningParts | undefined;
-
-// Loaded when first needed: they are 416 of the lines `import` of mod.ts
-// would otherwise load on Deno for every client.
-async function loadPinningParts(): Promise<PinningParts> {
-  const [relay, policy] = await Promise.all([
-    import("./deno_relay.ts"),
-    import("./network_policy.ts"),
-  ]);
-  return pinningParts ??= { ...relay, ...policy };
-}
-
-/** `resolving`: the policy has a `resolve`, which answers for an allowed host too. */
-function noProxyConflict(url: URL, resolving: boolean): Failure {
-  return new Failure(
-    "route",
-    `The network policy cannot check ${url.hostname} on Deno: the environment's NO_PROXY ` +
-      "names it, and Deno's HTTP client then resolves and connects to it itself (remove it " +
-      `from NO_PROXY${
-        resolving ? ": the policy's resolve answers for every host name" : ", or allow the host"
-      })`,
-  );
-}
 
 /** The environment's NO_PROXY as Deno's client reads it; the permission to read it is required. */
 function readNoProxy(deno: DenoEnv): string {
@@ -364,56 +254,6 @@ function denoClient(
   return [fetchTransport(fetch, { init: { client } as RequestInit, inflate: true }), client];
 }
 
-/** The environment's proxy Deno's own client sends a request to `url` through, if any. */
-function denoEnvProxy(env: DenoEnvProxies, url: URL): ProxySetting | undefined {
-  if (denoBypasses(env.denoNoProxy, url)) return undefined;
-  return url.protocol === "https:" ? env.https : env.http;
-}
-
-/**
- * `sent`, a request to `url` through `proxy`, with the proxy's failures
- * as `proxy` {@linkcode Failure}s: its refused connection or tunnel, and its
- * 407 to a forwarded http request.
- */
-function throughProxy(
-  proxy: ProxySetting,
-  url: URL,
-  sent: Promise<WireResponse>,
-  abort: Abort,
-): Promise<WireResponse> {
-  return sent.then(
-    (response) => url.protocol === "http:" ? refusedForward(proxy, response) : response,
-    (error) => {
-      throw abort.aborted ? error : proxyFailure(proxy, error) ?? error;
-    },
-  );
-}
-
-/**
- * `response`, unless it is the proxy's 407 to a forwarded http request:
- * Deno's client hands that on as the response, where undici (and either
- * runtime for a CONNECT) fails the exchange; it fails here too, so a proxy
- * refusing its credentials is the same error on every runtime and scheme.
- */
-function refusedForward(proxy: ProxySetting, response: WireResponse): WireResponse {
-  if (response.status !== 407) return response;
-  void response.body?.cancel("Proxy Authentication Required").catch(() => {});
-  throw new Failure(
-    "proxy",
-    `Proxy ${shownProxy(proxy)} refused the credentials (407 Proxy Authentication Required)`,
-  );
-}
-
-function basicAuth(proxy: ProxySetting): { basicAuth?: { username: string; password: string } } {
-  const { credentials } = proxy;
-  return credentials === undefined ? {} : { basicAuth: { ...credentials } };
-}
-
-/** The environment's proxies, and its NO_PROXY as Deno reads it (`NO_PROXY`, else `no_proxy`, as written). */
-interface DenoEnvProxies extends EnvProxies {
-  readonly denoNoProxy: string;
-}
-
 /** True when every variable Deno's client reads may be read without a prompt. */
 function envGranted(deno: DenoEnv): boolean {
   return NAMES.every((variable) =>
@@ -445,52 +285,4 @@ function readDenoEnv(deno: DenoEnv): DenoEnvProxies {
   }
   const denoNoProxy = deno.env.get("NO_PROXY") ?? deno.env.get("no_proxy") ?? "";
   return { ...readProxyEnv((name) => deno.env.get(name)), denoNoProxy };
-}
-
-/**
- * The failure for a request Deno's client would route otherwise than
- * `proxy` (`undefined`: direct) says, or `undefined`.
- */
-function denoConflict(
-  url: URL,
-  proxy: ProxySetting | undefined,
-  env: DenoEnvProxies,
-): Failure | undefined {
-  if (denoBypasses(env.denoNoProxy, url)) {
-    if (proxy === undefined) return undefined;
-    return new Failure(
-      "route",
-      `Proxy ${shownProxy(proxy)} cannot be used for ${url.host} on Deno: the environment's ` +
-        "NO_PROXY names it, and Deno's HTTP client then connects directly",
-    );
-  }
-  // Not bypassed (above): the scheme's proxy, as denoEnvProxy() picks it.
-  const envProxy = url.protocol === "https:" ? env.https : env.http;
-  if (proxy !== undefined || envProxy === undefined) return undefined;
-  return new Failure(
-    "route",
-    `Cannot connect to ${url.host} without a proxy on Deno: Deno's HTTP client sends it ` +
-      `through the environment's proxy ${shownProxy(envProxy)} (add the host to NO_PROXY)`,
-  );
-}
-
-/**
- * True when Deno's client reaches `url` directly for the NO_PROXY value
- * `noProxy`, by its own rules, which differ from curl's and from
- * `bypasses()` of proxy.ts: an IP host is named only by an address or a range
- * (not by `*`); a host name by `*`, or by an entry as written (case and
- * all) that is it or a parent domain (`example.com`, `.example.com`), but
- * never by an entry with a port or a `*.` prefix.
- */
-function denoBypasses(noProxy: string, url: URL): boolean {
-  if (noProxy === "") return false;
-  const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
-  const entries = noProxy.split(",").map((entry) => entry.trim());
-  const ip = parseIp(host);
-  if (ip !== undefined) return entries.some((entry) => inIpRange(ip, entry));
-  return entries.some((entry) =>
-    entry === "*" || entry === host || entry === `.${host}` ||
-    (host.endsWith(entry) &&
-      (entry.startsWith(".") || host[host.length - entry.length - 1] === "."))
-  );
 }

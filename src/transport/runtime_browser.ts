@@ -9,7 +9,13 @@ import { noFileSystem } from "./failures.ts";
 import type { FileSource, NetworkOptions, Pool, PoolOptions, Runtime } from "./types.ts";
 
 /** The global `fetch`, no pool and no files. */
-export const runtime: Runtime = { pooled: false, files: false, createPool, openFile };
+export const runtime: Runtime = {
+  pooled: false,
+  files: false,
+  createPool,
+  openFile,
+  diagnosticsChannel: () => undefined,
+};
 
 /** The global `fetch` as a pool ({@linkcode globalFetchPool}). */
 function createPool(_options?: PoolOptions, network: NetworkOptions = {}): Pool {

@@ -22,16 +22,10 @@ import type { Agent, buildConnector, Dispatcher, ProxyAgent } from "undici";
 import type { SocksClient } from "socks";
 import { isIP } from "node:net";
 import { once } from "node:events";
-import { subscribe } from "node:diagnostics_channel";
+import diagnostics, { subscribe } from "node:diagnostics_channel";
 import type { TransportPhases } from "../models/timings.ts";
-import {
-  ownProxyAuthorization,
-  proxyAuthorization,
-  proxyFailure,
-  proxyFor,
-  readProxyEnv,
-} from "./proxy.ts";
-import type { EnvProxies } from "./proxy.ts";
+import { ownProxyAuthorization, proxyAuthorization, proxyFailure, proxyFor } from "./proxy.ts";
+import { type EnvProxies, readProxyEnv } from "./proxy_env.ts";
 import { decodeFailure, headOverflow } from "./failures.ts";
 import { checkedAddresses, destinationCheck, guardedTransport } from "./network_policy.ts";
 import { hasNoBody, isZlibWrapped } from "./fetch.ts";
@@ -52,7 +46,13 @@ import type {
 import type { Abort } from "./types.ts";
 
 /** An undici `Agent` per pool, and node:fs. */
-export const runtime: Runtime = { pooled: true, files: true, createPool, openFile };
+export const runtime: Runtime = {
+  pooled: true,
+  files: true,
+  createPool,
+  openFile,
+  diagnosticsChannel: () => diagnostics,
+};
 
 /** npm's undici, loaded by the first pool that needs it ({@linkcode createPool}). */
 type Undici = typeof import("undici");

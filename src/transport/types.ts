@@ -188,6 +188,20 @@ export interface Runtime {
    * reading it would, when the file is missing or cannot be read.
    */
   openFile(path: string): Promise<FileSource>;
+  /**
+   * `node:diagnostics_channel`, for the tracing channels (send/channels.ts),
+   * where the runtime has it: at once, or a promise of it where getting it
+   * at once costs (Deno); `undefined` where there is none.
+   */
+  diagnosticsChannel():
+    | DiagnosticsChannel
+    | undefined
+    | Promise<DiagnosticsChannel | undefined>;
+}
+
+/** What the tracing channels use of `node:diagnostics_channel`. */
+export interface DiagnosticsChannel {
+  tracingChannel(name: string): unknown;
 }
 
 /** A file on disk as a body part: its size when opened, its bytes read as streamed. A `Blob` is one. */
