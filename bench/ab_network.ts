@@ -32,8 +32,9 @@
  * transport answers in this process, so the ratio of two trees, or of
  * fetchline kinds alone, is the library's own CPU time). On demand:
  * `fetchline+passthrough`, `fetchline+telemetry` (no-op providers) and
- * `fetchline+telemetry-sdk` (the SDK's in-memory exporter; a process of its
- * own, bench/RESULTS.md "telemetry"). The loop and the workload are bench/_loop.mjs's
+ * `fetchline+telemetry-sdk` (the SDK's in-memory exporter, which reads
+ * `OTEL_*`: add `--allow-env=OTEL_*`; a process of its own, bench/RESULTS.md
+ * "telemetry"). The loop and the workload are bench/_loop.mjs's
  * and bench/_workload.mjs's, shared with bench/node_ab.mjs (Node).
  *
  * @module
