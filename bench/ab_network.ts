@@ -29,8 +29,12 @@
  * nothing by a bare name. `--clients` picks some of the kinds (the printed
  * ratios are to the first, as "before"); `--json` prints one JSON line per
  * comparison; `--canned` sends nothing (each fetchline client's `withFetch`
- * transport answers in this process, so the ratio of two trees is the
- * library's own CPU time). The loop and the workload are bench/_loop.mjs's
+ * transport answers in this process, so the ratio of two trees, or of
+ * fetchline kinds alone, is the library's own CPU time). On demand:
+ * `fetchline+passthrough`, `fetchline+telemetry` (no-op providers) and
+ * `fetchline+telemetry-sdk` (the SDK's in-memory exporter, which reads
+ * `OTEL_*`: add `--allow-env=OTEL_*`; a process of its own, bench/RESULTS.md
+ * "telemetry"). The loop and the workload are bench/_loop.mjs's
  * and bench/_workload.mjs's, shared with bench/node_ab.mjs (Node).
  *
  * @module
@@ -46,6 +50,13 @@ import { AB_HEAD, abLine, compare, median, rounds } from "./_loop.mjs";
 import { fetchline, kyClient, ofetchClient, rawFetch } from "./clients.ts";
 import type { BenchClient, Builder, Library } from "./clients.ts";
 import { telemetry } from "../telemetry.ts";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from "@opentelemetry/sdk-trace-base";
+import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { cannedFetch, checkAnswer, ECHO_BODY, PATHS, withSixHooks } from "./_workload.mjs";
 
 type Workload = keyof typeof PATHS;
@@ -70,9 +81,32 @@ const FETCHLINE_KINDS: Record<string, (lib: Library, builder: Builder) => Builde
   // One middleware that only hands the request on: what any link of the chain costs, the floor
   // of fetchline+telemetry's.
   "fetchline+passthrough": (_, builder) => builder.withMiddleware((request, next) => next(request)),
+  // telemetry() with the SDK's in-memory span exporter and a metric reader: run it in a process of
+  // its own, as a live tracer binds a store to every call of the process, the other kinds' too.
+  "fetchline+telemetry-sdk": (_, builder) => builder.withMiddleware(telemetry(inMemorySdk())),
 };
 /** The fetchline kinds a run compares unless told (telemetry's and its floor only on demand). */
-const ON_DEMAND = ["fetchline+telemetry", "fetchline+passthrough"];
+const ON_DEMAND = ["fetchline+telemetry", "fetchline+passthrough", "fetchline+telemetry-sdk"];
+
+/** The OpenTelemetry SDK with its in-memory exporter (emptied every 10,000 spans) and a reader. */
+function inMemorySdk() {
+  const exporter = new class extends InMemorySpanExporter {
+    override export(spans: ReadableSpan[], done: Parameters<InMemorySpanExporter["export"]>[1]) {
+      if (this.getFinishedSpans().length >= 10_000) this.reset();
+      super.export(spans, done);
+    }
+  }();
+  const reader = new class extends MetricReader {
+    protected onForceFlush = () => Promise.resolve();
+    protected onShutdown = () => Promise.resolve();
+  }();
+  return {
+    tracerProvider: new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    }),
+    meterProvider: new MeterProvider({ readers: [reader] }),
+  };
+}
 const DEFAULT_KINDS = Object.keys(FETCHLINE_KINDS).filter((kind) => !ON_DEMAND.includes(kind));
 const ALL_KINDS = [
   "fetch",
@@ -176,8 +210,9 @@ if (import.meta.main) {
       write: { type: "boolean", default: false },
     },
   });
-  if (values.canned && values.before === undefined) {
-    throw new TypeError("Usage: --canned compares two trees (--before <tree>)");
+  const kindsOnly = values.clients.split(",").every((kind) => kind in FETCHLINE_KINDS);
+  if (values.canned && values.before === undefined && !kindsOnly) {
+    throw new TypeError("Usage: --canned compares two trees (--before) or fetchline kinds");
   }
   const [started, loadBefore] = [new Date(), values.write ? loadAverage() : ""];
   const after = (await import("../mod.ts")) as Library;

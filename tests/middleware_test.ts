@@ -316,6 +316,45 @@ Deno.test("withMiddleware() refuses what is not a middleware, naming the argumen
   assert.equal(server.requests.length, 0, "neither sent a request");
 });
 
+Deno.test("a wrong result is a TypeError at every link, and the first link's is told to its onEnd() as the exchange's end", async () => {
+  await using server = startFixtureServer();
+  const outcomes: unknown[] = [];
+  const listens: MiddlewareFunction = (request, next, exchange) => {
+    exchange.onEnd((outcome) => outcomes.push(outcome.error));
+    return next(request);
+  };
+  // The first link's own result (checked where the exchange's end is told).
+  await using first = clientWith(server.url, [(request, next, exchange) => {
+    exchange.onEnd((outcome) => outcomes.push(outcome.error));
+    return next(request).then(() => 42 as never);
+  }]);
+  await rejectsWith(first.get("/echo"), TypeError, /^Invalid middleware result: .* got number/);
+  assert.equal(outcomes.length, 1);
+  assert.ok(outcomes[0] instanceof TypeError, "onEnd() told the TypeError");
+  // An inner link's: the outer one's next() rejects with it.
+  outcomes.length = 0;
+  let seen: unknown;
+  await using inner = clientWith(server.url, [
+    (request, next) => next(request).catch((error) => (seen = error, Promise.reject(error))),
+    listens,
+    () => Promise.resolve(null as never),
+  ]);
+  await rejectsWith(inner.get("/echo"), TypeError, /^Invalid middleware result: .* got null/);
+  assert.ok(seen instanceof TypeError, "the outer link's next() rejected");
+  assert.equal(outcomes.length, 1);
+  assert.ok(outcomes[0] instanceof TypeError);
+  // A background send's first link (the link after the caller's) is checked too.
+  await using background = clientWith(server.url, [
+    (request, _next, exchange) => exchange.background(request),
+    () => Promise.resolve("no" as never),
+  ]);
+  await rejectsWith(
+    background.get("/echo"),
+    TypeError,
+    /^Invalid middleware result: .* got string/,
+  );
+});
+
 Deno.test("a link that waits names its wait in the timeout that ends it there, and is told the end", async () => {
   await using server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },

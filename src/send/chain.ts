@@ -202,6 +202,8 @@ export class ExchangeRun {
     readonly end: ChainEnd,
     readonly attempt: number,
     readonly reason: ExchangeReason,
+    /** The index of the first link this run sends through ({@linkcode ExchangeRun.settle} checks its result). */
+    readonly first = 0,
   ) {}
 
   /** The signal the links read, made when first asked for: most exchanges never need one. */
@@ -265,8 +267,14 @@ export class ExchangeRun {
    * once its streamed body is done (at once for a buffered one), or the
    * failure.
    */
-  settle(result: Promise<HttpResponse>): Promise<HttpResponse> {
+  settle(result: Promise<unknown>): Promise<HttpResponse> {
     return result.then((response) => {
+      // The first link's result, checked here rather than in a `then` of its own (runChain).
+      if (!(response instanceof HttpResponse)) {
+        const error = invalidResult(response);
+        this.ended({ error });
+        throw error;
+      }
       // Nobody listens (most exchanges): nothing to tell, nothing to detach.
       if (this.#listeners === undefined && this.#onStepAbort === undefined) this.#ended = true;
       else if (!whenBodySettled(response, () => this.ended({ response }))) {
@@ -309,6 +317,7 @@ export class ExchangeRun {
       this.end,
       this.attempt,
       this.reason,
+      from,
     );
     try {
       const sent = run.settle(runChain(run, request, from));
@@ -343,6 +352,7 @@ export class ExchangeRun {
       this.end,
       this.attempt,
       this.reason,
+      from,
     );
     const done = () => (parent.offAbort(follow), step.release());
     try {
@@ -395,7 +405,10 @@ export class ExchangeRun {
  * next as `next` and its {@linkcode Exchange}, and the transport's exchange
  * last. A link's request and response are checked: a middleware that
  * passes or returns something else fails the call with a `TypeError`
- * naming it. On a streamed call, a response a link got from `next` and did
+ * naming it (the run's first link's response by {@linkcode ExchangeRun.settle},
+ * which has a `then` anyway: one promise less for every exchange through a
+ * middleware; the slot's own cost is under what the A/B resolves, bench/RESULTS.md
+ * "telemetry"). On a streamed call, a response a link got from `next` and did
  * not return has its body cancelled ({@linkcode DroppedBodies}).
  */
 export function runChain(run: ExchangeRun, request: unknown, from = 0): Promise<HttpResponse> {
@@ -415,7 +428,10 @@ export function runChain(run: ExchangeRun, request: unknown, from = 0): Promise<
   const exchange = new LinkExchange(run, from);
   if (run.options.stream !== true) {
     try {
-      return Promise.resolve(link(request, run.next(from), exchange)).then(checked);
+      const result = Promise.resolve(link(request, run.next(from), exchange));
+      // The run's first link is checked by its settle(), in the `then` that tells its end: a
+      // promise less for every exchange through a middleware (a link's slot: see runChain's doc).
+      return from === run.first ? result as Promise<HttpResponse> : result.then(checked);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -436,10 +452,13 @@ export function runChain(run: ExchangeRun, request: unknown, from = 0): Promise<
 
 function checked(response: unknown): HttpResponse {
   if (response instanceof HttpResponse) return response;
-  throw new TypeError(
-    `Invalid middleware result: expected a promise of an HttpResponse, got ${
-      describeType(response)
-    }`,
+  throw invalidResult(response);
+}
+
+/** The failure of a link that returned `result`, not a response. */
+function invalidResult(result: unknown): TypeError {
+  return new TypeError(
+    `Invalid middleware result: expected a promise of an HttpResponse, got ${describeType(result)}`,
   );
 }
 
