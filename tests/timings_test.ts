@@ -165,3 +165,27 @@ Deno.test("the HAR recorder's timings are the response's: the queue's wait as bl
   assert.ok(queued.time >= queued.timings.blocked! + queued.timings.wait);
   assert.equal(entries.filter((entry) => entry.timings.blocked === -1).length, 1);
 });
+
+Deno.test("on Deno a network policy's pool tells its relay's lookup and connection, only to the request that had the target to itself", async () => {
+  await using server = slowServer();
+  const resolve = async () => (await delay(60), ["127.0.0.1"]);
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder()
+      .withNetworkPolicy({ allow: ["fetchline-test.invalid"], resolve })
+      .build(),
+  );
+  const url = `http://fetchline-test.invalid:${new URL(server.url).port}`;
+  const { timings } = await client.get(`${url}/echo`);
+  assertWellFormed(timings);
+  assert.ok(timings.dnsMs! >= 50, `dnsMs ${timings.dnsMs}: the policy's lookup`);
+  assert.ok(timings.connectMs !== undefined && timings.connectMs < timings.totalMs);
+  assert.equal(timings.reused, false);
+  assert.equal(timings.tlsMs, undefined);
+  // Two at once: each connection's phases could be the other's, so neither tells any.
+  const both = await Promise.all([client.get(`${url}/slow`), client.get(`${url}/slow`)]);
+  for (const { timings } of both) {
+    assert.equal(timings.dnsMs, undefined);
+    assert.equal(timings.connectMs, undefined);
+    assert.ok(timings.waitMs >= 100, `waitMs ${timings.waitMs}`);
+  }
+});

@@ -124,6 +124,7 @@ export function pinnedPool(
 ): Pool {
   let relay: Relay | undefined;
   const clients: Partial<Record<"http" | "https" | "direct", [Transport, { close(): void }]>> = {};
+  const flights = new Flights();
   const client = (kind: "http" | "https" | "direct", through?: Relay) =>
     (clients[kind] ??= connect({
       ...options,
@@ -148,7 +149,13 @@ export function pinnedPool(
       const secure = url.protocol === "https:";
       const key = targetKey(url.hostname, url.port || (secure ? 443 : 80));
       const mark = through.sequence;
-      return client(secure ? "https" : "http", through)(wire, abort).catch((error) => {
+      const alone = flights.start(key);
+      return client(secure ? "https" : "http", through)(wire, abort).then((response) => {
+        // The relay's phases are this request's only when no other went to the target meanwhile.
+        if (flights.end(key, alone)) response.timings = through.openedSince(key, mark);
+        return response;
+      }, (error) => {
+        flights.end(key, alone);
         throw abort.aborted ? error : through.failureSince(key, mark) ?? error;
       });
     },
@@ -266,4 +273,29 @@ function denoBypasses(noProxy: string, url: URL): boolean {
     (host.endsWith(entry) &&
       (entry.startsWith(".") || host[host.length - entry.length - 1] === "."))
   );
+}
+
+/**
+ * The requests in flight to each target: which ones had the target to
+ * themselves from start to head, so that a connection the relay opened to
+ * it meanwhile was theirs (its phases their timings).
+ */
+class Flights {
+  readonly #targets = new Map<string, { inFlight: number; started: number }>();
+
+  /** A request to `key` starts: a token for {@linkcode Flights.end}, `undefined` when not alone. */
+  start(key: string): number | undefined {
+    const target = this.#targets.get(key) ?? { inFlight: 0, started: 0 };
+    this.#targets.set(key, target);
+    target.inFlight++;
+    target.started++;
+    return target.inFlight === 1 ? target.started : undefined;
+  }
+
+  /** It ended (at its head): true when no other request to `key` ran meanwhile. */
+  end(key: string, alone: number | undefined): boolean {
+    const target = this.#targets.get(key)!;
+    if (--target.inFlight === 0) this.#targets.delete(key);
+    return alone !== undefined && target.started === alone;
+  }
 }

@@ -21,6 +21,7 @@ import { basicAuthorization } from "../http/headers.ts";
 import { checkedAddresses, urlRefusal } from "./network_policy.ts";
 import { BlockedFailure } from "./failures.ts";
 import type { NetworkPolicy } from "./types.ts";
+import type { TransportPhases } from "../models/timings.ts";
 
 /** A TCP connection, as the relay uses Deno's. */
 interface Conn {
@@ -73,6 +74,11 @@ export class Relay {
   readonly #listener: ReturnType<DenoNet["listen"]>;
   readonly #conns = new Set<Conn>();
   readonly #failures = new Map<string, { sequence: number; error: unknown }>();
+  /** The last connection opened to each target: its mark, the one before it, its phases. */
+  readonly #opened = new Map<
+    string,
+    { sequence: number; previous: number; phases: TransportPhases }
+  >();
   readonly #connectLimitMs: number;
   readonly #secret = randomSecret();
   readonly #expected: Uint8Array;
@@ -108,6 +114,18 @@ export class Relay {
   failureSince(key: string, sequence: number): unknown {
     const failure = this.#failures.get(key);
     return failure !== undefined && failure.sequence > sequence ? failure.error : undefined;
+  }
+
+  /**
+   * The phases of the one connection to `key` opened after `sequence`: its
+   * lookup (the policy's, when it resolved the host) and its connection;
+   * `{ reused: true }` when none was opened (the client reused one);
+   * `undefined` when more were.
+   */
+  openedSince(key: string, sequence: number): TransportPhases | undefined {
+    const opened = this.#opened.get(key);
+    if (opened === undefined || opened.sequence <= sequence) return { reused: true };
+    return opened.previous <= sequence ? opened.phases : undefined;
   }
 
   /**
@@ -153,8 +171,14 @@ export class Relay {
       const gone = new AbortController();
       next.then((read) => read.done && gone.abort(), () => gone.abort());
       const signal = AbortSignal.any([timer.signal, gone.signal]);
+      const phases: TransportPhases = { reused: false };
       try {
-        upstream = await this.#open(hostname, port, signal);
+        upstream = await this.#open(hostname, port, signal, phases);
+        this.#opened.set(key, {
+          sequence: ++this.#sequence,
+          previous: this.#opened.get(key)?.sequence ?? 0,
+          phases,
+        });
       } catch (error) {
         if (gone.signal.aborted) return;
         this.#failures.set(key, {
@@ -192,21 +216,37 @@ export class Relay {
    * it; with one, to the first address the policy allowed (an allowed
    * address as it is, an allowed host by name when the policy has no
    * `resolve` of its own). `signal` ends the wait, the lookup and the
-   * connection.
+   * connection. `phases` is told how long the policy's lookup (`dnsMs`) and
+   * the connection (`connectMs`, a lookup of Deno's own included) took.
    */
-  async #open(hostname: string, port: number, signal: AbortSignal): Promise<Conn> {
+  async #open(
+    hostname: string,
+    port: number,
+    signal: AbortSignal,
+    phases: TransportPhases,
+  ): Promise<Conn> {
     const bare = hostname.replace(/^\[(.*)\]$/, "$1");
     const policy = this.#policy;
-    const connect = (address: string) =>
-      untilAborted(this.#deno.connect({ hostname: address, port, signal }), signal, closeQuietly);
+    const connect = async (address: string) => {
+      const start = performance.now();
+      const conn = await untilAborted(
+        this.#deno.connect({ hostname: address, port, signal }),
+        signal,
+        closeQuietly,
+      );
+      phases.connectMs = performance.now() - start;
+      return conn;
+    };
     if (policy === undefined) return await connect(bare);
     const refused = urlRefusal(policy, new URL(`http://${hostname}/`));
     if (refused instanceof BlockedFailure) throw refused;
     if (refused === undefined) return await connect(bare);
+    const lookup = performance.now();
     const addresses = await untilAborted(
       checkedAddresses(policy, bare, (name) => resolveDns(this.#deno, name, signal)),
       signal,
     );
+    phases.dnsMs = performance.now() - lookup;
     let failure: unknown;
     for (const address of addresses) {
       try {

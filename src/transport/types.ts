@@ -57,9 +57,10 @@ export interface WireResponse {
   /**
    * The phases the transport measured of this exchange (DNS, connect, TLS,
    * send, the wait from the request sent to the head, a reused
-   * connection), where the runtime tells them; read at the head.
+   * connection), where the runtime tells them; read at the head (a pool
+   * that routes through its own relay sets them on the response its client gave).
    */
-  readonly timings?: TransportPhases | undefined;
+  timings?: TransportPhases | undefined;
 }
 
 /**
