@@ -189,3 +189,20 @@ Deno.test("on Deno a network policy's pool tells its relay's lookup and connecti
     assert.ok(timings.waitMs >= 100, `waitMs ${timings.waitMs}`);
   }
 });
+
+Deno.test("a body that could be resumed keeps the phases its transport told", async () => {
+  await using server = startFixtureServer();
+  server.route(
+    "/file",
+    () => new Response("whole", { headers: { etag: '"v1"', "accept-ranges": "bytes" } }),
+  );
+  await using client = new HttpClient(
+    new HttpClientConfigBuilder()
+      .withNetworkPolicy({ allow: ["127.0.0.1/32"] })
+      .build(),
+  );
+  const response = await client.get(`${server.url}/file`);
+  assert.equal(response.text, "whole");
+  assert.ok(response.timings.connectMs !== undefined, "the relay's connection phase");
+  assert.equal(response.timings.reused, false);
+});

@@ -121,6 +121,7 @@ export function resumable(
     return next.body.getReader();
   }
 
-  // No native read of the whole body: it would not resume.
-  return { status: response.status, headers: response.headers, location: response.location, body };
+  // No native read of the whole body: it would not resume. The phases are the first exchange's.
+  const { status, headers, location, timings } = response;
+  return { status, headers, location, body, timings };
 }
