@@ -391,6 +391,40 @@ Deno.test("hedge(): a hedge is taken from the retry budget, and the breaker coun
   await until(() => breaker.state()[server.origin]?.calls === 2, "the breaker counted 2 answers");
 });
 
+Deno.test("hedge(): maxExtra holds while a budget with a store decides", async () => {
+  // Four calls at once, all slow: maxExtra 0.3 of 4 calls is one hedge. The budget's store
+  // answers after 50 ms; the four delays pass meanwhile, and each must see the hedges the
+  // others are deciding on (they counted only once the store said yes: four hedges went out).
+  await using server = slowServer(() => true, 300);
+  const store = {
+    budgetSent() {},
+    budgetWithdraw: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 50)),
+  };
+  const budget = retryBudget({ ratio: 1, minPerSecond: 100, store });
+  const hedging = hedge({ after: "5ms", maxExtra: 0.3, budget });
+  await using http = client(server.origin, (b) => b, hedging);
+  await Promise.all(Array.from({ length: 4 }, () => http.get("/")));
+  assert.equal(server.counts.requests, 5, "one hedge for four calls");
+  assert.equal(Math.round(hedging.state()[server.origin]!.hedges), 1);
+});
+
+Deno.test("hedge(): a hedge the budget refuses gives its share of maxExtra back", async () => {
+  await using server = slowServer(() => true, 100);
+  let answers = 0;
+  const store = {
+    budgetSent() {},
+    budgetWithdraw: () => Promise.resolve(answers++ > 0),
+  };
+  const budget = retryBudget({ ratio: 1, minPerSecond: 100, store });
+  const hedging = hedge({ after: "5ms", maxExtra: 1, budget });
+  await using http = client(server.origin, (b) => b, hedging);
+  await http.get("/");
+  assert.equal(server.counts.requests, 1, "the store refused the first hedge");
+  assert.ok(hedging.state()[server.origin]!.hedges < 0.01);
+  await http.get("/");
+  await until(() => server.counts.requests === 3, "the second call's hedge went out");
+});
+
 Deno.test("hedge(): the call's signal ends both sends", async () => {
   await using server = slowServer(() => true, 3000);
   await using http = client(server.origin, (b) => b, hedge({ after: "5ms", maxExtra: 1 }));

@@ -249,11 +249,15 @@ export function hedge(options: HedgeOptions = {}): Hedge {
         // This call counted whole (its count has decayed since it came).
         const calls = origin.calls + 1 - Math.exp(-(now - started) / WINDOW_MS);
         if (origin.hedges + 1 > maxExtra * calls + 1e-9) return;
+        // Counted now, not once the budget says yes: a budget with a store answers later, and
+        // the calls whose delays pass meanwhile must see this hedge against `maxExtra`.
+        origin.hedges++;
         const allowed = budget === undefined ? true : budget.withdraw(request);
         const go = (taken: boolean) => {
-          if (!taken || settled) return;
-          origin.hedges++;
-          send(true);
+          if (taken && !settled) return send(true);
+          const later = performance.now();
+          origin.decay(later);
+          origin.hedges = Math.max(0, origin.hedges - Math.exp(-(later - now) / WINDOW_MS));
         };
         if (allowed instanceof Promise) allowed.then(go, () => go(true));
         else go(allowed);
