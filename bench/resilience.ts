@@ -9,7 +9,7 @@
  * `--write` puts the figures in the "resilience" section of bench/RESULTS.md.
  *
  * ```sh
- * deno task bench:resilience           # about 2 min
+ * deno task bench:resilience           # about 1 min
  * deno task bench:resilience --quick   # a check that it runs
  * ```
  *
@@ -233,13 +233,7 @@ const [started, loadBefore] = [new Date(), loadAverage()];
 const figures: Record<string, unknown> = {};
 for (const name of ["storm", "hedge", "adaptive", "resume", "fetch"]) {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--v8-flags=--expose-gc",
-      "--allow-net=127.0.0.1",
-      "--allow-read=.",
-      "--allow-run",
-    ]
+    args: "run --v8-flags=--expose-gc --allow-net=127.0.0.1 --allow-read=. --allow-run".split(" ")
       .concat(import.meta.filename!, `--scenario=${name}`, flags),
     stderr: "inherit",
   }).output();
