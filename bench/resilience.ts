@@ -296,11 +296,12 @@ Each scenario's client runs in a Deno process of its own, its fault-injecting se
 | --- | ---: | ---: |${rows}
 
 Hedging: with exactly 5% of answers slow, the p95 of a window of 200 answers is the slowest fast
-answer when the window holds at most 10 slow ones and a slow one when it holds more, about 40% of
-windows (binomially): then the learned delay is past the fast answers (a hedged call is learned at
-the time its head came, a lower bound of its first send's: it climbs by a hedge's latency a recount
-until the window holds 10 slow answers or fewer), the slow answers get no hedge in time, and the
-p99 stays theirs. Memory: "flat" is the live memory (JS heap and ArrayBuffers after a full GC, less
+answer when the window holds at most 10 slow ones and a slow one when it holds more, about 42% of
+windows (binomially): then the learned delay is past the fast answers, the slow answers get no hedge
+in time, and the p99 stays theirs. A hedged call is learned at the time its head came (a lower bound
+of its first send's: the delay climbs by a hedge's latency a recount); a slow call that \`maxExtra\`
+turned away is learned at its 100 ms and takes the delay there at once (the run with 0.1 turns fewer
+away). Memory: "flat" is the live memory (JS heap and ArrayBuffers after a full GC, less
 before) under 64 MiB half-way and at the end (a GiB kept would be 1,024); the RSS peak is garbage
 not yet collected and the runtime's buffers, the same for its own \`fetch()\` of the bytes uncut.
 
