@@ -339,6 +339,32 @@ Deno.test("hedge(): after p95 learns the origin's latency; a slow answer gets a 
   await until(() => server.counts.abandoned.includes(sent), "the loser is cancelled");
 });
 
+Deno.test("hedge(): after p95 rises when more than 5% of answers turn slow, though their hedges win", async () => {
+  // 40 fast answers (10 ms) teach a low p95; then every 4th call's first send takes 3 s,
+  // its hedge 10 ms. A hedged first send took longer than its call: the learned p95 must
+  // count it past the call's time, not at the delay (that kept the p95 among the fast
+  // answers, so a quarter of the calls went on taking a hedge under a "p95").
+  let calls = 0;
+  const firstSends = new Set<string>();
+  await using server = slowServer(
+    (_, path) => {
+      const slow = path.startsWith("/slow") && !firstSends.has(path);
+      firstSends.add(path);
+      return slow;
+    },
+    3000,
+    10,
+  );
+  const hedging = hedge({ after: "p95", maxExtra: 1 });
+  await using http = client(server.origin, (b) => b, hedging);
+  for (; calls < 40; calls++) await http.get(`/fast${calls}`);
+  const learned = hedging.state()[server.origin]!.afterMs!;
+  assert.ok(learned < 100, `p95 ${learned} ms among the fast answers`);
+  for (; calls < 160; calls++) await http.get(calls % 4 === 0 ? `/slow${calls}` : `/fast${calls}`);
+  const risen = hedging.state()[server.origin]!.afterMs!;
+  assert.ok(risen >= learned + 30, `p95 ${learned} ms, then ${risen} ms with 25% of answers slow`);
+});
+
 Deno.test("hedge(): a hedge is taken from the retry budget, and the breaker counts each send", async () => {
   await using server = slowServer(() => true, 60);
   const budget = retryBudget({ ratio: 0, minPerSecond: 0 });
@@ -363,6 +389,40 @@ Deno.test("hedge(): a hedge is taken from the retry budget, and the breaker coun
   await until(() => server.counts.requests === 3, "the hedge went out");
   assert.equal(open.state()[server.origin]?.retries, 1);
   await until(() => breaker.state()[server.origin]?.calls === 2, "the breaker counted 2 answers");
+});
+
+Deno.test("hedge(): maxExtra holds while a budget with a store decides", async () => {
+  // Four calls at once, all slow: maxExtra 0.3 of 4 calls is one hedge. The budget's store
+  // answers after 50 ms; the four delays pass meanwhile, and each must see the hedges the
+  // others are deciding on (they counted only once the store said yes: four hedges went out).
+  await using server = slowServer(() => true, 300);
+  const store = {
+    budgetSent() {},
+    budgetWithdraw: () => new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 50)),
+  };
+  const budget = retryBudget({ ratio: 1, minPerSecond: 100, store });
+  const hedging = hedge({ after: "5ms", maxExtra: 0.3, budget });
+  await using http = client(server.origin, (b) => b, hedging);
+  await Promise.all(Array.from({ length: 4 }, () => http.get("/")));
+  assert.equal(server.counts.requests, 5, "one hedge for four calls");
+  assert.equal(Math.round(hedging.state()[server.origin]!.hedges), 1);
+});
+
+Deno.test("hedge(): a hedge the budget refuses gives its share of maxExtra back", async () => {
+  await using server = slowServer(() => true, 100);
+  let answers = 0;
+  const store = {
+    budgetSent() {},
+    budgetWithdraw: () => Promise.resolve(answers++ > 0),
+  };
+  const budget = retryBudget({ ratio: 1, minPerSecond: 100, store });
+  const hedging = hedge({ after: "5ms", maxExtra: 1, budget });
+  await using http = client(server.origin, (b) => b, hedging);
+  await http.get("/");
+  assert.equal(server.counts.requests, 1, "the store refused the first hedge");
+  assert.ok(hedging.state()[server.origin]!.hedges < 0.01);
+  await http.get("/");
+  await until(() => server.counts.requests === 3, "the second call's hedge went out");
 });
 
 Deno.test("hedge(): the call's signal ends both sends", async () => {

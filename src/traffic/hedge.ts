@@ -160,11 +160,13 @@ export function hedge(options: HedgeOptions = {}): Hedge {
 
   /**
    * Learns a latency to the head of the first send. When its hedge won, the
-   * first send's latency is unknown, only that it passed the delay: it is
-   * learned as the delay itself (a censored sample). Learning the time the
-   * hedge's head came instead would put each hedged call above the
-   * percentile and push it up answer after answer; learning the delay keeps
-   * it where the share of answers past it is the percentile's.
+   * first send's latency is unknown, only that it had not answered when the
+   * hedge's head came: it is learned as that time (a censored sample, at its
+   * lower bound), so it counts past the delay. Learning the delay itself put
+   * it at the percentile, never past it: with more slow answers than the
+   * percentile leaves, the delay stayed among the fast answers, the fast
+   * ones just past it took hedges too, and the hedges went past the
+   * percentile's share (and `maxExtra` turned the slow calls' hedges away).
    */
   const learn = (origin: Origin, ms: number) => {
     if (typeof delay === "number") return;
@@ -223,7 +225,7 @@ export function hedge(options: HedgeOptions = {}): Hedge {
           settled = true;
           stopTimer?.();
           if (hedged) origin.won++;
-          learn(origin, hedged ? wait : performance.now() - started);
+          learn(origin, performance.now() - started);
           for (const other of sends) if (other !== entry) other.controller.abort();
           resolve(response);
         }, (error) => {
@@ -247,11 +249,15 @@ export function hedge(options: HedgeOptions = {}): Hedge {
         // This call counted whole (its count has decayed since it came).
         const calls = origin.calls + 1 - Math.exp(-(now - started) / WINDOW_MS);
         if (origin.hedges + 1 > maxExtra * calls + 1e-9) return;
+        // Counted now, not once the budget says yes: a budget with a store answers later, and
+        // the calls whose delays pass meanwhile must see this hedge against `maxExtra`.
+        origin.hedges++;
         const allowed = budget === undefined ? true : budget.withdraw(request);
         const go = (taken: boolean) => {
-          if (!taken || settled) return;
-          origin.hedges++;
-          send(true);
+          if (taken && !settled) return send(true);
+          const later = performance.now();
+          origin.decay(later);
+          origin.hedges = Math.max(0, origin.hedges - Math.exp(-(later - now) / WINDOW_MS));
         };
         if (allowed instanceof Promise) allowed.then(go, () => go(true));
         else go(allowed);
