@@ -15,8 +15,11 @@ export type ByteSource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 export interface LineLimit {
   /** The most characters; past the longest string a runtime holds, that string's length. */
   readonly max: number;
-  /** The error for `what` ("A line", "An event's data") grown past the limit. */
-  tooLong(what: string): Error;
+  /**
+   * The error for `what` ("A line", "An event's data") grown past the limit;
+   * `longestString`: it was the longest string a runtime holds that it passed.
+   */
+  tooLong(what: string, longestString: boolean): Error;
 }
 
 /**
@@ -38,20 +41,15 @@ export const STRING_LIMIT: LineLimit = {
  * string is shorter than V8's.
  */
 export function grown(held: string, text: string, limit: LineLimit, what: string): string {
-  if (held.length + text.length > Math.min(limit.max, MAX_STRING)) throw limit.tooLong(what);
+  if (held.length + text.length > Math.min(limit.max, MAX_STRING)) {
+    throw limit.tooLong(what, limit.max > MAX_STRING);
+  }
   try {
     return held + text;
   } catch (error) {
-    throw error instanceof RangeError ? limit.tooLong(what) : error;
+    throw error instanceof RangeError ? limit.tooLong(what, true) : error;
   }
 }
-
-/**
- * The streams whose end was not the body's: a `cancel()` of the response
- * closed them while a read waited. Their text stops mid-way, so an
- * unfinished last line is dropped, not yielded as if it were whole.
- */
-export const CUT_SHORT: WeakSet<ReadableStream<Uint8Array>> = new WeakSet();
 
 const LF = 10;
 const CR = 13;
@@ -194,13 +192,14 @@ export async function* splitLines(
  * The text lines of a streamed body decoded with `charset` (UTF-8 when not
  * given): a line ends at LF or CRLF and is yielded without its ending, as
  * soon as its ending arrives; a last line without one is still yielded,
- * but for a stream in {@linkcode CUT_SHORT}. A line longer than `limit`
+ * unless `whole()` says the text was cut short. A line longer than `limit`
  * throws its error. Leaving the loop early, or a failure, cancels a
  * `ReadableStream` source.
  *
  * @param source The body, as a `ReadableStream` or an async iterable of bytes.
  * @param charset A `TextDecoder` label; one the runtime does not know reads as UTF-8.
  * @param limit The longest line, and the error past it (by default a string's longest).
+ * @param whole False once the body's end was not its own (a `cancel()` closed it mid-way).
  * @returns The lines, in order.
  *
  * @example Reading lines split anywhere across chunks
@@ -217,8 +216,8 @@ export function lines(
   source: ByteSource,
   charset?: string,
   limit: LineLimit = STRING_LIMIT,
+  whole: () => boolean = () => true,
 ): AsyncGenerator<string> {
-  const whole = () => !(source instanceof ReadableStream && CUT_SHORT.has(source));
   return splitLines(decodeText(source, charset), limit, whole);
 }
 

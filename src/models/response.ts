@@ -26,13 +26,7 @@ import { checkKnownKeys, describeType, keysOf, validateHeaders } from "./_valida
 import { bindRequestCredentials, credentialsOf, type HttpRequest } from "./request.ts";
 import type { CredentialNames } from "../masking/credentials.ts";
 import { ExchangeClock, givenTimings, type ResponseTimings } from "./timings.ts";
-import {
-  events,
-  type LineLimit,
-  lines,
-  MAX_STRING,
-  type ServerSentEvent,
-} from "../http/text_stream.ts";
+import type { LineLimit, ServerSentEvent } from "../http/text_stream.ts";
 import {
   headerValuesOf,
   type JoinedHeaders,
@@ -303,6 +297,25 @@ function streamedContent(this: HttpResponse): Uint8Array {
 }
 
 /**
+ * The streams whose end was not the body's: a `cancel()` of the response
+ * closed them while a read waited (send/body.ts adds them). Their text
+ * stops mid-way, so `lines()` drops an unfinished last line rather than
+ * yield it as if it were whole.
+ */
+export const CUT_SHORT: WeakSet<ReadableStream<Uint8Array>> = new WeakSet();
+
+/**
+ * The generator `make` makes of http/text_stream.ts, which loads when the
+ * loop first asks: only `lines()` and `events()` need it, and its 194 lines
+ * of code are not among what `import` of mod.ts loads.
+ */
+async function* textStream<T>(
+  make: (text: typeof import("../http/text_stream.ts")) => AsyncGenerator<T>,
+): AsyncGenerator<T> {
+  yield* make(await import("../http/text_stream.ts"));
+}
+
+/**
  * The limit of a line of `lines()` and of a line or an event's data of
  * `events()` of `response`, in characters: a streamed body's
  * `maxResponseBytes` (a character is at least a byte), else the longest
@@ -312,10 +325,10 @@ export function lineLimit(response: HttpResponse): LineLimit {
   const max = STREAMED.get(response)?.maxResponseBytes ?? Infinity;
   return {
     max,
-    tooLong(what) {
+    tooLong(what, longestString) {
       const { request } = response;
       const target = describeCall(request, response.url);
-      const message = max > MAX_STRING
+      const message = longestString
         ? `${what} of the response body is longer than a string can hold: ${target} ` +
           "(read response.body instead)"
         : `${what} of the response body exceeds maxResponseBytes (${max}) characters: ` +
@@ -798,7 +811,10 @@ export class HttpResponse {
   lines(options?: TypedLinesOptions<StandardSchemaV1>): AsyncGenerator<unknown> {
     const typed = options === undefined ? undefined : typedStreamOptions(options, LINES_KEYS);
     checkTextStream(this, "Line stream");
-    const source = lines(this.body, charsetOf(this), lineLimit(this));
+    const [body, charset, limit] = [this.body, charsetOf(this), lineLimit(this)];
+    const source = textStream((text) =>
+      text.lines(body, charset, limit, () => !CUT_SHORT.has(body))
+    );
     if (typed === undefined) return source;
     return typedItems(this, source, "Line", typed, (line) => line, (_line, value) => value);
   }
@@ -856,7 +872,8 @@ export class HttpResponse {
   ): AsyncGenerator<ServerSentEvent | TypedServerSentEvent<unknown>> {
     const typed = options === undefined ? undefined : typedStreamOptions(options, EVENTS_KEYS);
     checkTextStream(this, "Event stream");
-    const source = events(this.body, lineLimit(this));
+    const [body, limit] = [this.body, lineLimit(this)];
+    const source = textStream((text) => text.events(body, limit));
     if (typed === undefined) return source;
     return typedItems(
       this,

@@ -5,10 +5,14 @@
 // the progress reports themselves, are transport/body.ts's.
 
 import { describeCall, HttpClientException, timedOut } from "../errors.ts";
-import { receivedResponse, streamedBodyOf, streamedResponse } from "../models/response.ts";
+import {
+  CUT_SHORT,
+  receivedResponse,
+  streamedBodyOf,
+  streamedResponse,
+} from "../models/response.ts";
 import type { HttpResponse, HttpResponseInit, StreamedBody } from "../models/response.ts";
 import type { ExchangeClock } from "../models/timings.ts";
-import { CUT_SHORT } from "../http/text_stream.ts";
 import { isFailure } from "../transport/failures.ts";
 import {
   bodySize,
