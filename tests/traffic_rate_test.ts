@@ -596,3 +596,26 @@ Deno.test("RedisTrafficStore: two processes sharing a bucket never pass it toget
 Deno.test("RedisTrafficStore: a process whose clock is an hour behind shares the bucket rightly (the server's clock)", async () => {
   await twoProcesses(true);
 });
+
+Deno.test("rateLimit(): a token the store gave for a call that left the queue meanwhile goes back to the store", async () => {
+  await using server = recordingServer();
+  const memory = new MemoryRateLimitStore();
+  const refunds: string[] = [];
+  // A store that answers a take 200 ms late, as a remote one may.
+  const store: RateLimitStore = {
+    take: async (key, intervalMs, burst) => (await sleep(200), memory.take(key, intervalMs, burst)),
+    refund: (key, intervalMs) => (refunds.push(key), memory.refund(key, intervalMs)),
+  };
+  const limit = rateLimit({ requests: 1, perSeconds: 60, store });
+  await using client = clientWith(limit);
+  const controller = new AbortController();
+  const leaving = client.get(server.origin, { signal: controller.signal });
+  await sleep(50);
+  controller.abort();
+  await assert.rejects(leaving);
+  await until(() => refunds.length === 1, "the token given back");
+  assert.deepEqual(refunds, [server.origin]);
+  // The bucket holds its one token again: the next call goes at once, not in a minute.
+  assert.equal((await client.get(server.origin, { totalTimeout: 2 })).statusCode, 200);
+  assert.equal(server.arrivals.length, 1);
+});

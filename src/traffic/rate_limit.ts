@@ -251,7 +251,7 @@ class Limiter implements RateLimit {
       }
     }
     const waited = this.#wait(bucket, exchange);
-    this.#settle(key, bucket, answer);
+    this.#settle(key, bucket, answer, exchange);
     return waited.then((taken) => this.#send(key, request, next, exchange, taken));
   }
 
@@ -327,32 +327,39 @@ class Limiter implements RateLimit {
   /** Asks the store for `bucket`'s head while a call waits and nothing else is under way. */
   #pump(key: string, bucket: Bucket): void {
     while (bucket.queue.length > 0 && !bucket.busy && bucket.timer === undefined) {
-      this.#settle(key, bucket, this.#ask(key, bucket.queue[0]!.exchange));
+      const { exchange } = bucket.queue[0]!;
+      this.#settle(key, bucket, this.#ask(key, exchange), exchange);
     }
   }
 
   /**
-   * Acts on the store's answer: the head goes with a token (or with none
-   * when the store failed: `undefined`); else the head's wait is timed.
+   * Acts on the store's answer to the take `asker` waited for: the head
+   * goes with a token (or with none when the store failed: `undefined`);
+   * else the head's wait is timed.
    */
   #settle(
     key: string,
     bucket: Bucket,
     answer: RateLimitTake | undefined | Promise<RateLimitTake | undefined>,
+    asker: Exchange,
   ): void {
     if (answer instanceof Promise) {
       bucket.busy = true;
       void answer.then((answered) => {
         bucket.busy = false;
-        this.#settle(key, bucket, answered);
+        this.#settle(key, bucket, answered, asker);
         this.#pump(key, bucket);
       });
       return;
     }
     if (answer !== undefined) bucket.fullAt = performance.now() + answer.fullInMs;
-    // A token taken for a head that has gone meanwhile is spent: a store cannot give it back.
     if (answer === undefined || !(answer.waitMs > 0)) {
-      return bucket.queue.shift()?.go(answer !== undefined);
+      const head = bucket.queue.shift();
+      if (head !== undefined) return head.go(answer !== undefined);
+      // Taken for a call that left the queue while the store answered, with none behind it: given
+      // back where the store can (a store without `refund` keeps it).
+      if (answer !== undefined && this.#store.refund !== undefined) this.#refund(key, asker);
+      return;
     }
     if (bucket.queue.length === 0) return;
     bucket.timer = startWait(() => {
