@@ -16,7 +16,8 @@
  * bench:one-shot`, one run each). Each build:
  * - the Node build at the package's root, with `src/transport/runtime_node.ts`
  *   in place of `src/transport/runtime.ts` (undici and node:fs);
- * - the Web build in `web/`, with no swap (Deno's pool on Deno, the global
+ * - the Web build in `web/`, with `diagnostics_channel_web.ts` in place of
+ *   `src/transport/diagnostics_channel.ts` (Deno's pool on Deno, the global
  *   `fetch` elsewhere, and tough-cookie for the default cookie jar): no
  *   `node:` module, no undici;
  * - the browser build in `browser/`, with `runtime_browser.ts` (the global
@@ -94,7 +95,14 @@ const BUILDS: Readonly<Record<"node" | "web" | "browser", Build>> = {
     bundled: true,
     swaps: { "src/transport/runtime.ts": "src/transport/runtime_node.ts" },
   },
-  web: { dir: "web", node: false, bundled: true, swaps: {} },
+  web: {
+    dir: "web",
+    node: false,
+    bundled: true,
+    swaps: {
+      "src/transport/diagnostics_channel.ts": "src/transport/diagnostics_channel_web.ts",
+    },
+  },
   // A module a file, as the compiler writes them: what reads this build is a
   // bundler, which drops a whole file whose exports go unused (the package
   // has no side effects), but not the top-level calls of a chunk it keeps

@@ -5,9 +5,10 @@
  *   `import()` included (the layers point down only, in types as in values);
  * - the Deno build (every module the JSR entry points reach) imports no
  *   `node:` or `npm:` module (by name or through the import map), but for
- *   the dynamic imports of tough-cookie in src/cookies/memory_jar.ts and of
- *   `node:diagnostics_channel` in src/transport/runtime.ts (on Deno only):
- *   only the npm build's runtime file may;
+ *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts and
+ *   `node:diagnostics_channel` in src/transport/diagnostics_channel.ts
+ *   (which runtime.ts imports on Deno only): only the npm build's runtime
+ *   file may;
  * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
  *   src/sse/, src/paginate/, src/signing/ or src/telemetry/ (each its own
  *   entry point's), and those four import nothing of src/send/ or
@@ -155,14 +156,14 @@ const otelImport: AllowedImport = {
   name: "@opentelemetry/api",
   dynamic: false,
 };
-// The tracing channels' module on Deno, imported by a process's first call (reading
-// `process` to ask for it would start Deno's Node layer: runtime.ts says what it costs);
-// the Web build takes the same path on Deno only.
+// The tracing channels' module on Deno, in the one file runtime.ts imports there when a
+// process's first call starts (reading `process` to ask for it would start Deno's Node layer:
+// runtime.ts says what it costs); the npm Web build has another file in its place.
 const diagnosticsImport: AllowedImport = {
-  file: "src/transport/runtime.ts",
+  file: "src/transport/diagnostics_channel.ts",
   specifier: /^node:diagnostics_channel$/,
   name: "node:diagnostics_channel",
-  dynamic: true,
+  dynamic: false,
 };
 const allowedImports = [cookieImport, otelImport, diagnosticsImport];
 const isAllowed = (
@@ -322,8 +323,7 @@ function readsBareDeno(source: ts.SourceFile): boolean {
 }
 /**
  * Checks the Web-standard build in `dir` (`web` or `browser`): it imports
- * no package but `allowed` (the dynamic imports of tough-cookie and, on Deno, of
- * `node:diagnostics_channel`, or none)
+ * no package but `allowed` (the one dynamic import of tough-cookie, or none)
  * and reads no bare Deno global.
  */
 async function checkWebBuild(dir: string, allowed: readonly AllowedImport[]) {
@@ -368,7 +368,7 @@ async function checkWebBuild(dir: string, allowed: readonly AllowedImport[]) {
     problems.push(`The npm build has no ${dir} build in npm/${dir}`);
   }
 }
-await checkWebBuild("web", allowedImports);
+await checkWebBuild("web", [cookieImport, otelImport]);
 await checkWebBuild("browser", [otelImport]);
 // The browser build: neither proxy routing (proxy.js, which only the
 // runtimes with a pool import), nor the network policy and the address

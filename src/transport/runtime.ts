@@ -56,16 +56,19 @@ export const runtime: Runtime = {
  * starts its Node layer, which took 22–30 ms of a one-shot script's 103 ms
  * (`deno run` of bench/one_shot/fetchline.ts, Deno 2.9.6,
  * `performance.now()` around the read), where importing the module takes
- * 6–10 ms: so Deno imports it (esbuild keeps a `node:` import as it is,
- * even for a browser); elsewhere `process.getBuiltinModule` returns it.
+ * 6–10 ms: so Deno imports it (diagnostics_channel.ts, the only `node:`
+ * import of the Deno build's core); elsewhere `process.getBuiltinModule`
+ * returns it.
  */
 function diagnosticsChannel():
   | DiagnosticsChannel
   | undefined
   | Promise<DiagnosticsChannel | undefined> {
   if (deno !== undefined) {
-    // @ts-ignore: the npm package's Web build compiles without Node's types
-    return import("node:diagnostics_channel").then((module) => module, () => undefined);
+    return import("./diagnostics_channel.ts").then(
+      (module) => module.diagnosticsChannel,
+      () => undefined,
+    );
   }
   try {
     const process = (globalThis as {
