@@ -52,11 +52,13 @@ export async function startSharedFixture(work: string): Promise<SharedFixture> {
   return { line: text.slice(0, text.indexOf("\n")), stop };
 }
 
-/** The shared suite's files workerd embeds: all but the node:http fixture and its routes. */
+/** The shared suite's files workerd embeds: all but the node:http fixture, its routes and the lib by name. */
 export async function sharedModules(work: string): Promise<string[]> {
   const files: string[] = [];
   for await (const entry of Deno.readDir(`${work}/shared`)) {
-    if (entry.isFile && entry.name.endsWith(".mjs") && entry.name !== "fixture_server.mjs") {
+    // Not the fixture (node:http) nor the lib by the package's name, which workerd cannot resolve.
+    const own = entry.name === "fixture_server.mjs" || entry.name === "package_lib.mjs";
+    if (entry.isFile && entry.name.endsWith(".mjs") && !own) {
       files.push(entry.name);
     }
   }

@@ -22,6 +22,7 @@ const notAreas = new Set([
   "areas.mjs",
   "assert.mjs",
   "fixture_server.mjs",
+  "package_lib.mjs",
   "runtimes.mjs",
   "suite.mjs",
 ]);

@@ -8,15 +8,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, test } from "node:test";
-import * as mod from "@fetchline/fetchline";
-import * as cache from "@fetchline/fetchline/cache";
-import * as traffic from "@fetchline/fetchline/traffic";
-import * as har from "@fetchline/fetchline/har";
-import * as testing from "@fetchline/fetchline/testing";
-import * as sse from "@fetchline/fetchline/sse";
-import * as pagination from "@fetchline/fetchline/paginate";
-import * as signing from "@fetchline/fetchline/signing";
-import { toCurl } from "@fetchline/fetchline/utils";
+import { lib } from "./shared/package_lib.mjs";
 import * as areas from "./shared/areas.mjs";
 import { bounded, collect, summary } from "./shared/suite.mjs";
 
@@ -40,17 +32,7 @@ const { child, fixture } = await startFixture();
 const only = process.env.FETCHLINE_SHARED_AREAS?.split(",").filter(Boolean);
 const counts = { passed: 0, failed: 0, skipped: 0 };
 const env = {
-  lib: {
-    ...mod,
-    ...cache,
-    ...traffic,
-    ...har,
-    ...testing,
-    ...sse,
-    ...pagination,
-    ...signing,
-    toCurl,
-  },
+  lib,
   fixture,
   runtime: "node",
 };

@@ -10,15 +10,7 @@
 // failures joining the report (`areas`, names joined by commas, keeps only
 // those areas).
 
-import * as mod from "@fetchline/fetchline";
-import * as cache from "@fetchline/fetchline/cache";
-import * as traffic from "@fetchline/fetchline/traffic";
-import * as har from "@fetchline/fetchline/har";
-import * as testing from "@fetchline/fetchline/testing";
-import * as sse from "@fetchline/fetchline/sse";
-import * as pagination from "@fetchline/fetchline/paginate";
-import * as signing from "@fetchline/fetchline/signing";
-import { toCurl } from "@fetchline/fetchline/utils";
+import { lib } from "./shared/package_lib.mjs";
 import { checks, limits, noFiles, run } from "./checks.mjs";
 import { cors } from "./cors.mjs";
 import * as areas from "./shared/areas.mjs";
@@ -71,17 +63,6 @@ function browserOnly(lib, { url, runtime }) {
 
 const query = new URLSearchParams(location.search);
 const fixture = { url: query.get("url"), refusedUrl: query.get("refused"), runtime: "a browser" };
-const lib = {
-  ...mod,
-  ...cache,
-  ...traffic,
-  ...har,
-  ...testing,
-  ...sse,
-  ...pagination,
-  ...signing,
-  toCurl,
-};
 const all = {
   ...checks(lib, fixture),
   ...limits(lib, fixture),

@@ -7,15 +7,7 @@
 // only those areas.
 
 import process from "node:process";
-import * as mod from "@fetchline/fetchline";
-import * as cache from "@fetchline/fetchline/cache";
-import * as traffic from "@fetchline/fetchline/traffic";
-import * as har from "@fetchline/fetchline/har";
-import * as testing from "@fetchline/fetchline/testing";
-import * as sse from "@fetchline/fetchline/sse";
-import * as pagination from "@fetchline/fetchline/paginate";
-import * as signing from "@fetchline/fetchline/signing";
-import { toCurl } from "@fetchline/fetchline/utils";
+import { lib } from "./shared/package_lib.mjs";
 import * as areas from "./shared/areas.mjs";
 import { runSuite } from "./shared/suite.mjs";
 
@@ -27,17 +19,7 @@ const runtime = globalThis.Bun !== undefined
 const fixture = JSON.parse(process.argv[2]);
 const only = process.env.FETCHLINE_SHARED_AREAS?.split(",").filter(Boolean);
 const result = await runSuite(areas, {
-  lib: {
-    ...mod,
-    ...cache,
-    ...traffic,
-    ...har,
-    ...testing,
-    ...sse,
-    ...pagination,
-    ...signing,
-    toCurl,
-  },
+  lib,
   fixture,
   runtime,
 }, {
