@@ -276,10 +276,7 @@ async function sendTraced(
   const metricAttributes = metricAttributesOf(attributes);
   instruments?.active.add(1, metricAttributes);
   call.open++;
-  let done = false;
   const end = (response: HttpResponse | undefined, error: unknown) => {
-    if (done) return;
-    done = true;
     instruments?.active.add(-1, metricAttributes);
     const final: Attributes = { ...metricAttributes };
     if (response !== undefined) {
@@ -315,25 +312,12 @@ async function sendTraced(
     const headers = traceHeaders(span);
     if (headers !== undefined) sent = request.withHeaders(headers);
   }
-  // A streamed body's span ends with it; a buffered one's when next() settles.
-  let watched = exchange.streamed;
-  if (watched) {
-    try {
-      exchange.onEnd(({ response, error }) => end(response, error));
-    } catch {
-      // The exchange is already over (its step ended): the span ends with what next() gives.
-      watched = false;
-    }
-  }
-  try {
-    // Within the exchange's span: the runtime's own fetch span (Deno's) nests under it.
-    const response = await otelContext.with(trace.setSpan(call.context, span), () => next(sent));
-    if (!watched) end(response, undefined);
-    return response;
-  } catch (error) {
-    end(undefined, error);
-    throw error;
-  }
+  // Within the exchange's span: the runtime's own fetch span (Deno's) nests under it.
+  return await endedOnce(
+    exchange,
+    () => otelContext.with(trace.setSpan(call.context, span), () => next(sent)),
+    end,
+  );
 }
 
 /** One exchange while the tracer is a no-op: its metrics only, as {@linkcode sendTraced} records them. */
@@ -346,10 +330,7 @@ async function sendMetered(
   const metricAttributes = metricAttributesOf(requestAttributes(request));
   const started = performance.now();
   instruments.active.add(1, metricAttributes);
-  let done = false;
   const end = (response: HttpResponse | undefined, error: unknown) => {
-    if (done) return;
-    done = true;
     instruments.active.add(-1, metricAttributes);
     const final: Attributes = { ...metricAttributes };
     if (response !== undefined) {
@@ -359,20 +340,39 @@ async function sendMetered(
     if (error !== undefined) final["error.type"] = errorType(error);
     instruments.duration.record((performance.now() - started) / 1000, final);
   };
+  return await endedOnce(exchange, () => next(request), end);
+}
+
+/**
+ * `send()`'s response, with `end` told once, when the exchange is over: a
+ * streamed body's end (`onEnd`), else when `send()` settles (also when the
+ * exchange was already over, its step ended, before `onEnd` could be asked).
+ */
+async function endedOnce(
+  exchange: Exchange,
+  send: () => Promise<HttpResponse>,
+  end: (response: HttpResponse | undefined, error: unknown) => void,
+): Promise<HttpResponse> {
+  let done = false;
+  const once = (response: HttpResponse | undefined, error: unknown) => {
+    if (done) return;
+    done = true;
+    end(response, error);
+  };
   let watched = exchange.streamed;
   if (watched) {
     try {
-      exchange.onEnd(({ response, error }) => end(response, error));
+      exchange.onEnd(({ response, error }) => once(response, error));
     } catch {
       watched = false;
     }
   }
   try {
-    const response = await next(request);
-    if (!watched) end(response, undefined);
+    const response = await send();
+    if (!watched) once(response, undefined);
     return response;
   } catch (error) {
-    end(undefined, error);
+    once(undefined, error);
     throw error;
   }
 }
