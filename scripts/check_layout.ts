@@ -7,8 +7,8 @@
  *   `node:` or `npm:` module (by name or through the import map), but for
  *   the dynamic import of tough-cookie in src/cookies/memory_jar.ts and
  *   `node:diagnostics_channel` in src/transport/diagnostics_channel.ts
- *   (which runtime.ts imports on Deno only): only the npm build's runtime
- *   file may;
+ *   (which runtime.ts imports when a process's first call starts): only the
+ *   npm build's runtime file may;
  * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
  *   src/sse/, src/paginate/, src/signing/ or src/telemetry/ (each its own
  *   entry point's), and those four import nothing of src/send/ or
@@ -156,8 +156,8 @@ const otelImport: AllowedImport = {
   name: "@opentelemetry/api",
   dynamic: false,
 };
-// The tracing channels' module on Deno, in the one file runtime.ts imports there when a
-// process's first call starts (reading `process` to ask for it would start Deno's Node layer:
+// The tracing channels' module, in the one file runtime.ts imports when a process's first
+// call starts (on Deno, reading `process` to ask for it would start Deno's Node layer:
 // runtime.ts says what it costs); the npm Web build has another file in its place.
 const diagnosticsImport: AllowedImport = {
   file: "src/transport/diagnostics_channel.ts",

@@ -1,7 +1,8 @@
 // The npm package's Web build's `diagnostics_channel.ts` (scripts/build_npm.ts
 // compiles it in that file's place): the Web build imports no `node:`
-// module, so on Deno (which imports the npm package rarely; JSR serves it
-// the sources) it asks `process.getBuiltinModule`, as on Bun.
+// module, so it asks `process.getBuiltinModule` (Bun, workerd with Node's
+// APIs on, and Deno, which imports the npm package rarely: JSR serves it the
+// sources).
 
 import type { DiagnosticsChannel } from "./types.ts";
 

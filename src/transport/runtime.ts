@@ -52,34 +52,19 @@ export const runtime: Runtime = {
 
 /**
  * `node:diagnostics_channel` where the runtime has it (Deno, Bun; workerd
- * with Node's APIs on). On Deno the first read of `globalThis.process`
- * starts its Node layer, which took 22–30 ms of a one-shot script's 103 ms
- * (`deno run` of bench/one_shot/fetchline.ts, Deno 2.9.6,
- * `performance.now()` around the read), where importing the module takes
- * 6–10 ms: so Deno imports it (diagnostics_channel.ts, the only `node:`
- * import of the Deno build's core); elsewhere `process.getBuiltinModule`
- * returns it.
+ * with Node's APIs on), from diagnostics_channel.ts, imported when first
+ * asked: on Deno, asking `process.getBuiltinModule` for it would read
+ * `globalThis.process`, which starts Deno's Node layer: 22–30 ms of a
+ * one-shot script's 103 ms (`deno run` of bench/one_shot/fetchline.ts,
+ * Deno 2.9.6, `performance.now()` around the read), where importing the
+ * module takes 6–10 ms. The npm Web build's file in its place asks
+ * `process.getBuiltinModule`; a runtime with neither has none.
  */
-function diagnosticsChannel():
-  | DiagnosticsChannel
-  | undefined
-  | Promise<DiagnosticsChannel | undefined> {
-  if (deno !== undefined) {
-    return import("./diagnostics_channel.ts").then(
-      (module) => module.diagnosticsChannel,
-      () => undefined,
-    );
-  }
-  try {
-    const process = (globalThis as {
-      process?: { getBuiltinModule?: (name: string) => unknown };
-    }).process;
-    return process?.getBuiltinModule?.("node:diagnostics_channel") as
-      | DiagnosticsChannel
-      | undefined;
-  } catch {
-    return undefined;
-  }
+function diagnosticsChannel(): Promise<DiagnosticsChannel | undefined> {
+  return import("./diagnostics_channel.ts").then(
+    (module) => module.diagnosticsChannel,
+    () => undefined,
+  );
 }
 
 /**
