@@ -10,7 +10,7 @@ import { HttpClientException } from "../errors.ts";
 import { checkKnownKeys, describeType, keysOf, validateRedisClient } from "../models/_validate.ts";
 import { answerWithin } from "../waits.ts";
 import type { RateLimitTake } from "./rate_store.ts";
-import type { TrafficStore } from "./traffic_store.ts";
+import type { CircuitBreakerStore, TrafficStore } from "./traffic_store.ts";
 
 /**
  * The methods of an `ioredis` client (`Redis` or `Cluster`) the
@@ -278,14 +278,7 @@ export class RedisTrafficStore implements TrafficStore {
   /** Counts an outcome of `key`'s breaker ({@linkcode CircuitBreakerStore.breakerRecord}). */
   async breakerRecord(
     key: string,
-    outcome: {
-      readonly failed: boolean;
-      readonly probe: boolean;
-      readonly bucketMs: number;
-      readonly minimumCalls: number;
-      readonly failureRatio: number;
-      readonly openMs: number;
-    },
+    outcome: Parameters<CircuitBreakerStore["breakerRecord"]>[1],
   ): Promise<number> {
     const { failed, probe, bucketMs, minimumCalls, failureRatio, openMs } = outcome;
     return Number(
