@@ -134,3 +134,21 @@ export function clientWith(
     .withMiddleware(middleware);
   return new HttpClient(configure(builder).build());
 }
+
+/** A server that answers 503 to everything, counting what it gets. */
+export function stormServer(): {
+  counts: { requests: number };
+  origin: string;
+  [Symbol.asyncDispose](): Promise<void>;
+} {
+  const counts = { requests: 0 };
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => (counts.requests++, new Response("down", { status: 503 })),
+  );
+  return {
+    counts,
+    origin: `http://127.0.0.1:${server.addr.port}`,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}

@@ -14,20 +14,7 @@ import {
   retryBudget,
 } from "../traffic.ts";
 import type { Middleware } from "../interfaces.ts";
-
-/** A server that answers 503 to everything, counting what it gets. */
-function stormServer() {
-  const counts = { requests: 0 };
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => (counts.requests++, new Response("down", { status: 503 })),
-  );
-  return {
-    counts,
-    origin: `http://127.0.0.1:${server.addr.port}`,
-    [Symbol.asyncDispose]: () => server.shutdown(),
-  };
-}
+import { stormServer } from "./helpers.ts";
 
 function client(
   origin: string,

@@ -14,22 +14,8 @@ import {
   retryBudget,
 } from "../traffic.ts";
 import type { Middleware } from "../interfaces.ts";
-import { recordingLogger } from "./helpers.ts";
+import { recordingLogger, stormServer } from "./helpers.ts";
 import { startRedis } from "./redis_server.ts";
-
-/** A server that answers 503 to everything, counting what it gets. */
-function stormServer() {
-  const counts = { requests: 0 };
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, onListen() {} },
-    () => (counts.requests++, new Response("down", { status: 503 })),
-  );
-  return {
-    counts,
-    origin: `http://127.0.0.1:${server.addr.port}`,
-    [Symbol.asyncDispose]: () => server.shutdown(),
-  };
-}
 
 function client(
   configure: (builder: HttpClientConfigBuilder) => HttpClientConfigBuilder,
