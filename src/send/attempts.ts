@@ -20,10 +20,9 @@ import { describeType } from "../models/_validate.ts";
 import { parseRetryAfter } from "../http/headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { Step, untilAborted } from "./deadline.ts";
-import { callExpired, startStepTimeout, waitPassesDeadline, withCallDeadline } from "./deadline.ts";
+import { callExpired, startStepTimeout, waitPassesDeadline } from "./deadline.ts";
 import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./deadline.ts";
 import type { SendOptions } from "./chain.ts";
-import { sendWithRedirects } from "./redirects.ts";
 import { type AuthOptions, sendAuthenticated } from "./auth.ts";
 import { whenBodySettled } from "./body.ts";
 import { callMessage, channelsLookUp, isTraced, requestChannel, traced } from "./channels.ts";
@@ -98,8 +97,8 @@ export function executeCall(
   if (lookingUp !== undefined) return lookingUp.then(() => executeCall(prepared, callOptions));
   // Published on `fetchline:request` only while someone listens (channels.ts).
   const channel = requestChannel();
-  if (!isTraced(channel)) return attemptCall(prepared, callOptions);
-  return traced(channel, callMessage(prepared), () => attemptCall(prepared, callOptions));
+  const attempts = () => attemptCall(prepared, callOptions);
+  return isTraced(channel) ? traced(channel, callMessage(prepared), attempts) : attempts();
 }
 
 /** {@linkcode executeCall}'s attempts. */
@@ -107,7 +106,11 @@ async function attemptCall(
   prepared: HttpRequest,
   callOptions: LifecycleOptions,
 ): Promise<HttpResponse> {
-  const options = withCallDeadline(callOptions);
+  // A total timeout ends the call at `endsAt`: every step and wait of it ends by then.
+  const total = callOptions.totalTimeout;
+  const options = total === null
+    ? callOptions
+    : { ...callOptions, endsAt: performance.now() + total * 1000 };
   const { retry, calls } = options;
   calls?.started();
   // A streamed response returned unread: the call ends with its body.
@@ -133,17 +136,14 @@ async function attemptCall(
           options,
         );
         context.request = hooked;
-        const { authHook } = options;
-        received = authHook === undefined
-          ? await sendWithRedirects(hooked, options, context)
-          : await sendAuthenticated(hooked, authHook, context, options);
+        received = await sendAuthenticated(hooked, context, options);
         const responded = runResponseHooks(options.responseHooks, received, context);
         const response = responded instanceof Promise ? await responded : responded;
-        // A hook that returned another response leaves no streamed body open (a no-op once read).
-        if (options.stream && response !== received) await received.cancel();
+        // A hook that returned another response leaves no streamed body open.
+        if (response !== received) await giveBack(options, received);
         outcome = { response };
       } catch (error) {
-        if (options.stream) await received?.cancel();
+        await giveBack(options, received);
         await runErrorHooks(options.errorHooks, error, context);
         outcome = { error };
       }
@@ -155,7 +155,7 @@ async function attemptCall(
         delay = retryDelay(retry, outcome, context, options);
       } catch (error) {
         // The caller's shouldRetry threw: it fails the call, no streamed body left open.
-        if (options.stream && "response" in outcome) await outcome.response.cancel();
+        if ("response" in outcome) await giveBack(options, outcome.response);
         await runErrorHooks(options.errorHooks, error, context);
         throw error;
       }
@@ -175,9 +175,7 @@ async function attemptCall(
         return response;
       }
       // Retried on the head: a streamed body is given back unread.
-      if (options.stream && "response" in outcome) {
-        await Promise.all([received!.cancel(), outcome.response.cancel()]);
-      }
+      if ("response" in outcome) await giveBack(options, received, outcome.response);
       try {
         const info: RetryInfo = { delayMs: delay, ...outcome };
         const hooks = "response" in outcome ? options.responseHooks : options.errorHooks;
@@ -191,6 +189,17 @@ async function attemptCall(
   } finally {
     if (!handedOver) calls?.ended();
   }
+}
+
+/**
+ * Gives back the streamed bodies of `responses` unread, in a streamed
+ * call: those it does not return (a no-op for a body already read).
+ */
+async function giveBack(
+  options: LifecycleOptions,
+  ...responses: (HttpResponse | undefined)[]
+): Promise<void> {
+  if (options.stream) await Promise.all(responses.map((response) => response?.cancel()));
 }
 
 /**

@@ -75,75 +75,77 @@ type Authenticated = { request: HttpRequest; added: ReadonlySet<string> };
 const NONE: ReadonlySet<string> = new Set();
 
 /**
- * Sends the hooked request with credentials where the auth `hook` applies
- * (a client without an auth hook calls {@linkcode sendWithRedirects} itself).
- * While the hook calls a response an auth error, the credentials were sent
- * to the origin that gave it, and the retry strategy allows: invalidate,
- * refresh, resend (not counted as a retry). A request whose body was a
- * stream cannot be sent again: its auth error is returned as the response,
- * after invalidating the credentials so the next call gets fresh ones. Sets
- * `context.request` to the request sent. The client's token sender is bound
- * to `context` and to a response refreshed after, where a token hook finds
- * it.
+ * The auth layer of one attempt, between the attempts and the redirects:
+ * sends the hooked request through {@linkcode sendWithRedirects}, with
+ * credentials where the client's auth hook applies (a client without one
+ * goes straight through, once). While the hook calls a response an auth
+ * error, the credentials were sent to the origin that gave it, and the
+ * retry strategy allows: invalidate, refresh, resend (not counted as a
+ * retry). A request whose body was a stream cannot be sent again: its auth
+ * error is returned as the response, after invalidating the credentials so
+ * the next call gets fresh ones. Sets `context.request` to the request
+ * sent. The client's token sender is bound to `context` and to a response
+ * refreshed after, where a token hook finds it.
  */
 export async function sendAuthenticated(
   hooked: HttpRequest,
-  hook: AuthHookInterface,
   context: RequestContext,
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
-  const hookedOrigin = originOf(hooked.url);
-  // A call whose credentials belong elsewhere (pagination's later pages) has that origin as its own.
-  const allowed = allowedOrigin(
-    options,
-    options.credentialsOf === undefined ? hookedOrigin : originOf(options.credentialsOf),
-  );
+  const hook = options.authHook;
+  const scope = hook && authOrigin(hooked, options);
   const seconds = attemptTimeout(hooked, options);
-  bindTokenSender(context, options.tokenSender);
   let failed: HttpResponse | undefined;
   for (let authRetries = 0;; authRetries++) {
     const step = new Step(options);
     startStepTimeout(step, seconds, options);
     try {
-      const until = waitIn(step, hooked, options);
-      if (failed !== undefined) {
-        const previous = failed;
-        bindTokenSender(previous, options.tokenSender);
-        let refreshed: boolean;
-        try {
-          hook.invalidateAuth(previous);
-          refreshed = await until(hook.refreshAuth(previous));
-        } catch (error) {
-          if (options.stream) await previous.cancel();
-          throw error;
-        }
-        // No refresh: the 401 is the response, its body unread still.
-        if (!refreshed) return previous;
-        // Resent: the streamed body of the 401 is given back unread.
-        if (options.stream) await previous.cancel();
-      }
-      // A hook that answers at once (an API key) costs no promise.
-      const applied = authenticate(hook, allowed, hooked, context, hookedOrigin);
-      const first = applied instanceof Promise ? await until(applied) : applied;
-      context.request = first.request;
+      let first: Authenticated = { request: hooked, added: NONE };
+      let hops: HopAuth | undefined;
       // Whether the hop that answered carried the hook's credentials.
-      let credentialed = first.added.size > 0;
-      const hops: HopAuth = {
-        headers: first.added,
-        resend: authRetries > 0,
-        async reapply(hop) {
-          const result = await until(Promise.resolve(authenticate(hook, allowed, hop, context)));
-          credentialed = result.added.size > 0;
-          return result;
-        },
-      };
+      let credentialed = false;
+      if (hook !== undefined) {
+        const until = <T>(pending: Promise<T>): Promise<T> =>
+          untilAborted(pending, step, () => stepEndedError(hooked, step, options));
+        // The token hook finds the client's sender on the call's context, or on the 401 it refreshes after.
+        bindTokenSender(failed ?? context, options.tokenSender);
+        if (failed !== undefined) {
+          const previous = failed;
+          let refreshed: boolean;
+          try {
+            hook.invalidateAuth(previous);
+            refreshed = await until(hook.refreshAuth(previous));
+          } catch (error) {
+            if (options.stream) await previous.cancel();
+            throw error;
+          }
+          // No refresh: the 401 is the response, its body unread still.
+          if (!refreshed) return previous;
+          // Resent: the streamed body of the 401 is given back unread.
+          if (options.stream) await previous.cancel();
+        }
+        // A hook that answers at once (an API key) costs no promise.
+        const applied = authenticate(hook, scope!, hooked, context, scope!.origin);
+        first = applied instanceof Promise ? await until(applied) : applied;
+        context.request = first.request;
+        credentialed = first.added.size > 0;
+        hops = {
+          headers: first.added,
+          resend: authRetries > 0,
+          async reapply(hop) {
+            const result = await until(Promise.resolve(authenticate(hook, scope!, hop, context)));
+            credentialed = result.added.size > 0;
+            return result;
+          },
+        };
+      }
       const response = await sendWithRedirects(first.request, options, context, hops, step);
       let refresh: boolean;
       try {
-        refresh = credentialed && hook.isAuthError(response) &&
-          hook.retryStrategy.shouldRetry(response, authRetries);
+        refresh = credentialed && hook!.isAuthError(response) &&
+          hook!.retryStrategy.shouldRetry(response, authRetries);
         if (refresh && isOneShot(first.request.body)) {
-          hook.invalidateAuth(response);
+          hook!.invalidateAuth(response);
           refresh = false;
         }
       } catch (error) {
@@ -159,21 +161,24 @@ export async function sendAuthenticated(
   }
 }
 
-/**
- * Waits for a promise while `step` holds; once it is aborted, fails with
- * what the exchange would have: a TimeoutException naming the timeout, or
- * the close's or the caller's abort.
- */
-function waitIn(step: Step, request: HttpRequest, options: SendOptions) {
-  return <T>(pending: Promise<T>): Promise<T> =>
-    untilAborted(pending, step, () => stepEndedError(request, step, options));
+/** Where the auth hook may run in a call: the hooked request's origin, and the origins allowed. */
+interface AuthOrigin {
+  readonly origin: string;
+  allowed(origin: string): boolean;
 }
 
-/** Tells whether the hook may run for an origin, in a call whose own origin is `ownOrigin`. */
-function allowedOrigin(options: AuthOptions, ownOrigin: string): (origin: string) => boolean {
+/**
+ * The hooked request's origin, and which origins the hook may run for in
+ * its call: the auth origins, and the call's own (its request's, or that of
+ * the URL its credentials belong to: pagination's later pages) when the
+ * client has no base URL nor auth origins.
+ */
+function authOrigin(hooked: HttpRequest, options: AuthOptions): AuthOrigin {
+  const origin = originOf(hooked.url);
   const origins = options.authOrigins ?? NONE;
-  if (!options.authOwnOrigin) return (origin) => origins.has(origin);
-  return (origin) => origin === ownOrigin || origins.has(origin);
+  if (!options.authOwnOrigin) return { origin, allowed: (at) => origins.has(at) };
+  const own = options.credentialsOf === undefined ? origin : originOf(options.credentialsOf);
+  return { origin, allowed: (at) => at === own || origins.has(at) };
 }
 
 /**
@@ -183,12 +188,12 @@ function allowedOrigin(options: AuthOptions, ownOrigin: string): (origin: string
  */
 function authenticate(
   hook: AuthHookInterface,
-  allowed: (origin: string) => boolean,
+  scope: AuthOrigin,
   request: HttpRequest,
   context: RequestContext,
   origin = originOf(request.url),
 ): Authenticated | Promise<Authenticated> {
-  if (!allowed(origin) || !hook.shouldAuthenticate(request)) return { request, added: NONE };
+  if (!scope.allowed(origin) || !hook.shouldAuthenticate(request)) return { request, added: NONE };
   const result = hook.beforeRequest(request, context);
   if (result instanceof HttpRequest) {
     return { request: result, added: addedHeaders(request, result) };

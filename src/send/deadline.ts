@@ -29,18 +29,9 @@ export interface CallTimeouts {
   readonly totalTimeout: number | null;
   /**
    * When the call's `totalTimeout` ends, on the `performance.now()` clock:
-   * set once per call, when it starts ({@linkcode withCallDeadline}).
+   * set once per call, when its attempts start (send/attempts.ts).
    */
   readonly endsAt?: number | undefined;
-}
-
-/**
- * `options` for one call that starts now: with `endsAt` when the call has a
- * total timeout; the same object when it has none.
- */
-export function withCallDeadline<T extends CallTimeouts>(options: T, now = performance.now()): T {
-  const total = options.totalTimeout;
-  return total === null ? options : { ...options, endsAt: now + total * 1000 };
 }
 
 /** The timeout of an attempt of `request`: its own when set (`null` included), else the client's. */

@@ -74,13 +74,9 @@ export async function sendSingleRequest(
   const attempt = countExchange(context);
   // Published on `fetchline:exchange` only while someone listens (channels.ts).
   const channel = exchangeChannel();
-  const response = await (isTraced(channel)
-    ? traced(
-      channel,
-      exchangeMessage(hop, attempt, reason),
-      () => oneExchange(hop, request, step, since, options, context, reason, attempt),
-    )
-    : oneExchange(hop, request, step, since, options, context, reason, attempt));
+  const run = () => oneExchange(hop, request, step, since, options, context, reason, attempt);
+  const response =
+    await (isTraced(channel) ? traced(channel, exchangeMessage(hop, attempt, reason), run) : run());
   if (!followed(response, hop, options)) {
     // The attempt's timeout (and the total) end at the head of a streamed
     // call: the chain's, so a middleware's wait after `next` is bounded too.

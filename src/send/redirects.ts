@@ -11,8 +11,7 @@ import type { RequestContext } from "../models/context.ts";
 import { redactUrl } from "../masking/views.ts";
 import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
 import { leavesOrigin } from "../http/url.ts";
-import { Step } from "./deadline.ts";
-import { attemptTimeout, startStepTimeout } from "./deadline.ts";
+import type { Step } from "./deadline.ts";
 import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
 import type { SendOptions } from "./chain.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
@@ -42,47 +41,36 @@ const TO_GET = Object.freeze(
 
 /**
  * Sends a prepared request (absolute URL, headers merged) and follows its
- * redirects, all in one step: the caller's `started` one, else one started
- * here with the attempt's timeout (or what remains of the call's total), so
- * the hops and the body read share one timeout. Failures of the exchanges arrive as the library's exceptions;
- * those of `auth` (the auth hook on a hop) pass as they are.
+ * redirects, all in the auth layer's `step`, so the hops and the body read
+ * share one timeout. Failures of the exchanges arrive as the library's
+ * exceptions; those of `auth` (the auth hook on a hop) pass as they are.
  */
 export async function sendWithRedirects(
   request: HttpRequest,
   options: SendOptions,
   context: RequestContext,
-  auth?: HopAuth,
-  started?: Step,
+  auth: HopAuth | undefined,
+  step: Step,
 ): Promise<HttpResponse> {
   const since = performance.now();
-  const step = started ?? new Step(options);
-  if (started === undefined) {
-    startStepTimeout(step, attemptTimeout(request, options), options, since);
-  }
-  try {
-    let hop = request;
-    let reason: ExchangeReason = auth?.resend ? "auth" : context.attempt > 0 ? "retry" : "first";
-    // Every header the auth hook added on any hop so far leaves with the origin (the
-    // client's credential names, with their exceptions, are asked of each header as well).
-    let authHeaders = new Set([...auth?.headers ?? NONE]);
-    for (let count = 0;; count++) {
-      const answer = await sendSingleRequest(hop, request, step, since, options, context, reason);
-      if (!(answer instanceof Redirect)) return answer;
-      if (count === options.maxRedirects) throw tooManyRedirects(request, count);
-      const next = nextUrl(request, answer.location, answer.url);
-      const left = leavesOrigin(new URL(answer.url), next);
-      hop = redirectRequest(hop, answer.status, next, left, authHeaders, options.credentialHeaders);
-      if (left && auth !== undefined) {
-        const reapplied = await auth.reapply(hop);
-        hop = reapplied.request;
-        authHeaders = new Set([...authHeaders, ...reapplied.added]);
-      }
-      reason = "redirect";
+  let hop = request;
+  let reason: ExchangeReason = auth?.resend ? "auth" : context.attempt > 0 ? "retry" : "first";
+  // Every header the auth hook added on any hop so far leaves with the origin (the
+  // client's credential names, with their exceptions, are asked of each header as well).
+  let authHeaders = new Set([...auth?.headers ?? NONE]);
+  for (let count = 0;; count++) {
+    const answer = await sendSingleRequest(hop, request, step, since, options, context, reason);
+    if (!(answer instanceof Redirect)) return answer;
+    if (count === options.maxRedirects) throw tooManyRedirects(request, count);
+    const next = nextUrl(request, answer.location, answer.url);
+    const left = leavesOrigin(new URL(answer.url), next);
+    hop = redirectRequest(hop, answer.status, next, left, authHeaders, options.credentialHeaders);
+    if (left && auth !== undefined) {
+      const reapplied = await auth.reapply(hop);
+      hop = reapplied.request;
+      authHeaders = new Set([...authHeaders, ...reapplied.added]);
     }
-  } finally {
-    // The step this layer started ends with its last hop (a streamed body
-    // then holds its own abort).
-    if (started === undefined) step.release();
+    reason = "redirect";
   }
 }
 

@@ -3,7 +3,7 @@
 // directions, reading an upload in small chunks, and
 // watching a request body's own source for its failure.
 
-import { Failure, isFailure, tooLarge } from "./failures.ts";
+import { Failure, isFailure } from "./failures.ts";
 import type { WireResponse } from "./types.ts";
 
 /**
@@ -455,4 +455,14 @@ export function uploadStream(
     },
     cancel: (reason) => reader.cancel(reason),
   }, { highWaterMark: 0 });
+}
+
+/** The failure of a body past `maxBytes`: reading stops at once. */
+function tooLarge(maxBytes: number): Failure {
+  return new Failure(
+    "too-large",
+    `Response body exceeds ${maxBytes} bytes`,
+    undefined,
+    String(maxBytes),
+  );
 }

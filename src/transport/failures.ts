@@ -91,16 +91,6 @@ export function decodeFailure(coding: string, cause: unknown): Failure {
   return new Failure("decode", `Response body could not be decoded (${coding})`, cause, coding);
 }
 
-/** The failure of a body past `maxBytes`: reading stops at once. */
-export function tooLarge(maxBytes: number): Failure {
-  return new Failure(
-    "too-large",
-    `Response body exceeds ${maxBytes} bytes`,
-    undefined,
-    String(maxBytes),
-  );
-}
-
 /**
  * The error for a response head past the runtime's parser's limits: a
  * fetch fails it with "fetch failed", the reason only in `cause` (Deno's at
