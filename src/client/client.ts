@@ -18,14 +18,15 @@ import type { HttpResponse, StreamedHttpResponse } from "../models/response.ts";
 import type { TokenSender } from "../models/context.ts";
 import { defineRedactedInspect, jsonView } from "../masking/views.ts";
 import { tokenLoggers } from "../hooks/logging_hooks.ts";
-import type { CookieJarLike } from "../cookies/jar.ts";
+import { type CookieJarLike, cookieLink } from "../cookies/jar.ts";
+import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 import { runtime } from "../transport/runtime.ts";
 import { fetchTransport } from "../transport/fetch.ts";
 import type { Pool, Transport } from "../transport/types.ts";
 import { type CallCounter, CallsInFlight, executeCall } from "../send/attempts.ts";
 import type { LifecycleOptions } from "../send/attempts.ts";
 import { authScope } from "../send/auth.ts";
-import { BackgroundWork, chainLinks } from "../send/chain.ts";
+import type { BackgroundWork } from "../send/chain.ts";
 import { abortSteps } from "../send/deadline.ts";
 import { callLifecycle, checkCallOptions, prepareRequest, splitRequestOptions } from "./call.ts";
 import type { CallOptions, RequestOptions } from "./call.ts";
@@ -489,7 +490,7 @@ class ClientScope {
   /** This client's calls in flight, counted for its parents too (their `await using` waits for them). */
   readonly calls: CallsInFlight;
   /** The work its middleware left running (its derived clients' too), which its close waits for. */
-  readonly work: BackgroundWork;
+  readonly work: RunningWork;
   readonly #closer = new AbortController();
   readonly #pool: SharedPool;
 
@@ -500,7 +501,7 @@ class ClientScope {
       ? this.#closer.signal
       : AbortSignal.any([this.#closer.signal, parent.signal]);
     this.calls = parent === undefined ? new CallsInFlight() : new NestedCalls(parent.calls);
-    this.work = new BackgroundWork(parent?.work);
+    this.work = new RunningWork(parent?.work);
     const shared = parent === undefined ? undefined : parent.#pool;
     const fits = shared !== undefined &&
       POOL_SETTINGS.every((key) => settings[key] === shared.settings[key]);
@@ -626,4 +627,78 @@ function defaultJar(): CookieJarLike {
       return loaded.then((jar) => jar.setCookie(cookie, url));
     },
   };
+}
+
+/**
+ * The chain's links for `middleware` (the builder checked each; an object's
+ * `handle` bound to it), after the jar's when `jar`, and after the link the
+ * auth hook needs on each exchange (its `middleware`: a DPoP key's proofs),
+ * which then sits right after the jar, so every middleware sees the request
+ * as sent.
+ */
+function chainLinks(
+  middleware: readonly Middleware[],
+  jar: CookieJarLike | undefined,
+  authHook?: object,
+): readonly MiddlewareFunction[] {
+  const links = middleware.map((entry) =>
+    typeof entry === "function" ? entry : entry.handle.bind(entry)
+  );
+  const hookLink = (authHook as { middleware?: { handle?: unknown } } | undefined)?.middleware;
+  if (typeof hookLink?.handle === "function") {
+    links.unshift(hookLink.handle.bind(hookLink) as MiddlewareFunction);
+  }
+  return jar === undefined ? links : [cookieLink(jar), ...links];
+}
+
+/**
+ * The work a client's middleware links left running past their exchanges
+ * (`Exchange.waitUntil`: a cache's store writes and revalidations),
+ * which its close waits for, each at most its own bound. A derived
+ * client's is counted in its parent's too, as its calls are.
+ */
+class RunningWork implements BackgroundWork {
+  readonly #running = new Set<{ readonly work: Promise<unknown>; readonly maxWaitMs: number }>();
+
+  /** @param parent The parent client's, which counts this one's work too. */
+  constructor(readonly parent?: RunningWork) {}
+
+  /** Keeps `work` until it settles; a close waits for it at most `maxWaitMs`. */
+  keep(work: Promise<unknown>, maxWaitMs: number): void {
+    this.parent?.keep(work, maxWaitMs);
+    const entry = { work, maxWaitMs };
+    this.#running.add(entry);
+    const done = () => void this.#running.delete(entry);
+    work.then(done, done);
+  }
+
+  /**
+   * Resolves once the work running has settled, each at most its
+   * `maxWaitMs` from now; work added meanwhile (a revalidation's write) is
+   * waited for too, within its own bound from now. Never rejects.
+   */
+  settled(): Promise<void> {
+    if (this.#running.size === 0) return Promise.resolve();
+    return this.#settledSince(performance.now());
+  }
+
+  async #settledSince(since: number): Promise<void> {
+    // Each round waits for every entry within its bound; a few rounds take in what was added.
+    for (let round = 0; round < 16 && this.#running.size > 0; round++) {
+      const waits: Promise<void>[] = [];
+      for (const { work, maxWaitMs } of this.#running) {
+        const left = since + maxWaitMs - performance.now();
+        if (left <= 0) continue;
+        waits.push(
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, left);
+            const done = () => (clearTimeout(timer), resolve());
+            work.then(done, done);
+          }),
+        );
+      }
+      if (waits.length === 0) return;
+      await Promise.all(waits);
+    }
+  }
 }

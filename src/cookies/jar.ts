@@ -9,7 +9,9 @@ import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { describeType } from "../models/_validate.ts";
 import { utf8Length } from "../http/raw_body.ts";
+import { appendParams } from "../http/url.ts";
 import { RuntimeLimitError } from "../transport/failures.ts";
+import type { MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 
 /**
  * A cookie jar as a client uses it: tough-cookie's `CookieJar` is one, with
@@ -183,4 +185,17 @@ export async function storeCookies(
       // Refused (a public suffix, another domain, a malformed line): not stored.
     }
   }
+}
+
+/**
+ * The cookie jar as the chain's first link: each exchange's request takes
+ * the jar's cookies for its URL (a `Cookie` header of the request's own
+ * wins for the names it sets), so every middleware sees them. The
+ * exchange hands each head's Set-Cookie lines to the jar, as received.
+ */
+export function cookieLink(jar: CookieJarLike): MiddlewareFunction {
+  return async (request, next) => {
+    const url = appendParams(request.url, request.params);
+    return next(await addJarCookies(request, url, jar));
+  };
 }

@@ -1,7 +1,8 @@
 // The middleware chain of one exchange (API.md "Middleware"): the links a
 // client runs, outermost first, around the transport's exchange, the public
 // `Exchange` each link is given (the library's own links and a user's get
-// the same one), and the cookie jar's link, the first of them.
+// the same one). The client puts the cookie jar's link (cookies/jar.ts)
+// first. Loaded with a process's first exchange through a middleware.
 
 import type {
   BodyObserver,
@@ -9,7 +10,6 @@ import type {
   ExchangeOutcome,
   ExchangeReason,
   Logger,
-  Middleware,
   MiddlewareFunction,
   Next,
 } from "../hooks/hook_interfaces.ts";
@@ -25,8 +25,7 @@ import {
 } from "../models/response.ts";
 import { describeType } from "../models/_validate.ts";
 import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
-import { appendParams } from "../http/url.ts";
-import { addJarCookies, type CookieJarLike } from "../cookies/jar.ts";
+import type { CookieJarLike } from "../cookies/jar.ts";
 import { carryBody, sharesBody, whenBodySettled } from "./body.ts";
 import {
   type AbortSources,
@@ -89,77 +88,13 @@ export interface SendOptions extends AbortSources, CallTimeouts {
 }
 
 /**
- * The work a client's middleware links left running past their exchanges
- * (`Exchange.waitUntil`: a cache's store writes and revalidations),
- * which its close waits for, each at most its own bound. A derived
- * client's is counted in its parent's too, as its calls are.
+ * Where the links hand the work they leave running past their exchanges
+ * (`Exchange.waitUntil`: a cache's store writes and revalidations): the
+ * client's close waits for it, each at most `maxWaitMs`.
  */
-export class BackgroundWork {
-  readonly #running = new Set<{ readonly work: Promise<unknown>; readonly maxWaitMs: number }>();
-
-  /** @param parent The parent client's, which counts this one's work too. */
-  constructor(readonly parent?: BackgroundWork) {}
-
+export interface BackgroundWork {
   /** Keeps `work` until it settles; a close waits for it at most `maxWaitMs`. */
-  add(work: Promise<unknown>, maxWaitMs: number): void {
-    this.parent?.add(work, maxWaitMs);
-    const entry = { work, maxWaitMs };
-    this.#running.add(entry);
-    const done = () => void this.#running.delete(entry);
-    work.then(done, done);
-  }
-
-  /**
-   * Resolves once the work running has settled, each at most its
-   * `maxWaitMs` from now; work added meanwhile (a revalidation's write) is
-   * waited for too, within its own bound from now. Never rejects.
-   */
-  settled(): Promise<void> {
-    if (this.#running.size === 0) return Promise.resolve();
-    return this.#settledSince(performance.now());
-  }
-
-  async #settledSince(since: number): Promise<void> {
-    // Each round waits for every entry within its bound; a few rounds take in what was added.
-    for (let round = 0; round < 16 && this.#running.size > 0; round++) {
-      const waits: Promise<void>[] = [];
-      for (const { work, maxWaitMs } of this.#running) {
-        const left = since + maxWaitMs - performance.now();
-        if (left <= 0) continue;
-        waits.push(
-          new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, left);
-            const done = () => (clearTimeout(timer), resolve());
-            work.then(done, done);
-          }),
-        );
-      }
-      if (waits.length === 0) return;
-      await Promise.all(waits);
-    }
-  }
-}
-
-/**
- * The chain's links for `middleware` (the builder checked each; an object's
- * `handle` bound to it), after the jar's when `jar`, and after the link the
- * auth hook needs on each exchange (its `middleware`: a DPoP key's proofs),
- * which then sits right after the jar, so every middleware sees the request
- * as sent.
- */
-export function chainLinks(
-  middleware: readonly Middleware[],
-  jar: CookieJarLike | undefined,
-  authHook?: object,
-): readonly MiddlewareFunction[] {
-  const links = middleware.map((entry) =>
-    typeof entry === "function" ? entry : entry.handle.bind(entry)
-  );
-  const hookLink = (authHook as { middleware?: { handle?: unknown } } | undefined)?.middleware;
-  if (typeof hookLink?.handle === "function") {
-    links.unshift(hookLink.handle.bind(hookLink) as MiddlewareFunction);
-  }
-  return jar === undefined ? links : [cookieLink(jar), ...links];
+  keep(work: Promise<unknown>, maxWaitMs: number): void;
 }
 
 /**
@@ -573,7 +508,7 @@ class LinkExchange implements Exchange {
         }`,
       );
     }
-    this.run.options.backgroundWork?.add(work, maxWaitMs);
+    this.run.options.backgroundWork?.keep(work, maxWaitMs);
   }
 
   checkDestination(url: string): Promise<void> | undefined {
@@ -650,17 +585,4 @@ function observed(response: HttpResponse, observer: BodyObserver): HttpResponse 
       held: () => body.held?.(),
     }),
   );
-}
-
-/**
- * The cookie jar as the chain's first link: each exchange's request takes
- * the jar's cookies for its URL (a `Cookie` header of the request's own
- * wins for the names it sets), so every middleware sees them. The
- * exchange hands each head's Set-Cookie lines to the jar, as received.
- */
-function cookieLink(jar: CookieJarLike): MiddlewareFunction {
-  return async (request, next) => {
-    const url = appendParams(request.url, request.params);
-    return next(await addJarCookies(request, url, jar));
-  };
 }

@@ -33,7 +33,7 @@ import { resumable } from "./resume.ts";
 import { exchangeChannel, exchangeMessage, isTraced, traced } from "./channels.ts";
 import { ExchangeClock } from "../models/timings.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
-import { type ChainEnd, ExchangeRun, runChain, type SendOptions } from "./chain.ts";
+import type { ChainEnd, SendOptions } from "./chain.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { type HttpResponse, receivedResponse } from "../models/response.ts";
 import { storeCookies } from "../cookies/jar.ts";
@@ -103,7 +103,14 @@ function oneExchange(
     const clock = new ExchangeClock(performance.now());
     return exchange(hop, request, step, since, options, clock, context);
   }
-  const run = new ExchangeRun(
+  // The chain's code loads with the first exchange through a middleware (a cookie jar's too).
+  if (chain === undefined) {
+    return import("./chain.ts").then((loaded) => {
+      chain = loaded;
+      return oneExchange(hop, request, step, since, options, context, reason, attempt);
+    });
+  }
+  const run = new chain.ExchangeRun(
     middleware,
     context,
     step,
@@ -114,8 +121,8 @@ function oneExchange(
     attempt,
     reason,
   );
-  const chain = run.settle(runChain(run, hop));
-  return untilAborted(chain, step, () => ended(request, step, options));
+  const sent = run.settle(chain.runChain(run, hop));
+  return untilAborted(sent, step, () => ended(request, step, options));
 }
 
 /**
@@ -223,6 +230,13 @@ function takeRetry(context: RequestContext, maxRetries: number): boolean {
   context.incrementAttempt();
   return true;
 }
+
+/**
+ * send/chain.ts, loaded by a process's first exchange through a middleware
+ * ({@linkcode oneExchange}): a client without one (nor a cookie jar) never
+ * needs it.
+ */
+let chain: typeof import("./chain.ts") | undefined;
 
 /** The chain's end: the transport's exchange, and the one mapping of its failures. */
 const END: ChainEnd = { exchange, clientError: toClientError };
