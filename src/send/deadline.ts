@@ -134,11 +134,6 @@ export class Step extends Abort implements Deadline {
     if (sources.closed.aborted) this.abort();
   }
 
-  override get closeOnly(): boolean {
-    return this.#signal === undefined && this.timer === undefined && this.at === Infinity &&
-      !this.aborted;
-  }
-
   /** The timeout passed: marks the step timed out and aborts it. */
   expire(): void {
     this.timedOut = true;

@@ -1,7 +1,6 @@
 // The transport over a `fetch`: Deno's pool, the global `fetch` of Bun,
 // workerd and browsers, or the caller's own (`withFetch`). Decodes a body
-// the fetch leaves encoded, and watches a step sent without a signal for
-// the client's close.
+// the fetch leaves encoded.
 
 import type { FetchLike, NetworkOptions, Pool, Transport, WireResponse } from "./types.ts";
 import {
@@ -11,7 +10,6 @@ import {
   RuntimeLimitError,
   runtimeName,
 } from "./failures.ts";
-import type { Abort } from "./types.ts";
 
 /** How {@linkcode fetchTransport} adapts a `fetch`. */
 export interface FetchTransportOptions {
@@ -51,8 +49,7 @@ export function globalFetchPool(network: NetworkOptions): Pool {
 /**
  * A transport over a `fetch`-compatible function: the pool's on Deno, or
  * a custom one (`withFetch`). Redirects are left to the caller
- * (`redirect: "manual"`). A step that only the client's close can end
- * sends without a signal ({@linkcode headWhileOpen}).
+ * (`redirect: "manual"`).
  */
 export function fetchTransport(
   fetchLike: FetchLike,
@@ -60,9 +57,11 @@ export function fetchTransport(
 ): Transport {
   const { init: extra, inflate = false } = options;
   return async (request, abort) => {
-    const init: RequestInit = { method: request.method, redirect: "manual" };
-    const watched = abort.closeOnly ? abort : undefined;
-    if (watched === undefined) init.signal = abort.signal();
+    const init: RequestInit = {
+      method: request.method,
+      redirect: "manual",
+      signal: abort.signal(),
+    };
     // No headers at all is cheaper for fetch than an empty record.
     for (const _ in request.headers) {
       init.headers = request.headers;
@@ -77,8 +76,7 @@ export function fetchTransport(
     if (extra !== undefined) Object.assign(init, extra);
     let response: Response;
     try {
-      const pending = fetchLike(request.url, init);
-      response = watched === undefined ? await pending : await headWhileOpen(pending, watched);
+      response = await fetchLike(request.url, init);
     } catch (error) {
       throw headOverflow(error) ?? error;
     }
@@ -90,7 +88,7 @@ export function fetchTransport(
       const { status, headers } = response;
       return { status, headers, location: headers.get("location"), body: null };
     }
-    return new FetchResponse(response, inflate, watched);
+    return new FetchResponse(response, inflate);
   };
 }
 
@@ -124,16 +122,13 @@ class FetchResponse implements WireResponse {
   readonly headers: Headers;
   readonly #response: Response;
   readonly #inflate: boolean;
-  /** The step a fetch sent without a signal watches for the client's close. */
-  readonly #watched: Abort | undefined;
   #body: ReadableStream<Uint8Array> | null | undefined = undefined;
 
-  constructor(response: Response, inflate: boolean, watched: Abort | undefined) {
+  constructor(response: Response, inflate: boolean) {
     this.status = response.status;
     this.headers = response.headers;
     this.#response = response;
     this.#inflate = inflate;
-    this.#watched = watched;
   }
 
   get location(): string | null {
@@ -147,25 +142,18 @@ class FetchResponse implements WireResponse {
       ? undefined
       : this.headers.get("content-encoding")?.trim().toLowerCase() || undefined;
     // An unencoded body is the fetch's own stream: a byte stream, read in place.
-    const decoded = coding === undefined
+    return this.#body = coding === undefined
       ? body
       : decodedBody(body as ReadableStream, coding, this.#inflate);
-    // Without a signal, the close reaches a read only through the watch, a
-    // body of known length too (a streamed call reads a large one by chunks).
-    this.#body = decoded === null || this.#watched === undefined
-      ? decoded
-      : bodyWhileOpen(decoded, this.#watched);
-    return this.#body;
   }
 
   /** `Response.bytes()` where the runtime has it (Deno, Node 22): one allocation, no copy. */
   readAll(): Promise<Uint8Array> {
     const response = this.#response;
     const { bytes } = response as { bytes?: () => Promise<Uint8Array> };
-    const pending = typeof bytes === "function"
+    return typeof bytes === "function"
       ? bytes.call(response)
       : response.arrayBuffer().then((buffer) => new Uint8Array(buffer));
-    return this.#watched === undefined ? pending : readWhileOpen(pending, this.#watched);
   }
 }
 
@@ -254,87 +242,4 @@ async function inflating(
       Uint8Array
     >,
   ).getReader();
-}
-
-// A fetch sent without a signal: when nothing but the client's close can
-// end a step (no timeout, no caller's signal), the fetch transport gives
-// `fetch` no `AbortSignal` (on Deno, each one costs a dependent signal with
-// WeakRefs and a FinalizationRegistry entry per request) and watches the
-// step here instead. A close then fails the exchange at once: a head that
-// arrives later has its body cancelled; a body read as a stream is cancelled
-// at once; `Response.bytes()` cannot be stopped, so a body read that way
-// runs on to its end in the background, unread.
-
-/** What an exchange ended by the close fails with (the client names the close). */
-function closedError(): DOMException {
-  return new DOMException("The client was closed", "AbortError");
-}
-
-/**
- * `pending` until `abort`, which rejects at once; `onLate` gets what
- * `pending` resolves to after that.
- */
-function whileOpen<T>(pending: Promise<T>, abort: Abort, onLate?: (late: T) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(closedError());
-    abort.onAbort(onAbort);
-    pending.then((value) => {
-      abort.offAbort(onAbort);
-      if (abort.aborted) onLate?.(value);
-      else resolve(value);
-    }, (error) => {
-      abort.offAbort(onAbort);
-      reject(error);
-    });
-  });
-}
-
-/** Waits for the head of a fetch until `abort`; a head that arrives later has its body cancelled. */
-export function headWhileOpen(pending: Promise<Response>, abort: Abort): Promise<Response> {
-  return whileOpen(pending, abort, cancelBody);
-}
-
-function cancelBody(late: Response): void {
-  late.body?.cancel().catch(() => {});
-}
-
-/** Waits for a whole-body read until `abort`; its late result is dropped. */
-export function readWhileOpen(pending: Promise<Uint8Array>, abort: Abort): Promise<Uint8Array> {
-  return whileOpen(pending, abort);
-}
-
-/**
- * `body`, failed and cancelled at once when `abort` fires: a read waiting
- * for the next chunk rejects then, rather than when the chunk comes. The
- * body is not locked before the first read (a reader of the whole body,
- * `Response.bytes()`, may take it instead).
- */
-export function bodyWhileOpen(
-  body: ReadableStream<Uint8Array>,
-  abort: Abort,
-): ReadableStream<Uint8Array> {
-  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  let failNow: ((error: unknown) => void) | undefined;
-  const onAbort = () => {
-    failNow?.(closedError());
-    // A body taken by another reader cannot be cancelled here: that read is watched itself.
-    (reader ?? body).cancel().catch(() => {});
-  };
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      failNow = (error) => controller.error(error);
-      abort.onAbort(onAbort);
-    },
-    async pull(controller) {
-      const { done, value } = await (reader ??= body.getReader()).read();
-      if (abort.aborted) return;
-      if (!done) return controller.enqueue(value);
-      abort.offAbort(onAbort);
-      controller.close();
-    },
-    cancel(reason) {
-      abort.offAbort(onAbort);
-      return (reader ?? body).cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }

@@ -262,16 +262,6 @@ export class Abort {
     if (index !== -1) this.#others!.splice(index, 1);
   }
 
-  /**
-   * True when only the client's close can abort this: no timeout, no
-   * caller's signal, not aborted yet. A transport may then do without an
-   * `AbortSignal` ({@linkcode Abort.signal}) and watch {@linkcode Abort.onAbort}
-   * instead.
-   */
-  get closeOnly(): boolean {
-    return false;
-  }
-
   /** An `AbortSignal` that aborts with this. */
   signal(): AbortSignal {
     const controller = new AbortController();
