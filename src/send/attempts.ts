@@ -19,7 +19,7 @@ import { RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
 import { parseRetryAfter } from "../http/headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
-import { Step, untilAborted } from "./deadline.ts";
+import { Step, withinStep } from "./deadline.ts";
 import { callExpired, startStepTimeout, waitPassesDeadline } from "./deadline.ts";
 import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./deadline.ts";
 import type { SendOptions } from "./chain.ts";
@@ -273,7 +273,7 @@ async function wait(
   const step = new Step(options);
   try {
     startStepTimeout(step, null, options);
-    await untilAborted(announce(), step, () => stepEndedError(request, step, options));
+    await withinStep(announce(), step, request, options);
     // The hooks took some of the time the wait had.
     if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
     await options.retry.sleep(ms, step.signal());

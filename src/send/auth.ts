@@ -10,10 +10,9 @@ import { describeType } from "../models/_validate.ts";
 import { headerValue } from "../http/headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { originOf } from "../http/url.ts";
-import { Step, untilAborted } from "./deadline.ts";
+import { Step, withinStep } from "./deadline.ts";
 import { attemptTimeout, startStepTimeout } from "./deadline.ts";
 import type { SendOptions } from "./chain.ts";
-import { stepEndedError } from "./deadline.ts";
 import { type HopAuth, sendWithRedirects } from "./redirects.ts";
 
 // Where a client's credentials may go, worked out once from its
@@ -106,7 +105,7 @@ export async function sendAuthenticated(
       let credentialed = false;
       if (hook !== undefined) {
         const until = <T>(pending: Promise<T>): Promise<T> =>
-          untilAborted(pending, step, () => stepEndedError(hooked, step, options));
+          withinStep(pending, step, hooked, options);
         // The token hook finds the client's sender on the call's context, or on the 401 it refreshes after.
         bindTokenSender(failed ?? context, options.tokenSender);
         if (failed !== undefined) {

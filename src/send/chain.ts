@@ -33,8 +33,8 @@ import {
   type CallTimeouts,
   startStepTimeout,
   Step,
-  stepEndedError,
-  untilAborted,
+  stepEnded,
+  withinStep,
 } from "./deadline.ts";
 import type { ProgressCallback } from "../transport/body.ts";
 import type { Abort, Transport } from "../transport/types.ts";
@@ -154,17 +154,11 @@ export class ExchangeRun {
   #watchStep(): void {
     if (this.#onStepAbort !== undefined) return;
     const onStepAbort = this.#onStepAbort = () => {
-      const failure = this.#failure();
+      const failure = stepEnded(this.request, this.step, this.options);
       this.#controller?.abort(failure);
       this.ended({ error: failure });
     };
     this.step.onAbort(onStepAbort);
-  }
-
-  /** What ends a wait of the chain once the step has ended. */
-  #failure(): unknown {
-    const { request, step, options } = this;
-    return stepEndedError(request, step, options) ?? new Error("Step aborted");
   }
 
   onEnd(listener: (outcome: ExchangeOutcome) => void): void {
@@ -256,7 +250,7 @@ export class ExchangeRun {
     );
     try {
       const sent = run.settle(runChain(run, request, from));
-      return await untilAborted(sent, step, () => run.#failure());
+      return await withinStep(sent, step, request, own);
     } finally {
       step.release();
     }
@@ -293,7 +287,7 @@ export class ExchangeRun {
     try {
       // Settled through the run, so that its links' onEnd() hear its end (a hedge's place given back).
       const sent = run.settle(runChain(run, request, from));
-      const response = await untilAborted(sent, step, () => run.#failure());
+      const response = await withinStep(sent, step, this.request, own);
       if (!whenBodySettled(response, done)) done();
       return response;
     } catch (error) {
@@ -331,7 +325,7 @@ export class ExchangeRun {
       return Promise.reject(error).catch(failed);
     }
     if (pending === undefined) return undefined;
-    return untilAborted(pending, step, () => this.#failure()).catch(failed);
+    return withinStep(pending, step, request, options).catch(failed);
   }
 }
 

@@ -170,21 +170,23 @@ interface StepOwner {
 }
 
 /**
- * Waits for `pending` while `abort` holds: once it aborts, rejects with
- * `failure()` at once. `pending` itself runs on (a token fetch other calls
- * share is not cancelled), and what it settles to later is ignored.
+ * Waits for `pending` while `step` holds: once the step has ended, rejects
+ * at once with what ended it ({@linkcode stepEnded}). `pending` itself runs
+ * on (a token fetch other calls share is not cancelled), and what it
+ * settles to later is ignored.
  */
-export function untilAborted<T>(
+export function withinStep<T>(
   pending: Promise<T>,
-  abort: Abort,
-  failure: () => unknown,
+  step: Step,
+  request: HttpRequest,
+  options: Pick<AbortSources, "closed" | "signal">,
 ): Promise<T> {
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(failure());
-    abort.onAbort(onAbort);
+    const onAbort = () => reject(stepEnded(request, step, options));
+    step.onAbort(onAbort);
     Promise.resolve(pending).then(
-      (value) => (abort.offAbort(onAbort), resolve(value)),
-      (error) => (abort.offAbort(onAbort), reject(error)),
+      (value) => (step.offAbort(onAbort), resolve(value)),
+      (error) => (step.offAbort(onAbort), reject(error)),
     );
   });
 }
@@ -422,6 +424,18 @@ export function stepEndedError(
     return error;
   }
   return abortedCallError(request, options, cause);
+}
+
+/**
+ * What a wait in the ended `step` of `request` fails with: its exception
+ * ({@linkcode stepEndedError}), or a plain abort for a step ended otherwise.
+ */
+export function stepEnded(
+  request: HttpRequest,
+  step: Step,
+  options: Pick<AbortSources, "closed" | "signal">,
+): unknown {
+  return stepEndedError(request, step, options) ?? new Error("Step aborted");
 }
 
 /** The exceptions of steps that the call's total timeout ended. */

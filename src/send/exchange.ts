@@ -13,7 +13,7 @@ import {
 } from "../errors.ts";
 import { countExchange, type RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
-import { type AbortSources, type Step, stepEndedError, untilAborted } from "./deadline.ts";
+import { type AbortSources, type Step, stepEndedError, withinStep } from "./deadline.ts";
 import { cancelTimeout } from "./deadline.ts";
 import { checkedLength, discardBody, readBody, readWhole } from "../transport/body.ts";
 import {
@@ -122,7 +122,7 @@ function oneExchange(
     reason,
   );
   const sent = run.settle(chain.runChain(run, hop));
-  return untilAborted(sent, step, () => ended(request, step, options));
+  return withinStep(sent, step, request, options);
 }
 
 /**
@@ -164,11 +164,7 @@ async function exchange(
     if (jar !== undefined) {
       const lines = headerValuesOf(response.headers, "set-cookie");
       // A jar is the caller's code: the step's timeout, signal and close bound the wait for it.
-      const stored = untilAborted(
-        storeCookies(jar, lines, wire.url),
-        step,
-        () => ended(request, step, options),
-      );
+      const stored = withinStep(storeCookies(jar, lines, wire.url), step, request, options);
       await stored.catch(async (error) => {
         await discardBody(response);
         throw error;
@@ -240,11 +236,6 @@ let chain: typeof import("./chain.ts") | undefined;
 
 /** The chain's end: the transport's exchange, and the one mapping of its failures. */
 const END: ChainEnd = { exchange, clientError: toClientError };
-
-/** What a wait of the chain fails with once `step` has ended. */
-function ended(request: HttpRequest, step: Step, options: SendOptions): unknown {
-  return stepEndedError(request, step, options) ?? new Error("Step aborted");
-}
 
 /**
  * True when the client follows `response` to `hop`'s next hop: a redirect
