@@ -273,6 +273,15 @@ export interface StreamedBody {
    * `read()` still give it.
    */
   held?(): Uint8Array | undefined;
+  /**
+   * Calls `listener` once, when the body is done (read to its end,
+   * cancelled or failed): the client's count of calls in flight and the
+   * exchange's end wait for it. False, calling nothing, when it is done
+   * already or tells no end (a body in memory).
+   */
+  whenSettled?(listener: () => void): boolean;
+  /** The body this one passes on, when it wraps another (an observed one): the two are one body. */
+  readonly source?: StreamedBody | undefined;
 }
 
 /** The unread bodies of streamed responses (a buffered response is never in it). */
@@ -281,6 +290,15 @@ const STREAMED: WeakMap<HttpResponse, StreamedBody> = new WeakMap();
 /** The unread body of a streamed `response` (for middleware that wraps it), or `undefined`. */
 export function streamedBodyOf(response: HttpResponse): StreamedBody | undefined {
   return STREAMED.get(response);
+}
+
+/**
+ * Calls `listener` once the streamed body of `response` is done
+ * ({@linkcode StreamedBody.whenSettled}); false, calling nothing, when it has
+ * none, or it is done already or tells no end.
+ */
+export function whenBodySettled(response: HttpResponse, listener: () => void): boolean {
+  return STREAMED.get(response)?.whenSettled?.(listener) ?? false;
 }
 
 /** The bodies of streamed responses that `read()` buffered, by response. */

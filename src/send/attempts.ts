@@ -14,17 +14,14 @@ import { ConnectionException, HttpClientException, TimeoutException } from "../e
 import { bindRequestCredentials, HttpRequest } from "../models/request.ts";
 import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
 import { leavesOrigin } from "../http/url.ts";
-import { bindResponseContext, HttpResponse } from "../models/response.ts";
+import { bindResponseContext, HttpResponse, whenBodySettled } from "../models/response.ts";
 import { RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
 import { parseRetryAfter } from "../http/headers.ts";
 import { isOneShot } from "../http/raw_body.ts";
-import { Step, withinStep } from "./deadline.ts";
-import { callExpired, startStepTimeout, waitPassesDeadline } from "./deadline.ts";
-import { endedByTotalTimeout, retryPastDeadlineError, stepEndedError } from "./deadline.ts";
+import { callExpired, endedByTotalTimeout, retryWait } from "./deadline.ts";
 import type { SendOptions } from "./chain.ts";
 import { type AuthOptions, sendAuthenticated } from "./auth.ts";
-import { whenBodySettled } from "./body.ts";
 import { callMessage, channelsLookUp, isTraced, requestChannel, traced } from "./channels.ts";
 
 /** Everything one call needs besides its request. */
@@ -179,7 +176,7 @@ async function attemptCall(
       try {
         const info: RetryInfo = { delayMs: delay, ...outcome };
         const hooks = "response" in outcome ? options.responseHooks : options.errorHooks;
-        await wait(delay, context.request, options, () => runRetryHooks(hooks, context, info));
+        await retryWait(delay, context.request, options, () => runRetryHooks(hooks, context, info));
       } catch (error) {
         await runErrorHooks(options.errorHooks, error, context);
         throw error;
@@ -255,33 +252,6 @@ function bindErrorCredentials(error: unknown, names: CredentialNames | undefined
   const { request, response } = error as { request?: unknown; response?: unknown };
   if (request instanceof HttpRequest) bindRequestCredentials(request, names);
   if (response instanceof HttpResponse) bindRequestCredentials(response.request, names);
-}
-
-/**
- * Waits `ms` before a retry, once `announce` has told the hooks; a wait past
- * the deadline fails at once, untold. The hooks are told within the call: an
- * `onRetry` that never settles is left behind at the call's total timeout,
- * its signal or the client's close, as the wait itself is.
- */
-async function wait(
-  ms: number,
-  request: HttpRequest,
-  options: LifecycleOptions,
-  announce: () => Promise<void>,
-): Promise<void> {
-  if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
-  const step = new Step(options);
-  try {
-    startStepTimeout(step, null, options);
-    await withinStep(announce(), step, request, options);
-    // The hooks took some of the time the wait had.
-    if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
-    await options.retry.sleep(ms, step.signal());
-  } catch (error) {
-    throw stepEndedError(request, step, options, error) ?? error;
-  } finally {
-    step.release();
-  }
 }
 
 // The hook layers of one attempt: plain functions over the hook lists, which

@@ -128,41 +128,6 @@ export function streamedCall(
 }
 
 /**
- * The wire body under `response`'s streamed body: its own, or the one a
- * wrapper of it carries ({@linkcode carryBody}). A copy of a response that
- * holds the same body (`withHeaders()`) holds the same wire body.
- */
-function wireBodyOf(response: HttpResponse): WireBody | undefined {
-  const streamed = streamedBodyOf(response);
-  if (streamed === undefined) return undefined;
-  return streamed instanceof WireBody ? streamed : carried.get(streamed);
-}
-
-/**
- * Calls `listener` once the body of `response` is done; false (calling
- * nothing) when it is not an unread streamed body of this module.
- */
-export function whenBodySettled(response: HttpResponse, listener: () => void): boolean {
-  const body = wireBodyOf(response);
-  if (body === undefined || body.settled) return false;
-  const previous = body.listener;
-  body.listener = previous === undefined ? listener : () => (previous(), listener());
-  return true;
-}
-
-/**
- * Makes `to` (a response whose streamed body wraps that of `from`: an
- * observed one) tell the same body's end: the client's count of calls in
- * flight and the exchange's end then wait for it as for `from`'s.
- */
-export function carryBody(from: HttpResponse, to: HttpResponse): HttpResponse {
-  const body = wireBodyOf(from);
-  const wrapper = streamedBodyOf(to);
-  if (body !== undefined && wrapper !== undefined && wrapper !== body) carried.set(wrapper, body);
-  return to;
-}
-
-/**
  * The most bytes of a streamed error's body (a 4xx or 5xx) read with its
  * head, so that `raiseForStatus()` quotes the server's reason as it does
  * for a buffered response: an error body is small, and sent with its head.
@@ -178,17 +143,9 @@ const HELD_ERROR_BODY = 4 * 1024;
 export function holdErrorBody(response: HttpResponse): Promise<void> | undefined {
   const { statusCode } = response;
   if (statusCode < 400 || statusCode > 599) return undefined;
-  return wireBodyOf(response)?.hold(HELD_ERROR_BODY);
+  const body = streamedBodyOf(response);
+  return body instanceof WireBody ? body.hold(HELD_ERROR_BODY) : undefined;
 }
-
-/** True when `a` and `b` hold the same streamed body (one carries the other's: {@linkcode carryBody}). */
-export function sharesBody(a: HttpResponse, b: HttpResponse): boolean {
-  const body = wireBodyOf(a);
-  return body !== undefined && body === wireBodyOf(b);
-}
-
-/** The wire bodies that wrappers of them carry, by wrapper. */
-const carried = new WeakMap<StreamedBody, WireBody>();
 
 // The body of a streamed call as its one stream.
 
@@ -227,7 +184,7 @@ export interface StreamedExchange {
  */
 class WireBody implements StreamedBody {
   settled = false;
-  listener: (() => void) | undefined = undefined;
+  #listener: (() => void) | undefined = undefined;
   readonly maxResponseBytes: number;
   readonly #inner: ReadableStream<Uint8Array> | null;
   #reader: ReadableStreamDefaultReader<Uint8Array> | undefined = undefined;
@@ -316,6 +273,13 @@ class WireBody implements StreamedBody {
 
   held(): Uint8Array | undefined {
     return this.#held;
+  }
+
+  whenSettled(listener: () => void): boolean {
+    if (this.settled) return false;
+    const previous = this.#listener;
+    this.#listener = previous === undefined ? listener : () => (previous(), listener());
+    return true;
   }
 
   /**
@@ -500,8 +464,8 @@ class WireBody implements StreamedBody {
     this.#timeout?.stop();
     this.#options.closed.removeEventListener("abort", this.#onAbort);
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
-    const listener = this.listener;
-    this.listener = undefined;
+    const listener = this.#listener;
+    this.#listener = undefined;
     listener?.();
   }
 }

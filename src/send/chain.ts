@@ -20,13 +20,14 @@ import {
   headOf,
   HttpResponse,
   receivedResponse,
+  type StreamedBody,
   streamedBodyOf,
   streamedResponse,
+  whenBodySettled,
 } from "../models/response.ts";
 import { describeType } from "../models/_validate.ts";
 import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
 import type { CookieJarLike } from "../cookies/jar.ts";
-import { carryBody, sharesBody, whenBodySettled } from "./body.ts";
 import {
   type AbortSources,
   attemptTimeout,
@@ -428,8 +429,19 @@ class DroppedBodies {
 
   #dropped(response: HttpResponse): boolean {
     const kept = this.#kept;
-    return kept === undefined || (response !== kept && !sharesBody(response, kept));
+    return kept === undefined || (response !== kept && !sameBody(response, kept));
   }
+}
+
+/** True when `a` and `b` hold one streamed body (the one observes the other's). */
+function sameBody(a: HttpResponse, b: HttpResponse): boolean {
+  const body = sourceOf(a);
+  return body !== undefined && body === sourceOf(b);
+}
+
+function sourceOf(response: HttpResponse): StreamedBody | undefined {
+  const body = streamedBodyOf(response);
+  return body?.source ?? body;
 }
 
 /** The public {@linkcode Exchange} of the link at `index` of `run`. */
@@ -519,8 +531,9 @@ class LinkExchange implements Exchange {
  * `response` with its streamed body watched by `observer` as the caller
  * reads it (a stream taken passes each chunk on as it is pulled, nothing
  * read ahead; a body read whole is one chunk); a buffered response is told
- * at once and returned as it is. The watched response carries the same
- * body: its end is the exchange's, as the original's was.
+ * at once and returned as it is. The watched response's body is the
+ * original's passed on (its `source`): its end is the exchange's, as the
+ * original's was.
  */
 function observed(response: HttpResponse, observer: BodyObserver): HttpResponse {
   const body = streamedBodyOf(response);
@@ -530,53 +543,52 @@ function observed(response: HttpResponse, observer: BodyObserver): HttpResponse 
     return response;
   }
   const init = headOf(response);
-  return carryBody(
-    response,
-    streamedResponse(init, {
-      take: () => {
-        // Pulled only when the caller reads (no high-water mark): nothing is read ahead.
-        const reader = body.take().getReader();
-        return new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            let read: ReadableStreamReadResult<Uint8Array>;
-            try {
-              read = await reader.read();
-            } catch (error) {
-              observer.onError?.(error);
-              throw error;
-            }
-            if (read.done) {
-              observer.onEnd?.();
-              controller.close();
-            } else {
-              observer.onChunk?.(read.value);
-              controller.enqueue(read.value);
-            }
-          },
-          cancel(reason) {
-            observer.onCancel?.();
-            return reader.cancel(reason);
-          },
-        }, { highWaterMark: 0 });
-      },
-      read: async () => {
-        let read: HttpResponse;
-        try {
-          read = await body.read();
-        } catch (error) {
-          observer.onError?.(error);
-          throw error;
-        }
-        observer.onChunk?.(read.content);
-        observer.onEnd?.();
-        return receivedResponse({ ...init, content: read.content });
-      },
-      cancel: () => {
-        observer.onCancel?.();
-        return body.cancel();
-      },
-      maxResponseBytes: body.maxResponseBytes,
-      held: () => body.held?.(),
-    }),
-  );
+  return streamedResponse(init, {
+    take: () => {
+      // Pulled only when the caller reads (no high-water mark): nothing is read ahead.
+      const reader = body.take().getReader();
+      return new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          let read: ReadableStreamReadResult<Uint8Array>;
+          try {
+            read = await reader.read();
+          } catch (error) {
+            observer.onError?.(error);
+            throw error;
+          }
+          if (read.done) {
+            observer.onEnd?.();
+            controller.close();
+          } else {
+            observer.onChunk?.(read.value);
+            controller.enqueue(read.value);
+          }
+        },
+        cancel(reason) {
+          observer.onCancel?.();
+          return reader.cancel(reason);
+        },
+      }, { highWaterMark: 0 });
+    },
+    read: async () => {
+      let read: HttpResponse;
+      try {
+        read = await body.read();
+      } catch (error) {
+        observer.onError?.(error);
+        throw error;
+      }
+      observer.onChunk?.(read.content);
+      observer.onEnd?.();
+      return receivedResponse({ ...init, content: read.content });
+    },
+    cancel: () => {
+      observer.onCancel?.();
+      return body.cancel();
+    },
+    maxResponseBytes: body.maxResponseBytes,
+    held: () => body.held?.(),
+    whenSettled: (listener) => body.whenSettled?.(listener) ?? false,
+    source: body.source ?? body,
+  });
 }

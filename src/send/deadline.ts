@@ -70,12 +70,46 @@ export function callExpired(options: CallTimeouts, now = performance.now()): boo
 }
 
 /** True when a wait of `ms` starting now would end past the call's total timeout. */
-export function waitPassesDeadline(
+function waitPassesDeadline(
   options: CallTimeouts,
   ms: number,
   now = performance.now(),
 ): boolean {
   return options.endsAt !== undefined && now + ms > options.endsAt;
+}
+
+/**
+ * Waits `ms` before a retry of `request`, once `announce` has told the
+ * hooks: a step of its own, with no timeout but what remains of the total.
+ * A wait past the call's total timeout fails at once, untold. The hooks are
+ * told within the call: an `onRetry` that never settles is left behind at
+ * the call's total timeout, its signal or the client's close, as the wait
+ * itself is.
+ */
+export async function retryWait(
+  ms: number,
+  request: HttpRequest,
+  options: CallTimeouts & AbortSources & { readonly retry: RetrySleep },
+  announce: () => Promise<void>,
+): Promise<void> {
+  if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
+  const step = new Step(options);
+  try {
+    startStepTimeout(step, null, options);
+    await withinStep(announce(), step, request, options);
+    // The hooks took some of the time the wait had.
+    if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
+    await options.retry.sleep(ms, step.signal());
+  } catch (error) {
+    throw stepEndedError(request, step, options, error) ?? error;
+  } finally {
+    step.release();
+  }
+}
+
+/** The sleep of the retry policy (a fake clock's in tests). */
+interface RetrySleep {
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 /** What ties a step to its call: the client's close and the caller's signal. */
@@ -453,7 +487,7 @@ export function endedByTotalTimeout(error: unknown): boolean {
  * The exception for a call whose retry wait of `ms` would end past its
  * total timeout: it fails at once rather than wait for a try it cannot make.
  */
-export function retryPastDeadlineError(
+function retryPastDeadlineError(
   request: HttpRequest,
   ms: number,
   options: CallTimeouts,

@@ -43,11 +43,11 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 /** A redirect the client follows; its body was discarded, never read. */
 export class Redirect {
   /**
-   * @param status The 3xx status.
    * @param location The `Location` header as received.
    * @param url The URL the redirect came from.
+   * @param toGet True when the next hop is a GET without a body ({@linkcode turnsIntoGet}).
    */
-  constructor(readonly status: number, readonly location: string, readonly url: string) {}
+  constructor(readonly location: string, readonly url: string, readonly toGet: boolean) {}
 }
 
 /**
@@ -84,7 +84,8 @@ export async function sendSingleRequest(
     return response;
   }
   if (response.isStreamed) await response.cancel();
-  return new Redirect(response.statusCode, response.headers.location!, response.url);
+  const toGet = turnsIntoGet(response.statusCode, hop.method);
+  return new Redirect(response.headers.location!, response.url, toGet);
 }
 
 /** `hop` through the middleware chain, if any, and the transport: one exchange. */
@@ -257,7 +258,7 @@ function followed(response: HttpResponse, hop: HttpRequest, options: SendOptions
  * with its body is what its sender asked for; its 303 means "GET the
  * results there".
  */
-export function turnsIntoGet(status: number, method: string): boolean {
+function turnsIntoGet(status: number, method: string): boolean {
   return (status === 301 && method === "POST") ||
     (status === 302 && method !== "HEAD" && method !== "QUERY") ||
     (status === 303 && method !== "HEAD");

@@ -12,7 +12,7 @@ import { redactUrl } from "../masking/views.ts";
 import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
 import { leavesOrigin } from "../http/url.ts";
 import type { Step } from "./deadline.ts";
-import { Redirect, sendSingleRequest, turnsIntoGet } from "./exchange.ts";
+import { Redirect, sendSingleRequest } from "./exchange.ts";
 import type { SendOptions } from "./chain.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
 
@@ -64,7 +64,7 @@ export async function sendWithRedirects(
     if (count === options.maxRedirects) throw tooManyRedirects(request, count);
     const next = nextUrl(request, answer.location, answer.url);
     const left = leavesOrigin(new URL(answer.url), next);
-    hop = redirectRequest(hop, answer.status, next, left, authHeaders, options.credentialHeaders);
+    hop = redirectRequest(hop, answer.toGet, next, left, authHeaders, options.credentialHeaders);
     if (left && auth !== undefined) {
       const reapplied = await auth.reapply(hop);
       hop = reapplied.request;
@@ -95,8 +95,9 @@ function nextUrl(request: HttpRequest, location: string, from: string): URL {
 }
 
 /**
- * The request for the hop to `to`: turned into a GET without a body where
- * {@linkcode turnsIntoGet} says, else with the method and body (a stream
+ * The request for the hop to `to`: turned into a GET without a body when
+ * `toGet` (the exchange tells it with the redirect, as httpx does: a 303,
+ * a 302, a 301 after a POST), else with the method and body (a stream
  * body never gets here: sendSingleRequest returns such a redirect as the
  * response). A hop that `left` the origin
  * (another origin, or https to http) drops the credential headers (the
@@ -105,13 +106,12 @@ function nextUrl(request: HttpRequest, location: string, from: string): URL {
  */
 function redirectRequest(
   hop: HttpRequest,
-  status: number,
+  toGet: boolean,
   to: URL,
   left: boolean,
   authHeaders: ReadonlySet<string>,
   credentials: CredentialNames | undefined,
 ): HttpRequest {
-  const toGet = turnsIntoGet(status, hop.method);
   const dropped = (name: string): boolean => {
     const lower = name.toLowerCase();
     return (left && (isCredentialHeader(lower, credentials) || authHeaders.has(lower))) ||
