@@ -104,22 +104,32 @@ export interface BackgroundWork {
  * mapping of what it throws to the library's exceptions.
  */
 export interface ChainEnd {
-  /** Sends `sent` through the transport in `step`; failures name `request`. */
-  exchange(
-    sent: HttpRequest,
-    request: HttpRequest,
-    step: Step,
-    since: number,
-    options: SendOptions,
-    clock: ExchangeClock,
-    context: RequestContext,
-  ): Promise<HttpResponse>;
-  /** The library's exception for what a transport (or a destination check) threw. */
-  clientError(error: unknown, request: HttpRequest, step: Step, options: SendOptions): unknown;
+  /** Sends `sent` through the transport in the step of `sending`; failures name its request. */
+  exchange(sending: Sending, sent: HttpRequest, clock: ExchangeClock): Promise<HttpResponse>;
+  /** The library's exception for what a transport (or a destination check) threw in `sending`. */
+  clientError(error: unknown, sending: Sending): unknown;
+}
+
+/**
+ * One sending of a call's request, as the redirect layer makes it for the
+ * auth layer's step: what each of its exchanges (a hop, a link's own send)
+ * needs besides the request it sends.
+ */
+export interface Sending {
+  /** The call's options. */
+  readonly options: SendOptions;
+  /** The call's context. */
+  readonly context: RequestContext;
+  /** The step its exchanges run in: their timeout, the caller's signal, the client's close. */
+  readonly step: Step;
+  /** The request its failures name: the first hop, whatever redirects followed. */
+  readonly request: HttpRequest;
+  /** When it started, on the `performance.now()` clock: a response's `elapsedMs` counts from it. */
+  readonly since: number;
 }
 
 /** What one exchange's links share: its state, and what each link's {@linkcode Exchange} reads. */
-export class ExchangeRun {
+export class ExchangeRun implements Sending {
   /** Where this exchange's time goes: its start, the traffic controls' waits, the transport's phases. */
   readonly clock: ExchangeClock = new ExchangeClock(performance.now());
   #ended = false;
@@ -127,20 +137,30 @@ export class ExchangeRun {
   #controller: AbortController | undefined = undefined;
   #onStepAbort: (() => void) | undefined = undefined;
 
+  readonly options: SendOptions;
+  readonly context: RequestContext;
+  readonly step: Step;
+  /** The request its failures name (the call's, or a background send's). */
+  readonly request: HttpRequest;
+  readonly since: number;
+
   constructor(
     readonly links: readonly MiddlewareFunction[],
-    readonly context: RequestContext,
-    readonly step: Step,
-    readonly since: number,
-    readonly options: SendOptions,
-    /** The request its failures name (the call's, or a background send's). */
-    readonly request: HttpRequest,
+    sending: Sending,
     readonly end: ChainEnd,
     readonly attempt: number,
     readonly reason: ExchangeReason,
     /** The index of the first link this run sends through ({@linkcode ExchangeRun.settle} checks its result). */
     readonly first = 0,
-  ) {}
+  ) {
+    ({
+      options: this.options,
+      context: this.context,
+      step: this.step,
+      request: this.request,
+      since: this.since,
+    } = sending);
+  }
 
   /** The signal the links read, made when first asked for: most exchanges never need one. */
   get signal(): AbortSignal {
@@ -237,18 +257,8 @@ export class ExchangeRun {
     const client = own.timeout;
     const longer = seconds === null || client === null ? null : Math.max(seconds, client);
     startStepTimeout(step, longer, own, since);
-    const run = new ExchangeRun(
-      this.links,
-      this.context,
-      step,
-      since,
-      own,
-      request,
-      this.end,
-      this.attempt,
-      this.reason,
-      from,
-    );
+    const sending = { options: own, context: this.context, step, request, since };
+    const run = new ExchangeRun(this.links, sending, this.end, this.attempt, this.reason, from);
     try {
       const sent = run.settle(runChain(run, request, from));
       return await withinStep(sent, step, request, own);
@@ -272,18 +282,9 @@ export class ExchangeRun {
     const follow = () => parent.timedOut ? step.expire() : step.abort();
     parent.onAbort(follow);
     if (parent.aborted) follow();
-    const run = new ExchangeRun(
-      this.links,
-      this.context,
-      step,
-      this.since,
-      own,
-      this.request,
-      this.end,
-      this.attempt,
-      this.reason,
-      from,
-    );
+    const { context, since } = this;
+    const sending = { options: own, context, step, request: this.request, since };
+    const run = new ExchangeRun(this.links, sending, this.end, this.attempt, this.reason, from);
     const done = () => (parent.offAbort(follow), step.release());
     try {
       // Settled through the run, so that its links' onEnd() hear its end (a hedge's place given back).
@@ -317,7 +318,7 @@ export class ExchangeRun {
     const check = options.checkDestination;
     if (check === undefined) return undefined;
     const failed = (error: unknown) => {
-      throw end.clientError(error, request, step, options);
+      throw end.clientError(error, this);
     };
     let pending: Promise<void> | undefined;
     try {
@@ -351,8 +352,7 @@ export function runChain(run: ExchangeRun, request: unknown, from = 0): Promise<
   }
   const { links } = run;
   if (from === links.length) {
-    const { step, since, options, clock, context } = run;
-    return run.end.exchange(request, run.request, step, since, options, clock, context);
+    return run.end.exchange(run, request, run.clock);
   }
   const link = links[from]!;
   const exchange = new LinkExchange(run, from);

@@ -13,8 +13,7 @@ import {
 } from "../errors.ts";
 import { countExchange, type RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
-import { type AbortSources, type Step, stepEndedError, withinStep } from "./deadline.ts";
-import { cancelTimeout } from "./deadline.ts";
+import { cancelTimeout, stepEndedError, withinStep } from "./deadline.ts";
 import { checkedLength, discardBody, readBody, readWhole } from "../transport/body.ts";
 import {
   blockedIn,
@@ -33,7 +32,7 @@ import { resumable } from "./resume.ts";
 import { exchangeChannel, exchangeMessage, isTraced, traced } from "./channels.ts";
 import { ExchangeClock } from "../models/timings.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
-import type { ChainEnd, SendOptions } from "./chain.ts";
+import type { ChainEnd, Sending, SendOptions } from "./chain.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { type HttpResponse, receivedResponse } from "../models/response.ts";
 import { storeCookies } from "../cookies/jar.ts";
@@ -63,24 +62,20 @@ export class Redirect {
  * redirect layer above loops over the hops; nothing here calls back up.
  */
 export async function sendSingleRequest(
+  sending: Sending,
   hop: HttpRequest,
-  request: HttpRequest,
-  step: Step,
-  since: number,
-  options: SendOptions,
-  context: RequestContext,
   reason: ExchangeReason,
 ): Promise<HttpResponse | Redirect> {
-  const attempt = countExchange(context);
+  const attempt = countExchange(sending.context);
   // Published on `fetchline:exchange` only while someone listens (channels.ts).
   const channel = exchangeChannel();
-  const run = () => oneExchange(hop, request, step, since, options, context, reason, attempt);
+  const run = () => oneExchange(sending, hop, reason, attempt);
   const response =
     await (isTraced(channel) ? traced(channel, exchangeMessage(hop, attempt, reason), run) : run());
-  if (!followed(response, hop, options)) {
+  if (!followed(response, hop, sending.options)) {
     // The attempt's timeout (and the total) end at the head of a streamed
     // call: the chain's, so a middleware's wait after `next` is bounded too.
-    if (options.stream) cancelTimeout(step);
+    if (sending.options.stream) cancelTimeout(sending.step);
     return response;
   }
   if (response.isStreamed) await response.cancel();
@@ -90,40 +85,23 @@ export async function sendSingleRequest(
 
 /** `hop` through the middleware chain, if any, and the transport: one exchange. */
 function oneExchange(
+  sending: Sending,
   hop: HttpRequest,
-  request: HttpRequest,
-  step: Step,
-  since: number,
-  options: SendOptions,
-  context: RequestContext,
   reason: ExchangeReason,
   attempt: number,
 ): Promise<HttpResponse> {
-  const { middleware } = options;
-  if (middleware.length === 0) {
-    const clock = new ExchangeClock(performance.now());
-    return exchange(hop, request, step, since, options, clock, context);
-  }
+  const { middleware } = sending.options;
+  if (middleware.length === 0) return exchange(sending, hop, new ExchangeClock(performance.now()));
   // The chain's code loads with the first exchange through a middleware (a cookie jar's too).
   if (chain === undefined) {
     return import("./chain.ts").then((loaded) => {
       chain = loaded;
-      return oneExchange(hop, request, step, since, options, context, reason, attempt);
+      return oneExchange(sending, hop, reason, attempt);
     });
   }
-  const run = new chain.ExchangeRun(
-    middleware,
-    context,
-    step,
-    since,
-    options,
-    request,
-    END,
-    attempt,
-    reason,
-  );
+  const run = new chain.ExchangeRun(middleware, sending, END, attempt, reason);
   const sent = run.settle(chain.runChain(run, hop));
-  return withinStep(sent, step, request, options);
+  return withinStep(sent, sending.step, sending.request, sending.options);
 }
 
 /**
@@ -135,14 +113,11 @@ function oneExchange(
  * the one place that maps them.
  */
 async function exchange(
+  sending: Sending,
   hop: HttpRequest,
-  request: HttpRequest,
-  step: Step,
-  since: number,
-  options: SendOptions,
   clock: ExchangeClock,
-  context: RequestContext,
 ): Promise<HttpResponse> {
+  const { options, context, step, request, since } = sending;
   let streamed: HttpResponse;
   try {
     const pending = toWireRequest(hop);
@@ -197,7 +172,7 @@ async function exchange(
       wire: response,
       abort: step,
       init: { ...init, elapsedMs: performance.now() - since },
-      toClientError: (error) => toClientError(error, request, step, options),
+      toClientError: (error) => toClientError(error, sending),
       since,
       clock,
     }, options.stream ? options : { ...options, readTimeout: null });
@@ -207,7 +182,7 @@ async function exchange(
       if (held !== undefined) await held;
     }
   } catch (error) {
-    throw toClientError(error, request, step, options);
+    throw toClientError(error, sending);
   }
   // A body read whole with download progress is read as a streamed one is,
   // through its one stream: its failures are mapped there, and a progress
@@ -285,12 +260,8 @@ function isRedirect(response: WireResponse): response is WireResponse & { locati
  * (its message naming the cause: {@linkcode connectionCause}),
  * an {@linkcode HttpClientException} for a close or an abort.
  */
-export function toClientError(
-  error: unknown,
-  request: HttpRequest,
-  step: Step,
-  options: Pick<AbortSources, "closed" | "signal">,
-): unknown {
+export function toClientError(error: unknown, sending: Sending): unknown {
+  const { request, step, options } = sending;
   if (error instanceof HttpClientException) return error;
   // A runtime permission error (Deno's NotCapable, PermissionDenied) is the
   // caller's environment, not the network: it reaches the caller as it is,

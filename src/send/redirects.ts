@@ -52,14 +52,14 @@ export async function sendWithRedirects(
   auth: HopAuth | undefined,
   step: Step,
 ): Promise<HttpResponse> {
-  const since = performance.now();
+  const sending = { options, context, step, request, since: performance.now() };
   let hop = request;
   let reason: ExchangeReason = auth?.resend ? "auth" : context.attempt > 0 ? "retry" : "first";
   // Every header the auth hook added on any hop so far leaves with the origin (the
   // client's credential names, with their exceptions, are asked of each header as well).
   let authHeaders = new Set([...auth?.headers ?? NONE]);
   for (let count = 0;; count++) {
-    const answer = await sendSingleRequest(hop, request, step, since, options, context, reason);
+    const answer = await sendSingleRequest(sending, hop, reason);
     if (!(answer instanceof Redirect)) return answer;
     if (count === options.maxRedirects) throw tooManyRedirects(request, count);
     const next = nextUrl(request, answer.location, answer.url);
