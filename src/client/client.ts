@@ -23,7 +23,7 @@ import type { Middleware, MiddlewareFunction } from "../hooks/hook_interfaces.ts
 import { runtime } from "../transport/runtime.ts";
 import { fetchTransport } from "../transport/fetch.ts";
 import type { Pool, Transport } from "../transport/types.ts";
-import { type CallCounter, CallsInFlight, executeCall } from "../send/attempts.ts";
+import { type CallCounter, executeCall } from "../send/attempts.ts";
 import type { LifecycleOptions } from "../send/attempts.ts";
 import { authScope } from "../send/auth.ts";
 import type { BackgroundWork } from "../send/chain.ts";
@@ -500,7 +500,7 @@ class ClientScope {
     this.signal = parent === undefined
       ? this.#closer.signal
       : AbortSignal.any([this.#closer.signal, parent.signal]);
-    this.calls = parent === undefined ? new CallsInFlight() : new NestedCalls(parent.calls);
+    this.calls = new CallsInFlight(parent?.calls);
     this.work = new RunningWork(parent?.work);
     const shared = parent === undefined ? undefined : parent.#pool;
     const fits = shared !== undefined &&
@@ -559,20 +559,35 @@ function newPool(settings: PoolSettings, closed: AbortSignal): SharedPool {
   return { settings, transport: made, checkDestination: () => (made(), check) };
 }
 
-/** A derived client's count of calls in flight, which its parent's count includes. */
-class NestedCalls extends CallsInFlight {
-  constructor(readonly parent: CallCounter) {
-    super();
+/**
+ * Counts a client's calls in flight (a derived client's in its parent's
+ * too), and tells when none is left.
+ */
+class CallsInFlight implements CallCounter {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  /** @param parent The parent client's, which counts this one's calls too. */
+  constructor(readonly parent?: CallsInFlight) {}
+
+  started(): void {
+    this.#count++;
+    this.parent?.started();
   }
 
-  override started(): void {
-    super.started();
-    this.parent.started();
+  ended(): void {
+    if (--this.#count === 0 && this.#waiters.length > 0) {
+      const waiters = this.#waiters;
+      this.#waiters = [];
+      for (const resolve of waiters) resolve();
+    }
+    this.parent?.ended();
   }
 
-  override ended(): void {
-    super.ended();
-    this.parent.ended();
+  /** Resolves once no call is in flight. */
+  idle(): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
   }
 }
 

@@ -22,7 +22,7 @@ import { isOneShot } from "../http/raw_body.ts";
 import { callExpired, endedByTotalTimeout, retryWait } from "./deadline.ts";
 import type { SendOptions } from "./chain.ts";
 import { type AuthOptions, sendAuthenticated } from "./auth.ts";
-import { callMessage, channelsLookUp, isTraced, requestChannel, traced } from "./channels.ts";
+import { channelsLookUp, isTraced, requestChannel, traced, TraceMessage } from "./channels.ts";
 
 /** Everything one call needs besides its request. */
 export interface LifecycleOptions extends SendOptions, AuthOptions {
@@ -52,30 +52,6 @@ export interface CallCounter {
   ended(): void;
 }
 
-/** Counts a client's calls in flight, and tells when none is left. */
-export class CallsInFlight implements CallCounter {
-  #count = 0;
-  #waiters: (() => void)[] = [];
-
-  started(): void {
-    this.#count++;
-  }
-
-  ended(): void {
-    if (--this.#count === 0 && this.#waiters.length > 0) {
-      const waiters = this.#waiters;
-      this.#waiters = [];
-      for (const resolve of waiters) resolve();
-    }
-  }
-
-  /** Resolves once no call is in flight. */
-  idle(): Promise<void> {
-    if (this.#count === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-}
-
 /**
  * Runs one call through the lifecycle: per attempt, the request hooks, the
  * send (through the auth layer, with its refreshes, when the client has an
@@ -95,7 +71,7 @@ export function executeCall(
   // Published on `fetchline:request` only while someone listens (channels.ts).
   const channel = requestChannel();
   const attempts = () => attemptCall(prepared, callOptions);
-  return isTraced(channel) ? traced(channel, callMessage(prepared), attempts) : attempts();
+  return isTraced(channel) ? traced(channel, new TraceMessage(prepared), attempts) : attempts();
 }
 
 /** {@linkcode executeCall}'s attempts. */

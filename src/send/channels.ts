@@ -139,20 +139,6 @@ export class TraceMessage {
   }
 }
 
-/** The message of a call of `request`. */
-export function callMessage(request: HttpRequest): TraceMessage {
-  return new TraceMessage(request);
-}
-
-/** The message of an exchange of `request`. */
-export function exchangeMessage(
-  request: HttpRequest,
-  attempt: number,
-  reason: ExchangeReason,
-): TraceMessage {
-  return new TraceMessage(request, attempt, reason);
-}
-
 /**
  * `run()` traced on `channel` as a `TracingChannel`'s `tracePromise` does
  * (start, end, then asyncStart and asyncEnd, with error on a failure; the

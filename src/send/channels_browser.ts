@@ -9,10 +9,13 @@ import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
 /** A `TracingChannel`, which a browser has none of. */
 export type Tracing = never;
 
-/** What a traced message holds (none is made in a browser). */
-export interface TraceMessage {
-  readonly attempt?: number | undefined;
-  readonly reason?: ExchangeReason | undefined;
+/** A traced message (none is made in a browser). */
+export class TraceMessage {
+  constructor(
+    _request: HttpRequest,
+    readonly attempt?: number | undefined,
+    readonly reason?: ExchangeReason | undefined,
+  ) {}
 }
 
 /** Nothing to look up in a browser. */
@@ -33,20 +36,6 @@ export function exchangeChannel(): Tracing | undefined {
 /** False: nobody can listen in a browser. */
 export function isTraced(_channel: Tracing | undefined): _channel is Tracing {
   return false;
-}
-
-/** Never called in a browser. */
-export function callMessage(_request: HttpRequest): TraceMessage {
-  return {};
-}
-
-/** Never called in a browser. */
-export function exchangeMessage(
-  _request: HttpRequest,
-  attempt: number,
-  reason: ExchangeReason,
-): TraceMessage {
-  return { attempt, reason };
 }
 
 /** Never called in a browser: `run()` as it is. */

@@ -23,13 +23,12 @@ import {
   RuntimeLimitError,
 } from "../transport/failures.ts";
 import { toWireRequest } from "../transport/request.ts";
-import type { WireResponse } from "../transport/types.ts";
 import { isOneShot } from "../http/raw_body.ts";
 import { headerValuesOf } from "../http/headers.ts";
 import { hideCauseText } from "../masking/views.ts";
 import { holdErrorBody, sendBody, streamedCall } from "./body.ts";
 import { resumable } from "./resume.ts";
-import { exchangeChannel, exchangeMessage, isTraced, traced } from "./channels.ts";
+import { exchangeChannel, isTraced, traced, TraceMessage } from "./channels.ts";
 import { ExchangeClock } from "../models/timings.ts";
 import type { ExchangeReason } from "../hooks/hook_interfaces.ts";
 import type { ChainEnd, Sending, SendOptions } from "./chain.ts";
@@ -71,8 +70,10 @@ export async function sendSingleRequest(
   const channel = exchangeChannel();
   const run = () => oneExchange(sending, hop, reason, attempt);
   const response =
-    await (isTraced(channel) ? traced(channel, exchangeMessage(hop, attempt, reason), run) : run());
-  if (!followed(response, hop, sending.options)) {
+    await (isTraced(channel)
+      ? traced(channel, new TraceMessage(hop, attempt, reason), run)
+      : run());
+  if (!followed(response.statusCode, response.headers.location, hop, sending.options)) {
     // The attempt's timeout (and the total) end at the head of a streamed
     // call: the chain's, so a middleware's wait after `next` is bounded too.
     if (sending.options.stream) cancelTimeout(sending.step);
@@ -153,7 +154,7 @@ async function exchange(
       request,
       timings: clock,
     };
-    if (options.maxRedirects > 0 && isRedirect(response) && canFollow(hop, response.status)) {
+    if (followed(response.status, response.location, hop, options)) {
       await discardBody(response);
       return receivedResponse({ ...init, content: EMPTY, elapsedMs: performance.now() - since });
     }
@@ -214,14 +215,20 @@ let chain: typeof import("./chain.ts") | undefined;
 const END: ChainEnd = { exchange, clientError: toClientError };
 
 /**
- * True when the client follows `response` to `hop`'s next hop: a redirect
- * status with a Location, redirects on, and a body the next hop can send
- * again ({@linkcode canFollow}). The transport's answer and a middleware's
- * are judged alike.
+ * True when the client follows an answer with `status` and `location` to
+ * `hop`'s next hop: a redirect status with a Location, redirects on, and a
+ * body the next hop can send again (not a stream, sent once, unless the
+ * hop turns into a GET). The transport's answer and a middleware's are
+ * judged alike.
  */
-function followed(response: HttpResponse, hop: HttpRequest, options: SendOptions): boolean {
-  return options.maxRedirects > 0 && REDIRECT_STATUSES.has(response.statusCode) &&
-    response.headers.location !== undefined && canFollow(hop, response.statusCode);
+function followed(
+  status: number,
+  location: string | null | undefined,
+  hop: HttpRequest,
+  options: SendOptions,
+): boolean {
+  return options.maxRedirects > 0 && REDIRECT_STATUSES.has(status) && location != null &&
+    (!isOneShot(hop.body) || turnsIntoGet(status, hop.method));
 }
 
 /**
@@ -237,15 +244,6 @@ function turnsIntoGet(status: number, method: string): boolean {
   return (status === 301 && method === "POST") ||
     (status === 302 && method !== "HEAD" && method !== "QUERY") ||
     (status === 303 && method !== "HEAD");
-}
-
-/** False when the hop after `hop` would send its body again, and that body was a stream. */
-function canFollow(hop: HttpRequest, status: number): boolean {
-  return !isOneShot(hop.body) || turnsIntoGet(status, hop.method);
-}
-
-function isRedirect(response: WireResponse): response is WireResponse & { location: string } {
-  return REDIRECT_STATUSES.has(response.status) && response.location !== null;
 }
 
 // What ends an exchange, as the library's exceptions: the transport's and
