@@ -73,14 +73,15 @@ export async function sendSingleRequest(
     await (isTraced(channel)
       ? traced(channel, new TraceMessage(hop, attempt, reason), run)
       : run());
-  if (!followed(response.statusCode, response.headers.location, hop, sending.options)) {
+  const { statusCode } = response;
+  if (!follows(statusCode, hop, sending.options) || response.headers.location === undefined) {
     // The attempt's timeout (and the total) end at the head of a streamed
     // call: the chain's, so a middleware's wait after `next` is bounded too.
     if (sending.options.stream) cancelTimeout(sending.step);
     return response;
   }
   if (response.isStreamed) await response.cancel();
-  const toGet = turnsIntoGet(response.statusCode, hop.method);
+  const toGet = turnsIntoGet(statusCode, hop.method);
   return new Redirect(response.headers.location!, response.url, toGet);
 }
 
@@ -154,7 +155,7 @@ async function exchange(
       request,
       timings: clock,
     };
-    if (followed(response.status, response.location, hop, options)) {
+    if (follows(response.status, hop, options) && response.location !== null) {
       await discardBody(response);
       return receivedResponse({ ...init, content: EMPTY, elapsedMs: performance.now() - since });
     }
@@ -215,19 +216,14 @@ let chain: typeof import("./chain.ts") | undefined;
 const END: ChainEnd = { exchange, clientError: toClientError };
 
 /**
- * True when the client follows an answer with `status` and `location` to
- * `hop`'s next hop: a redirect status with a Location, redirects on, and a
- * body the next hop can send again (not a stream, sent once, unless the
- * hop turns into a GET). The transport's answer and a middleware's are
- * judged alike.
+ * True when the client follows an answer with `status` to `hop`'s next hop,
+ * given a Location: a redirect status, redirects on, and a body the next hop
+ * can send again (not a stream, sent once, unless the hop turns into a GET).
+ * The transport's answer and a middleware's are judged alike; the status
+ * comes first, so that most answers never have their headers read.
  */
-function followed(
-  status: number,
-  location: string | null | undefined,
-  hop: HttpRequest,
-  options: SendOptions,
-): boolean {
-  return options.maxRedirects > 0 && REDIRECT_STATUSES.has(status) && location != null &&
+function follows(status: number, hop: HttpRequest, options: SendOptions): boolean {
+  return options.maxRedirects > 0 && REDIRECT_STATUSES.has(status) &&
     (!isOneShot(hop.body) || turnsIntoGet(status, hop.method));
 }
 
