@@ -103,14 +103,26 @@ async function attemptCall(
         context.request = prepared;
         // Hooks that return values (not promises) cost no await: each is a
         // turn of the microtask queue.
-        const requested = runRequestHooks(options.requestHooks, prepared, context);
+        const requested = runHooks(
+          "Request",
+          HttpRequest,
+          options.requestHooks,
+          prepared,
+          (hook, request) => hook.beforeRequest(request, context),
+        );
         const hooked = withoutForeignCredentials(
           requested instanceof Promise ? await requested : requested,
           options,
         );
         context.request = hooked;
         received = await sendAuthenticated(hooked, context, options);
-        const responded = runResponseHooks(options.responseHooks, received, context);
+        const responded = runHooks(
+          "Response",
+          HttpResponse,
+          options.responseHooks,
+          received,
+          (hook, response) => hook.afterResponse(response, context),
+        );
         const response = responded instanceof Promise ? await responded : responded;
         // A hook that returned another response leaves no streamed body open.
         if (response !== received) await giveBack(options, received);
@@ -234,45 +246,13 @@ function bindErrorCredentials(error: unknown, names: CredentialNames | undefined
 // the builder has already normalised into arrays.
 
 /**
- * Runs the request hooks in order, each on the previous one's request. While
- * the hooks return requests (not promises) the result is not a promise
- * either: no turn of the microtask queue per call.
+ * Passes `value` through each hook from `start` on (the request hooks, each
+ * on the previous one's request; the response hooks, likewise); a hook must
+ * return an instance of `type` or a promise of one. While the hooks return
+ * values (not promises) the result is not a promise either: no turn of the
+ * microtask queue per call.
  */
-function runRequestHooks(
-  hooks: readonly RequestHookInterface[],
-  request: HttpRequest,
-  context: RequestContext,
-): HttpRequest | Promise<HttpRequest> {
-  return runChain(
-    "Request",
-    HttpRequest,
-    hooks,
-    request,
-    (hook, value) => hook.beforeRequest(value, context),
-  );
-}
-
-/** Runs the response hooks in order, each on the previous one's response; as {@linkcode runRequestHooks}. */
-function runResponseHooks(
-  hooks: readonly ResponseHookInterface[],
-  response: HttpResponse,
-  context: RequestContext,
-): HttpResponse | Promise<HttpResponse> {
-  return runChain(
-    "Response",
-    HttpResponse,
-    hooks,
-    response,
-    (hook, value) => hook.afterResponse(value, context),
-  );
-}
-
-/**
- * Passes `value` through each hook from `start` on; a hook must return an
- * instance of `type` or a promise of one. Synchronous until a hook returns
- * a promise.
- */
-function runChain<T, H extends object>(
+function runHooks<T, H extends object>(
   kind: string,
   type: abstract new (...args: never[]) => T,
   hooks: readonly H[],
@@ -292,7 +272,7 @@ function runChain<T, H extends object>(
     }
     return Promise.resolve(result as PromiseLike<T>).then((next) => {
       if (!(next instanceof type)) throw wrongType(kind, type, hook, i, next);
-      return runChain(kind, type, hooks, next, call, i + 1);
+      return runHooks(kind, type, hooks, next, call, i + 1);
     });
   }
   return value;
