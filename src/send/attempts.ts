@@ -95,6 +95,10 @@ async function attemptCall(
     }
     const context = new RequestContext(prepared, { maxRetries: retry.maxRetries });
     retry.budget?.sent(prepared);
+    const before = (hook: RequestHookInterface, request: HttpRequest) =>
+      hook.beforeRequest(request, context);
+    const after = (hook: ResponseHookInterface, response: HttpResponse) =>
+      hook.afterResponse(response, context);
     for (;;) {
       let received: HttpResponse | undefined;
       // What the attempt ended with: told to the retry decision, then to the hooks.
@@ -103,13 +107,7 @@ async function attemptCall(
         context.request = prepared;
         // Hooks that return values (not promises) cost no await: each is a
         // turn of the microtask queue.
-        const requested = runHooks(
-          "Request",
-          HttpRequest,
-          options.requestHooks,
-          prepared,
-          (hook, request) => hook.beforeRequest(request, context),
-        );
+        const requested = runHooks("Request", HttpRequest, options.requestHooks, prepared, before);
         const hooked = withoutForeignCredentials(
           requested instanceof Promise ? await requested : requested,
           options,
@@ -121,7 +119,7 @@ async function attemptCall(
           HttpResponse,
           options.responseHooks,
           received,
-          (hook, response) => hook.afterResponse(response, context),
+          after,
         );
         const response = responded instanceof Promise ? await responded : responded;
         // A hook that returned another response leaves no streamed body open.
