@@ -199,8 +199,8 @@ for (const length of [true, false]) {
         "/big",
         () => new Response(body.stream, { headers: length ? { "content-length": "300000" } : {} }),
       );
-      // No timeout, no read timeout, no signal: fetch is given no signal, and
-      // only the client's close can end the read.
+      // No timeout, no read timeout, no signal: only the client's close can
+      // end the read.
       const client = streamClient(server, (b) => b.withTimeout(null).withReadTimeout(null));
       body.write("x".repeat(100_000));
       await using response = await client.stream("GET", "/big");

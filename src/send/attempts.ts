@@ -1,7 +1,8 @@
 // The attempts of one call, the top of the send path: per attempt, the
-// request hooks, the send (through the auth layer when the client has an
-// auth hook, else straight to the redirects), the response hooks; on an
-// exception the error hooks; then the retry decision and its wait.
+// request hooks, the send (through the auth layer, which applies the
+// client's auth hook when it has one), the response hooks; on an exception
+// the error hooks; then the retry decision and its wait (deadline.ts's
+// retryWait).
 
 import type {
   ErrorHookInterface,
@@ -54,9 +55,8 @@ export interface CallCounter {
 
 /**
  * Runs one call through the lifecycle: per attempt, the request hooks, the
- * send (through the auth layer, with its refreshes, when the client has an
- * auth hook; else straight to the redirect layer, at no cost for auth),
- * the response hooks; on an exception the error hooks; then the retry
+ * send (through the auth layer, with its hook's refreshes when the client
+ * has one), the response hooks; on an exception the error hooks; then the retry
  * decision and its wait. One {@linkcode RequestContext} serves every
  * attempt. Each attempt starts the hooks from the prepared request. With a
  * total timeout, nothing is tried once it has passed, and a retry wait that

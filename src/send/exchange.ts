@@ -94,9 +94,11 @@ function oneExchange(
 ): Promise<HttpResponse> {
   const { middleware } = sending.options;
   if (middleware.length === 0) return exchange(sending, hop, new ExchangeClock(performance.now()));
-  // The chain's code loads with the first exchange through a middleware (a cookie jar's too).
+  // The chain's code loads with the first exchange through a middleware (a cookie jar's too),
+  // within the step, as every wait of the call.
   if (chain === undefined) {
-    return import("./chain.ts").then((loaded) => {
+    const { step, request, options } = sending;
+    return withinStep(import("./chain.ts"), step, request, options).then((loaded) => {
       chain = loaded;
       return oneExchange(sending, hop, reason, attempt);
     });

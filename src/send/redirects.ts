@@ -1,8 +1,8 @@
 // The redirect layer of one call: sends the request by the exchange, and
 // while the answer is a redirect the client follows, builds the next hop
 // and sends it by the exchange in the same step. A hop that leaves the
-// origin drops the credentials and asks the auth layer, when there is one,
-// to apply its hook again.
+// origin drops the credentials and asks the auth layer, when the client
+// has an auth hook, to apply it again.
 
 import { describeCall, HttpClientException } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";

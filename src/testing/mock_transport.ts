@@ -166,9 +166,7 @@ function matcherLabel(pattern: UrlMatcher): string {
  * `JSON.stringify` gives it, with `Content-Type: application/json` unless
  * the headers set one). `delay` holds the head back that many seconds, for
  * a timeout test; the request's timeout or signal ends the wait, and so
- * does the client's `close()` when the call has a timeout (the default).
- * A call with neither a timeout nor a signal still fails at once on
- * `close()`, but its fetch is given no signal, so the delay's timer runs out.
+ * does the client's `close()`.
  */
 export interface MockReplyInit {
   /** The status, 200 to 599 (default 200). */

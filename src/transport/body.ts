@@ -300,7 +300,7 @@ export async function readBody(response: WireResponse, maxBytes: number): Promis
  * The whole body of `response` read natively (`readAll`), when the
  * transport can and its Content-Length is within `maxBytes`; else
  * `undefined`: nothing is read. `body` is not touched: on Deno that makes a
- * stream (and a watched one) for nothing. Check the bytes with
+ * stream for nothing. Check the bytes with
  * {@linkcode checkedLength}: a `withFetch` function's response may bring
  * more than it announced.
  */
