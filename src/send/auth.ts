@@ -92,7 +92,7 @@ export async function sendAuthenticated(
   options: SendOptions & AuthOptions,
 ): Promise<HttpResponse> {
   const hook = options.authHook;
-  const scope = hook && authOrigin(hooked, options);
+  let scope: AuthOrigin | undefined;
   const seconds = attemptTimeout(hooked, options);
   let failed: HttpResponse | undefined;
   for (let authRetries = 0;; authRetries++) {
@@ -123,8 +123,10 @@ export async function sendAuthenticated(
           // Resent: the streamed body of the 401 is given back unread.
           if (options.stream) await previous.cancel();
         }
+        // Worked out once a call, with the hook's first application.
+        const allowed = scope ??= authOrigin(hooked, options);
         // A hook that answers at once (an API key) costs no promise.
-        const applied = authenticate(hook, scope!, hooked, context, scope!.origin);
+        const applied = authenticate(hook, allowed, hooked, context, allowed.origin);
         first = applied instanceof Promise ? await until(applied) : applied;
         context.request = first.request;
         credentialed = first.added.size > 0;
@@ -132,20 +134,21 @@ export async function sendAuthenticated(
           headers: first.added,
           resend: authRetries > 0,
           async reapply(hop) {
-            const result = await until(Promise.resolve(authenticate(hook, scope!, hop, context)));
+            const result = await until(Promise.resolve(authenticate(hook, allowed, hop, context)));
             credentialed = result.added.size > 0;
             return result;
           },
         };
       }
       const response = await sendWithRedirects(first.request, options, context, hops, step);
-      let refresh: boolean;
+      let refresh = false;
       try {
-        refresh = credentialed && hook!.isAuthError(response) &&
-          hook!.retryStrategy.shouldRetry(response, authRetries);
-        if (refresh && isOneShot(first.request.body)) {
-          hook!.invalidateAuth(response);
-          refresh = false;
+        if (
+          hook !== undefined && credentialed && hook.isAuthError(response) &&
+          hook.retryStrategy.shouldRetry(response, authRetries)
+        ) {
+          if (isOneShot(first.request.body)) hook.invalidateAuth(response);
+          else refresh = true;
         }
       } catch (error) {
         // A hook that throws on the head leaves no streamed body open.
