@@ -6,6 +6,7 @@
 // flight that the tick and the client's close scan.
 
 import type { HttpRequest } from "../models/request.ts";
+import type { RetryPolicy } from "../config/config.ts";
 import {
   abortedCallError,
   type HttpClientException,
@@ -89,7 +90,7 @@ function waitPassesDeadline(
 export async function retryWait(
   ms: number,
   request: HttpRequest,
-  options: CallTimeouts & AbortSources & { readonly retry: RetrySleep },
+  options: CallTimeouts & AbortSources & { readonly retry: Pick<RetryPolicy, "sleep"> },
   announce: () => Promise<void>,
 ): Promise<void> {
   if (waitPassesDeadline(options, ms)) throw retryPastDeadlineError(request, ms, options);
@@ -105,11 +106,6 @@ export async function retryWait(
   } finally {
     step.release();
   }
-}
-
-/** The sleep of the retry policy (a fake clock's in tests). */
-interface RetrySleep {
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
 
 /** What ties a step to its call: the client's close and the caller's signal. */
