@@ -183,7 +183,7 @@ export interface StreamedExchange {
  * between, and no promise nor closure of its own per chunk.
  */
 class WireBody implements StreamedBody {
-  settled = false;
+  #settled = false;
   #listener: (() => void) | undefined = undefined;
   readonly maxResponseBytes: number;
   readonly #inner: ReadableStream<Uint8Array> | null;
@@ -236,7 +236,7 @@ class WireBody implements StreamedBody {
     this.#clock = exchange.clock;
     this.#inner = wire.body;
     if (this.#inner === null) {
-      this.settled = true;
+      this.#settled = true;
       return;
     }
     const seconds = options.readTimeout ?? null;
@@ -276,7 +276,7 @@ class WireBody implements StreamedBody {
   }
 
   whenSettled(listener: () => void): boolean {
-    if (this.settled) return false;
+    if (this.#settled) return false;
     const previous = this.#listener;
     this.#listener = previous === undefined ? listener : () => (previous(), listener());
     return true;
@@ -406,7 +406,7 @@ class WireBody implements StreamedBody {
   }
 
   async cancel(): Promise<void> {
-    if (this.settled) return;
+    if (this.#settled) return;
     this.#taken = true;
     // A read waiting on the stream ends now: read() fails (its body is not
     // whole); any other reader sees an end that is not the body's.
@@ -459,8 +459,8 @@ class WireBody implements StreamedBody {
   };
 
   #settle(): void {
-    if (this.settled) return;
-    this.settled = true;
+    if (this.#settled) return;
+    this.#settled = true;
     this.#timeout?.stop();
     this.#options.closed.removeEventListener("abort", this.#onAbort);
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
