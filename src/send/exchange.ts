@@ -74,7 +74,11 @@ export async function sendSingleRequest(
       ? traced(channel, new TraceMessage(hop, attempt, reason), run)
       : run());
   const { statusCode } = response;
-  if (!follows(statusCode, hop, sending.options) || response.headers.location === undefined) {
+  // The status first: most answers never have their headers read.
+  const location = follows(statusCode, hop, sending.options)
+    ? response.headers.location
+    : undefined;
+  if (location === undefined) {
     // The attempt's timeout (and the total) end at the head of a streamed
     // call: the chain's, so a middleware's wait after `next` is bounded too.
     if (sending.options.stream) cancelTimeout(sending.step);
@@ -82,7 +86,7 @@ export async function sendSingleRequest(
   }
   if (response.isStreamed) await response.cancel();
   const toGet = turnsIntoGet(statusCode, hop.method);
-  return new Redirect(response.headers.location!, response.url, toGet);
+  return new Redirect(location, response.url, toGet);
 }
 
 /** `hop` through the middleware chain, if any, and the transport: one exchange. */
