@@ -11,8 +11,9 @@
  *   npm build's runtime file may;
  * - mod.ts reaches no module of src/cache/, src/traffic/, src/har/,
  *   src/sse/, src/paginate/, src/signing/ or src/telemetry/ (each its own
- *   entry point's), and those four import nothing of src/send/ or
- *   src/transport/ (src/telemetry/ may import `@opentelemetry/api`);
+ *   entry point's), and none of those, nor src/cookies/ (the jar's link),
+ *   imports anything of src/send/ or src/transport/ (src/telemetry/ may
+ *   import `@opentelemetry/api`);
  * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
  *   Deno API, and its runtime module is the Node one (it loads undici);
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
@@ -196,17 +197,29 @@ for (const module of await moduleGraph([`${rootDir}/mod.ts`])) {
     problems.push(`mod.ts reaches ${shortName(module.specifier)}`);
   }
 }
-// The reconnecting SSE reader and pagination use a client as any caller does: through its
-// public calls, never the send path or the transport below it.
+// The features stand on the public seam as a user's middleware does: the cookie jar's link, the
+// cache, the traffic controls and the recorder see their exchange through the public `Exchange`,
+// and the reconnecting SSE reader, pagination, signing and telemetry use a client through its
+// public calls; none imports the send path or the transport below it.
 for (
   const module of await moduleGraph([
+    `${rootDir}/mod.ts`,
+    `${rootDir}/cache.ts`,
+    `${rootDir}/traffic.ts`,
+    `${rootDir}/har.ts`,
     `${rootDir}/sse.ts`,
     `${rootDir}/paginate.ts`,
     `${rootDir}/signing.ts`,
     `${rootDir}/telemetry.ts`,
+    // The browser build's jar, in memory_jar.ts's place there.
+    `${rootDir}/src/cookies/memory_jar_browser.ts`,
   ])
 ) {
-  if (!/^src\/(sse|paginate|signing|telemetry)\//.test(shortName(module.specifier))) continue;
+  if (
+    !/^src\/(cookies|cache|traffic|har|sse|paginate|signing|telemetry)\//.test(
+      shortName(module.specifier),
+    )
+  ) continue;
   for (const dependency of module.dependencies ?? []) {
     for (const target of [dependency.code?.specifier, dependency.type?.specifier]) {
       if (target !== undefined && /^src\/(send|transport)\//.test(shortName(target))) {
@@ -405,7 +418,8 @@ if (problems.length > 0) {
 console.log(
   `Layout: no import circle, type imports included, among ${edges.size} files; the Deno build ` +
     `imports no node: or npm: module but tough-cookie, dynamically (mod.ts reaches no cache, ` +
-    `traffic, har, sse or paginate module); the npm Node and browser builds name no Deno API; ` +
+    `traffic, har, sse, paginate, signing or telemetry module, and no feature nor the cookie ` +
+    `jar imports the send path or the transport); the npm Node and browser builds name no Deno API; ` +
     `its Web build imports no package but those, and no bare Deno; its browser build none at ` +
     `all, nor proxies, nor the network policy`,
 );

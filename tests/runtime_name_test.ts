@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { noFileSystem, runtimeName } from "../src/transport/failures.ts";
+import { noFileSystem, runtimeName } from "../src/errors.ts";
 
 // Each runtime's globals as it gives them: Bun and workerd (with its Node
 // compatibility) also give process.versions.node.

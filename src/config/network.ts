@@ -7,8 +7,7 @@
 
 import { describeType, isPlainRecord, keysOf } from "../models/_validate.ts";
 import { runtime } from "../transport/runtime.ts";
-import { runtimeName } from "../transport/failures.ts";
-import type { RuntimeGlobals } from "../transport/failures.ts";
+import { type RuntimeGlobals, runtimeName } from "../errors.ts";
 import type { PoolOptions, TlsSettings } from "../transport/types.ts";
 
 /**

@@ -5,12 +5,11 @@
 // tough-cookie's loader (the default jar is memory_jar.ts, which the client
 // loads with the first cookie it receives).
 
-import { describeCall, HttpClientException } from "../errors.ts";
+import { describeCall, HttpClientException, RuntimeLimitError } from "../errors.ts";
 import type { HttpRequest } from "../models/request.ts";
 import { describeType } from "../models/_validate.ts";
 import { utf8Length } from "../http/raw_body.ts";
 import { appendParams } from "../http/url.ts";
-import { RuntimeLimitError } from "../transport/failures.ts";
 import type { MiddlewareFunction } from "../hooks/hook_interfaces.ts";
 
 /**

@@ -4,7 +4,7 @@
 // place the Deno build imports an npm package (scripts/check_layout.ts).
 
 import { type CookieJarLike, CookieLibraryError } from "./jar.ts";
-import { runtimeName } from "../transport/failures.ts";
+import { runtimeName } from "../errors.ts";
 
 /** What the jar uses of tough-cookie's `CookieJar`. */
 interface ToughJar {

@@ -9,7 +9,7 @@
 // does where tough-cookie cannot be loaded.
 
 import { type CookieJarLike, CookieLibraryError } from "./jar.ts";
-import { runtimeName } from "../transport/failures.ts";
+import { runtimeName } from "../errors.ts";
 
 /** The default jar of the browser build: no cookie to send, and an error on the first received. */
 export class MemoryCookieJar implements CookieJarLike {

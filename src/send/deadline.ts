@@ -10,11 +10,11 @@ import type { RetryPolicy } from "../config/config.ts";
 import {
   abortedCallError,
   type HttpClientException,
+  runtimeName,
   timedOut,
   type TimeoutException,
 } from "../errors.ts";
 import { Abort } from "../transport/types.ts";
-import { runtimeName } from "../transport/failures.ts";
 
 // The timeouts of a call as its steps see them: each step (an attempt's
 // exchange, with its token fetch, redirects and body read) runs under the

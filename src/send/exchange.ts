@@ -10,6 +10,7 @@ import {
   DecodingException,
   describeCall,
   HttpClientException,
+  RuntimeLimitError,
 } from "../errors.ts";
 import { countExchange, type RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
@@ -20,7 +21,6 @@ import {
   connectionCause,
   Failure,
   isBrowserDecoderFailure,
-  RuntimeLimitError,
 } from "../transport/failures.ts";
 import { toWireRequest } from "../transport/request.ts";
 import { isOneShot } from "../http/raw_body.ts";

@@ -3,13 +3,8 @@
 // the fetch leaves encoded.
 
 import type { FetchLike, NetworkOptions, Pool, Transport, WireResponse } from "./types.ts";
-import {
-  decodeFailure,
-  headOverflow,
-  isDecoderError,
-  RuntimeLimitError,
-  runtimeName,
-} from "./failures.ts";
+import { decodeFailure, headOverflow, isDecoderError } from "./failures.ts";
+import { RuntimeLimitError, runtimeName } from "../errors.ts";
 
 /** How {@linkcode fetchTransport} adapts a `fetch`. */
 export interface FetchTransportOptions {

@@ -7,7 +7,8 @@
 
 import { formatIp, inRange, parseIp, parseRange, specialRange } from "./addresses.ts";
 import type { AddressRule, IpRange, IpValue } from "./addresses.ts";
-import { BlockedFailure, RuntimeLimitError } from "./failures.ts";
+import { BlockedFailure } from "./failures.ts";
+import { RuntimeLimitError } from "../errors.ts";
 import type { Abort, NetworkPolicy, Transport } from "./types.ts";
 
 /** A policy's lists, parsed once. */

@@ -2,7 +2,7 @@
 // encoded body (form, JSON, raw, or multipart with files opened by the
 // runtime).
 
-import { describeCall, HttpClientException } from "../errors.ts";
+import { describeCall, HttpClientException, noFileSystem, RuntimeLimitError } from "../errors.ts";
 import { basicAuthorization, trimHeaderValue } from "../http/headers.ts";
 import { appendParams, encodeForm } from "../http/url.ts";
 import { rawBodyType } from "../http/raw_body.ts";
@@ -10,7 +10,6 @@ import type { HttpRequest } from "../models/request.ts";
 import type { FileValue } from "../models/request.ts";
 import type { FileSource, WireRequest } from "./types.ts";
 import { runtime } from "./runtime.ts";
-import { noFileSystem, RuntimeLimitError } from "./failures.ts";
 
 /** A body ready for `fetch`, and the Content-Type it needs. */
 export interface EncodedBody {

@@ -6,11 +6,10 @@
 // node:fs), its browser build `runtime_browser.ts` (no pool, no proxies);
 // this file imports no `node:` module.
 
-import { HttpClientException } from "../errors.ts";
+import { HttpClientException, noFileSystem } from "../errors.ts";
 import { fetchTransport, globalFetchPool } from "./fetch.ts";
 import { PROXY_ENV_NAMES, readProxyEnv } from "./proxy_env.ts";
 import { uploadReader } from "./body.ts";
-import { noFileSystem } from "./failures.ts";
 import type { DenoNet } from "./deno_relay.ts";
 import type { Connect, DenoEnvProxies } from "./deno_pools.ts";
 import type {

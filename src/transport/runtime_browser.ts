@@ -5,7 +5,7 @@
 // browser cannot use. Like `runtime.ts`, it exports one `Runtime` as `runtime`.
 
 import { globalFetchPool } from "./fetch.ts";
-import { noFileSystem } from "./failures.ts";
+import { noFileSystem } from "../errors.ts";
 import type { FileSource, NetworkOptions, Pool, PoolOptions, Runtime } from "./types.ts";
 
 /** The global `fetch`, no pool and no files. */
