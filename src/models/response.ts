@@ -292,15 +292,6 @@ export function streamedBodyOf(response: HttpResponse): StreamedBody | undefined
   return STREAMED.get(response);
 }
 
-/**
- * Calls `listener` once the streamed body of `response` is done
- * ({@linkcode StreamedBody.whenSettled}); false, calling nothing, when it has
- * none, or it is done already or tells no end.
- */
-export function whenBodySettled(response: HttpResponse, listener: () => void): boolean {
-  return STREAMED.get(response)?.whenSettled?.(listener) ?? false;
-}
-
 /** The bodies of streamed responses that `read()` buffered, by response. */
 const READ: WeakMap<HttpResponse, Uint8Array> = new WeakMap();
 

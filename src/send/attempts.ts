@@ -15,7 +15,7 @@ import { ConnectionException, HttpClientException, TimeoutException } from "../e
 import { bindRequestCredentials, HttpRequest } from "../models/request.ts";
 import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
 import { leavesOrigin } from "../http/url.ts";
-import { bindResponseContext, HttpResponse, whenBodySettled } from "../models/response.ts";
+import { bindResponseContext, HttpResponse, streamedBodyOf } from "../models/response.ts";
 import { RequestContext } from "../models/context.ts";
 import { describeType } from "../models/_validate.ts";
 import { parseRetryAfter } from "../http/headers.ts";
@@ -153,7 +153,7 @@ async function attemptCall(
         const { response } = outcome;
         bindResponseContext(response, context, options.credentialHeaders);
         if (calls !== undefined && options.stream) {
-          handedOver = whenBodySettled(response, () => calls.ended());
+          handedOver = streamedBodyOf(response)?.whenSettled?.(() => calls.ended()) ?? false;
         }
         return response;
       }

@@ -23,7 +23,6 @@ import {
   type StreamedBody,
   streamedBodyOf,
   streamedResponse,
-  whenBodySettled,
 } from "../models/response.ts";
 import { describeType } from "../models/_validate.ts";
 import { type CredentialNames, isCredentialHeader } from "../masking/credentials.ts";
@@ -227,7 +226,7 @@ export class ExchangeRun implements Sending {
       }
       // Nobody listens (most exchanges): nothing to tell, nothing to detach.
       if (this.#listeners === undefined && this.#onStepAbort === undefined) this.#ended = true;
-      else if (!whenBodySettled(response, () => this.ended({ response }))) {
+      else if (!streamedBodyOf(response)?.whenSettled?.(() => this.ended({ response }))) {
         this.ended({ response });
       }
       return response;
@@ -290,7 +289,7 @@ export class ExchangeRun implements Sending {
       // Settled through the run, so that its links' onEnd() hear its end (a hedge's place given back).
       const sent = run.settle(runChain(run, request, from));
       const response = await withinStep(sent, step, this.request, own);
-      if (!whenBodySettled(response, done)) done();
+      if (!streamedBodyOf(response)?.whenSettled?.(done)) done();
       return response;
     } catch (error) {
       done();

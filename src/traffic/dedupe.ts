@@ -1,6 +1,6 @@
 // dedupe() (API.md "Traffic control"): identical GET, HEAD and QUERY
 // exchanges in flight at once share one, sent in a step of its own
-// (ExchangeFacts.background) so that no caller's end ends it for the others.
+// (the `Exchange`'s `background()`) so that no caller's end ends it for the others.
 
 import type { Exchange, MiddlewareFunction, Next } from "../hooks/hook_interfaces.ts";
 import type { HttpRequest } from "../models/request.ts";
