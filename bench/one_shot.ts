@@ -94,6 +94,12 @@ const rows: string[][] = [];
       target: undefined,
       scripts: [deno(`${single}/fetchline.ts`), deno("bench/one_shot/fetch.ts")],
     },
+    {
+      // Where a one-shot script's time goes: the import alone, against the runtime's start.
+      label: `deno, import of mod.ts only ÷ an empty script (${Deno.version.deno})`,
+      target: undefined,
+      scripts: [deno("bench/one_shot/import.ts"), deno("bench/one_shot/empty.ts")],
+    },
     ...lines.map((line) => ({
       label: `${line.label} (${line.version})`,
       target: line.label === "node22" ? 1.3 : undefined,
@@ -130,7 +136,9 @@ exit: fetchline with its defaults against the runtime's \`fetch\` with \`AbortSi
 (Deno: \`deno run\` of bench/one_shot/fetchline.ts and fetch.ts, the latter on a pool of its own; Node:
 bench/one_shot/fetchline.mjs, the npm build, and fetch.mjs). ${runs} pairs in turn after a warm-up;
 the ratio is the median of the pairs' ratios. The second Deno row imports mod.ts as one minified
-module (\`deno bundle --minify\`, tough-cookie left out), as a single-file JSR entry would. \`import\` of \`mod.ts\` loads ${modules} of the package's
+module (\`deno bundle --minify\`, tough-cookie left out), as a single-file JSR entry would. The third
+times a script that only imports mod.ts against an empty script: its first column less the second
+is what the import adds, the first row's fetchline less this row's is the first call's part. \`import\` of \`mod.ts\` loads ${modules} of the package's
 modules, ${
     codeLines.toLocaleString("en")
   } lines of code (API.md "Weight": at most 40; issue 39: 8,000 lines).
