@@ -9,8 +9,8 @@
  * entry point and chunks they share (code splitting), so a class is one
  * class whichever subpath it is imported from; not minified, each module's
  * code after a `// src/….js` line naming its source (scripts/check_layout.ts
- * reads them). Node loads 8 files for `mod.js` in place of about 40
- * modules: a one-shot script that sends one GET on Node 22 took 1.46x as
+ * reads them). Node loads 2 files for `mod.js` (it and the core's one chunk,
+ * {@linkcode reachTheCore}) in place of about 40 modules: a one-shot script that sends one GET on Node 22 took 1.46x as
  * long as one with `fetch` and `AbortSignal.timeout` with a file for each
  * module, and 1.25x bundled (Node 24: 1.45x and 1.27x; `deno task
  * bench:one-shot`, one run each). Each build:
@@ -215,6 +215,7 @@ async function bundle(name: string, { dir }: Build): Promise<void> {
   // From the build's folder, so the line before each module's code names
   // its source as `// src/…`.
   const cwd = `${stageDir}/${name}`;
+  await reachTheCore(cwd, entries);
   const output = await new Deno.Command("npx", { args, cwd, stdin: "null" }).output();
   const stderr = new TextDecoder().decode(output.stderr).trim();
   if (!output.success || stderr !== "") {
@@ -226,6 +227,49 @@ async function bundle(name: string, { dir }: Build): Promise<void> {
     const path = `${cwd}/${file}`;
     await Deno.writeTextFile(path, ownClassNames(await Deno.readTextFile(path)));
   }
+}
+
+/**
+ * Starts every other entry point, and every module a dynamic `import()`
+ * loads, with an import of mod.js, so that esbuild puts all that mod.js
+ * reaches into one chunk. esbuild cuts chunks by which entry points reach a
+ * piece of code (a module an `import()` loads is one to it), and each of
+ * them reached another part of the core: mod.js imported 15 chunks, each a
+ * file Node resolves and loads. With one chunk, a one-shot script that
+ * sends one GET on Node 22 takes 0.89 of the time it took with 15, on
+ * Node 24 too (the median of 60 paired runs of bench/one_shot/fetchline.mjs
+ * on the two builds, each process timed whole).
+ * What it costs: importing a subpath (`/models`, `/cache`…) loads the
+ * whole core, which every client needs anyway. A bundler drops these
+ * imports (the package declares no side effects; the browser build is not
+ * bundled here): a worker's bundle of one GET from the Web build (esbuild,
+ * `workerd` condition, minified) measured 137,595 B against 137,946 B.
+ */
+async function reachTheCore(cwd: string, entries: readonly string[]): Promise<void> {
+  const starts = new Set(
+    entries.filter((entry) => entry !== "./mod.js").map((entry) => `${cwd}/${entry.slice(2)}`),
+  );
+  for (const path of await jsFiles(cwd)) {
+    for (const [, target] of (await Deno.readTextFile(path)).matchAll(/\bimport\("(\.[^"]+)"\)/g)) {
+      starts.add(new URL(target!, `file://${path}`).pathname);
+    }
+  }
+  for (const path of starts) {
+    const depth = path.slice(cwd.length + 1).split("/").length - 1;
+    const mod = depth === 0 ? "./mod.js" : `${"../".repeat(depth)}mod.js`;
+    await Deno.writeTextFile(path, `import "${mod}";\n${await Deno.readTextFile(path)}`);
+  }
+}
+
+/** The JavaScript files under `dir`. */
+async function jsFiles(dir: string): Promise<string[]> {
+  const files: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) files.push(...await jsFiles(path));
+    else if (entry.name.endsWith(".js")) files.push(path);
+  }
+  return files;
 }
 
 /**

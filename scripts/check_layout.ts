@@ -14,6 +14,8 @@
  *   entry point's), and none of those, nor src/cookies/ (the jar's link),
  *   imports anything of src/send/ or src/transport/ (src/telemetry/ may
  *   import `@opentelemetry/api`);
+ * - the npm build's Node and Web builds load one chunk for mod.js (the
+ *   core, not a file for each part of it);
  * - the npm build's Node build (`npm/`, from `deno task build:npm`) names no
  *   Deno API, and its runtime module is the Node one (it loads undici);
  * - the npm build's Web build (`npm/web/`) imports no package, no `node:`
@@ -281,6 +283,18 @@ try {
       (ts.isIdentifier(node) && node.text === "Deno") || ts.forEachChild(node, namesDeno) === true;
     if (namesDeno(source)) {
       problems.push(`The npm build names the Deno API in ${file.slice(rootDir.length + 1)}`);
+    }
+  }
+  // Node and Deno load mod.js and the core's one chunk, not a file for each part of it
+  // (scripts/build_npm.ts's reachTheCore).
+  for (const dir of [npmDir, webDir]) {
+    const text = await Deno.readTextFile(`${dir}/mod.js`);
+    const files = new Set([...text.matchAll(/^(?:import|export)[^;]*?["'](\.\/[^"']+)["']/gm)]
+      .map((found) => found[1]));
+    if (files.size > 1) {
+      problems.push(
+        `${dir.slice(rootDir.length + 1)}/mod.js loads ${files.size} files, not one chunk`,
+      );
     }
   }
   const runtime = (await buildModules(npmDir, [webDir, browserDir])).get(
