@@ -25,7 +25,7 @@ import {
   uploadStream,
 } from "../transport/body.ts";
 import type { Transport, WireRequest, WireResponse } from "../transport/types.ts";
-import type { AbortSources } from "./deadline.ts";
+import type { AbortSources, Step } from "./deadline.ts";
 import type { Abort } from "../transport/types.ts";
 import { link, unlink } from "./deadline.ts";
 import type { InFlight } from "./deadline.ts";
@@ -165,8 +165,8 @@ export interface StreamedCallOptions extends AbortSources {
 export interface StreamedExchange {
   /** The response, its body unread. */
   readonly wire: WireResponse;
-  /** The exchange's abort, its timeout already stopped. */
-  readonly abort: Abort;
+  /** The exchange's step, its timeout already stopped. */
+  readonly abort: Step;
   /** The response's fields, but its content. */
   readonly init: Omit<HttpResponseInit, "content">;
   /** Turns what the body's stream throws into the library's exception. */
@@ -213,7 +213,7 @@ class WireBody implements StreamedBody {
   #callbackFailed = false;
   readonly #timeout: ReadTimeout | undefined;
   readonly #wire: WireResponse;
-  readonly #abort: Abort;
+  readonly #abort: Step;
   readonly #init: Omit<HttpResponseInit, "content">;
   readonly #options: StreamedCallOptions;
   readonly #toClientError: (error: unknown) => unknown;

@@ -14,7 +14,7 @@ import {
   timedOut,
   type TimeoutException,
 } from "../errors.ts";
-import { Abort } from "../transport/types.ts";
+import type { Abort } from "../transport/types.ts";
 
 // The timeouts of a call as its steps see them: each step (an attempt's
 // exchange, with its token fetch, redirects and body read) runs under the
@@ -126,7 +126,12 @@ export interface AbortSources {
  * timeout tick scan: cheaper than an `AbortSignal.any()` per step, and no
  * listener piles up on `closed`.
  */
-export class Step extends Abort implements Deadline {
+export class Step implements Abort, Deadline {
+  #aborted = false;
+  // Nearly always one listener (the transport's): kept in a field, with an
+  // array only for the others, so a step allocates no array.
+  #listener: (() => void) | undefined = undefined;
+  #others: (() => void)[] | undefined = undefined;
   /** Set by the timeout: when it expires (`Infinity`: no shared timeout). */
   at = Infinity;
   /** Set by the timeout: the step's own timer, for a short timeout. */
@@ -150,7 +155,6 @@ export class Step extends Abort implements Deadline {
 
   /** Starts a step of a call with these sources. */
   constructor(sources: AbortSources) {
-    super();
     this.owner = sources.owner;
     link(this);
     const { signal } = sources;
@@ -162,6 +166,47 @@ export class Step extends Abort implements Deadline {
       if (signal.aborted) this.abort();
     }
     if (sources.closed.aborted) this.abort();
+  }
+
+  /** True once aborted. */
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  /** Aborts, calling every listener once; later calls do nothing. */
+  abort(): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    const listener = this.#listener;
+    const others = this.#others;
+    this.#listener = undefined;
+    this.#others = undefined;
+    listener?.();
+    if (others !== undefined) { for (const other of others) other(); }
+  }
+
+  /** Calls `listener` once when aborted (at once if already aborted). */
+  onAbort(listener: () => void): void {
+    if (this.#aborted) listener();
+    else if (this.#listener === undefined) this.#listener = listener;
+    else (this.#others ??= []).push(listener);
+  }
+
+  /** Undoes {@linkcode Step.onAbort} for `listener`. */
+  offAbort(listener: () => void): void {
+    if (this.#listener === listener) {
+      this.#listener = this.#others?.shift();
+      return;
+    }
+    const index = this.#others?.indexOf(listener) ?? -1;
+    if (index !== -1) this.#others!.splice(index, 1);
+  }
+
+  /** An `AbortSignal` that aborts with this. */
+  signal(): AbortSignal {
+    const controller = new AbortController();
+    this.onAbort(() => controller.abort());
+    return controller.signal;
   }
 
   /** The timeout passed: marks the step timed out and aborts it. */

@@ -212,60 +212,22 @@ export interface FileSource {
 }
 
 /**
- * The abort side of one step of a call (an exchange, a retry wait): the
- * timer, the client's close and the caller's signal abort it, and the
- * transport listens. It is not an `AbortController` because on Node one of
- * those costs about 3 µs to make, and with the listener undici adds to it
- * about as much CPU as a quarter of the whole request. undici also takes an
- * emitter of "abort" as a signal, which this is (`on`, `once`,
- * `removeListener`); a transport that needs an `AbortSignal` (fetch) asks
- * for one with {@linkcode Abort.signal}.
+ * The abort side of one step of a call (an exchange, a retry wait), as a
+ * transport sees it: the timer, the client's close and the caller's signal
+ * abort it, and the transport listens. The send path's `Step`
+ * (send/deadline.ts) is one. It is not an `AbortSignal` because on Node an
+ * `AbortController` costs about 3 µs to make, and with the listener undici
+ * adds to it about as much CPU as a quarter of the whole request; a
+ * transport that needs a signal (fetch) asks for one with
+ * {@linkcode Abort.signal}.
  */
-export class Abort {
-  #aborted = false;
-  // Nearly always one listener (the transport's): kept in a field, with an
-  // array only for the others, so a step allocates no array.
-  #listener: (() => void) | undefined;
-  #others: (() => void)[] | undefined;
-
+export interface Abort {
   /** True once aborted. */
-  get aborted(): boolean {
-    return this.#aborted;
-  }
-
-  /** Aborts, calling every listener once; later calls do nothing. */
-  abort(): void {
-    if (this.#aborted) return;
-    this.#aborted = true;
-    const listener = this.#listener;
-    const others = this.#others;
-    this.#listener = undefined;
-    this.#others = undefined;
-    listener?.();
-    if (others !== undefined) { for (const other of others) other(); }
-  }
-
+  readonly aborted: boolean;
   /** Calls `listener` once when aborted (at once if already aborted). */
-  onAbort(listener: () => void): void {
-    if (this.#aborted) listener();
-    else if (this.#listener === undefined) this.#listener = listener;
-    else (this.#others ??= []).push(listener);
-  }
-
+  onAbort(listener: () => void): void;
   /** Undoes {@linkcode Abort.onAbort} for `listener`. */
-  offAbort(listener: () => void): void {
-    if (this.#listener === listener) {
-      this.#listener = this.#others?.shift();
-      return;
-    }
-    const index = this.#others?.indexOf(listener) ?? -1;
-    if (index !== -1) this.#others!.splice(index, 1);
-  }
-
+  offAbort(listener: () => void): void;
   /** An `AbortSignal` that aborts with this. */
-  signal(): AbortSignal {
-    const controller = new AbortController();
-    this.onAbort(() => controller.abort());
-    return controller.signal;
-  }
+  signal(): AbortSignal;
 }
